@@ -1,0 +1,56 @@
+#pragma once
+// <ID>.holder.json: who published <ID>.net.ns. A reader that opened the link
+// compares the namespace it got with this record, and the record's pid with
+// the live process (pid + start time), before it trusts either.
+//
+// Format (version 1), a flat JSON object; every field is required and no
+// other field is allowed. A new field means a new version.
+//   version         1
+//   cluster_id      the validated cluster ID
+//   pid             the holder's pid, as seen in the holder's pid namespace
+//   pid_start_time  field 22 of /proc/<pid>/stat (clock ticks after boot)
+//   netns_dev       st_dev of the holder's /proc/self/ns/net
+//   netns_ino       st_ino of the same
+//   pidns_ino       st_ino of the holder's /proc/self/ns/pid
+//   boot_id         /proc/sys/kernel/random/boot_id when published
+//   created_unix    publication time, seconds since the epoch
+//   socket          name of the <ID>.net.sock in the same directory, or null
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "netns/nsfd.hpp"
+
+namespace netns {
+
+struct HolderRecord {
+  static constexpr uint64_t kVersion = 1;
+
+  uint64_t version = kVersion;
+  std::string cluster_id;
+  pid_t pid = 0;
+  uint64_t pid_start_time = 0;
+  NsId netns;
+  uint64_t pidns_ino = 0;
+  std::string boot_id;
+  uint64_t created_unix = 0;
+  std::optional<std::string> socket;
+
+  friend bool operator==(const HolderRecord&, const HolderRecord&) = default;
+};
+
+std::string serialize_record(const HolderRecord& record);
+
+// Strict: malformed JSON, an unknown version, a missing, extra or mistyped
+// field, or an invalid cluster ID is an Error (invalid_argument, or
+// unsupported for the version). `shown` names the file in messages.
+HolderRecord parse_record(std::string_view text, std::string_view shown);
+
+// Reads <dir>/<name>; nullopt when it does not exist.
+std::optional<HolderRecord> read_record_at(int dirfd, const std::string& name,
+                                           std::string_view shown);
+
+}  // namespace netns

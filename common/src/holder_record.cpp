@@ -1,0 +1,113 @@
+#include "netns/holder_record.hpp"
+
+#include <fcntl.h>
+
+#include <array>
+#include <limits>
+
+#include "netns/cluster_id.hpp"
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns/flat_json.hpp"
+
+namespace netns {
+
+namespace {
+
+constexpr std::array<std::string_view, 10> kFields = {
+    "version", "cluster_id", "pid",      "pid_start_time", "netns_dev",
+    "netns_ino", "pidns_ino", "boot_id", "created_unix",   "socket"};
+
+const FlatJsonValue& member(const FlatJsonObject& obj, std::string_view key) {
+  for (const auto& [k, v] : obj)
+    if (k == key) return v;
+  throw Error(Errc::invalid_argument, "field " + quote(key) + " is missing");
+}
+
+uint64_t integer(const FlatJsonObject& obj, std::string_view key) {
+  const FlatJsonValue& v = member(obj, key);
+  if (v.kind != FlatJsonValue::Kind::integer)
+    throw Error(Errc::invalid_argument, "field " + quote(key) + " is not an integer");
+  return v.integer;
+}
+
+std::string string(const FlatJsonObject& obj, std::string_view key) {
+  const FlatJsonValue& v = member(obj, key);
+  if (v.kind != FlatJsonValue::Kind::string)
+    throw Error(Errc::invalid_argument, "field " + quote(key) + " is not a string");
+  return v.string;
+}
+
+HolderRecord parse_fields(const FlatJsonObject& obj) {
+  // The version first: a record from a newer holder must say "unsupported
+  // version", not complain about a field it added.
+  uint64_t version = integer(obj, "version");
+  if (version != HolderRecord::kVersion)
+    throw Error(Errc::unsupported,
+                "record version " + std::to_string(version) + " is not supported (this build reads version " +
+                    std::to_string(HolderRecord::kVersion) + ")",
+                "run the same netns-holder and netns-exec release on this node");
+  for (const auto& [key, value] : obj) {
+    bool known = false;
+    for (auto field : kFields) known = known || key == field;
+    if (!known) throw Error(Errc::invalid_argument, "unknown field " + quote(key));
+  }
+  HolderRecord r;
+  r.version = version;
+  r.cluster_id = string(obj, "cluster_id");
+  validate_cluster_id(r.cluster_id);
+  uint64_t pid = integer(obj, "pid");
+  if (pid == 0 || pid > static_cast<uint64_t>(std::numeric_limits<pid_t>::max()))
+    throw Error(Errc::invalid_argument, "field \"pid\" is out of range");
+  r.pid = static_cast<pid_t>(pid);
+  r.pid_start_time = integer(obj, "pid_start_time");
+  r.netns.dev = integer(obj, "netns_dev");
+  r.netns.ino = integer(obj, "netns_ino");
+  r.pidns_ino = integer(obj, "pidns_ino");
+  r.boot_id = string(obj, "boot_id");
+  r.created_unix = integer(obj, "created_unix");
+  const FlatJsonValue& sock = member(obj, "socket");
+  if (sock.kind == FlatJsonValue::Kind::string) {
+    r.socket = sock.string;
+  } else if (sock.kind != FlatJsonValue::Kind::null) {
+    throw Error(Errc::invalid_argument, "field \"socket\" is neither a string nor null");
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string serialize_record(const HolderRecord& r) {
+  FlatJsonWriter w;
+  w.add("version", r.version)
+      .add("cluster_id", r.cluster_id)
+      .add("pid", static_cast<uint64_t>(r.pid))
+      .add("pid_start_time", r.pid_start_time)
+      .add("netns_dev", r.netns.dev)
+      .add("netns_ino", r.netns.ino)
+      .add("pidns_ino", r.pidns_ino)
+      .add("boot_id", r.boot_id)
+      .add("created_unix", r.created_unix);
+  if (r.socket) w.add("socket", *r.socket);
+  else w.add_null("socket");
+  return w.finish();
+}
+
+HolderRecord parse_record(std::string_view text, std::string_view shown) {
+  try {
+    return parse_fields(parse_flat_json(text));
+  } catch (Error& e) {
+    e.context("holder record " + quote(shown));
+    e.default_hint("the record is written by netns-holder; a damaged one is replaced when the holder restarts");
+    throw;
+  }
+}
+
+std::optional<HolderRecord> read_record_at(int dirfd, const std::string& name,
+                                           std::string_view shown) {
+  auto fd = open_at_if_exists(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, shown);
+  if (!fd) return std::nullopt;
+  return parse_record(read_all(fd->get(), shown, 64 * 1024), shown);
+}
+
+}  // namespace netns

@@ -1,0 +1,120 @@
+#pragma once
+// Helpers for tests: temporary directories, running commands, background
+// processes and throw-away network namespaces. Everything cleans up by PID in
+// its destructor.
+#include <gtest/gtest.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netns/nsfd.hpp"
+
+// Privileged tests: skip with the reason when not root.
+#define NETNS_REQUIRE_ROOT()                                                        \
+  do {                                                                              \
+    if (::geteuid() != 0)                                                           \
+      GTEST_SKIP() << "needs root: creates network namespaces (run: sudo ./dev test)"; \
+  } while (0)
+
+namespace netns::test {
+
+using namespace std::chrono_literals;
+
+class TempDir {
+ public:
+  TempDir();  // mkdtemp under $TMPDIR or /tmp
+  ~TempDir();  // rm -rf (no mount crossing)
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int exit_code = -1;    // valid when !signaled && !timed_out
+  int signal = 0;        // the signal that killed it, when signaled
+  bool signaled = false;
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  [[nodiscard]] bool ok() const { return !signaled && !timed_out && exit_code == 0; }
+  // For assertion messages.
+  [[nodiscard]] std::string describe() const;
+};
+
+struct RunOptions {
+  std::chrono::milliseconds timeout = 30s;
+  std::string stdin_data;
+  std::optional<std::map<std::string, std::string>> env;  // default: inherit
+  std::function<void()> child_setup;  // runs in the child after fork, before exec
+};
+
+// Runs argv[0] (searched in PATH) and waits. Kills the process group on timeout.
+RunResult run_command(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// A background process; SIGKILLed and reaped on destruction unless waited.
+class Process {
+ public:
+  // stdout and stderr go to files in a private temp dir (read with out()/err()).
+  explicit Process(const std::vector<std::string>& argv, std::function<void()> child_setup = {});
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  void kill(int sig);
+  // Waits up to `timeout`; returns the wait status, nullopt on timeout.
+  std::optional<int> wait(std::chrono::milliseconds timeout = 10s);
+  [[nodiscard]] bool running();
+  [[nodiscard]] std::string out() const;
+  [[nodiscard]] std::string err() const;
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  std::string out_path_, err_path_, dir_;
+};
+
+// A child process that unshares a new network namespace (with lo up) and
+// sleeps until destroyed: a throw-away namespace the test owns by PID.
+class NetnsChild {
+ public:
+  NetnsChild();
+  ~NetnsChild();
+  NetnsChild(const NetnsChild&) = delete;
+  NetnsChild& operator=(const NetnsChild&) = delete;
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] std::string ns_path() const { return "/proc/" + std::to_string(pid_) + "/ns/net"; }
+  [[nodiscard]] NsId ns_id() const;
+  // Runs a command inside the namespace (via nsenter --net) and returns its result.
+  RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {}) const;
+
+ private:
+  pid_t pid_ = -1;
+  int release_fd_ = -1;
+};
+
+// Bounded wait for a condition. Tests only: product code waits on events.
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout,
+                std::chrono::milliseconds step = 5ms);
+
+// Number of open descriptors of this process (entries of /proc/self/fd).
+std::vector<int> open_fds();
+
+// A unique, short name for namespaces, links and files: prefix + pid + counter.
+std::string unique_name(const std::string& prefix);
+
+// The identity of a namespace file, via stat.
+NsId ns_id_of_path(const std::string& path);
+
+}  // namespace netns::test
