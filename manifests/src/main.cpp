@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
       "Render Kubernetes manifests for netns-holder: the holder DaemonSet of one Ceph "
       "cluster, the ceph-csi node plugin patch, and ceph-csi's config.json."};
   app.require_subcommand(1);
+  app.fallthrough();  // -o may follow the subcommand
   std::string output;
   app.add_option("-o,--output", output, "write here instead of stdout");
 

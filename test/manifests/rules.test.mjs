@@ -1,0 +1,222 @@
+// The project's rules hold for every generated holder, patched plugin and
+// config, and each rule can fail: for every rule there is a manifest broken on
+// purpose that this rule (and only a rule about that thing) rejects.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { basename, dirname, join, relative } from "node:path";
+import { DRIVERS, SAMPLE_CLUSTERS, SOURCE_DIR, generate, holderArgs, yamlFiles } from "./lib/generate.mjs";
+import { loadYaml } from "./lib/load.mjs";
+import { applyPatch, fixtureFor, isPatch } from "./lib/plugin.mjs";
+import { configProblems, holderFacts, holderRules, pluginRules, runRules } from "./lib/rules.mjs";
+
+const podSpec = (ds) => ds.spec.template.spec;
+const holderC = (ds) => podSpec(ds).containers[0];
+
+describe("generated holders pass every rule", () => {
+  for (const socket of [false, true]) {
+    for (const cluster of SAMPLE_CLUSTERS) {
+      for (const driver of Object.values(DRIVERS)) {
+        test(`${driver} ${cluster.id} ${socket ? "socket" : "symlink"}`, () => {
+          const [ds] = generate(holderArgs(cluster, driver, socket));
+          assert.deepEqual(runRules(holderRules, ds), []);
+          const f = holderFacts(ds);
+          assert.equal(f.clusterId, cluster.id);
+          assert.equal(f.dir, `/var/lib/kubelet/plugins/${driver}`);
+          assert.equal(f.socket, socket);
+          const networks = ds.spec.template.metadata.annotations?.["k8s.v1.cni.cncf.io/networks"];
+          assert.equal(networks, cluster.multus || undefined, "Multus annotation on the pod template");
+        });
+      }
+    }
+  }
+});
+
+// One breakage per rule. A rule without an entry here fails the last test.
+const holderBreakages = {
+  "holder-is-daemonset": (ds) => { ds.kind = "Deployment"; },
+  "holder-identity-flags": (ds) => { holderC(ds).command[2] = "../etc"; },
+  "holder-no-host-network": (ds) => { podSpec(ds).hostNetwork = true; },
+  "holder-no-ports": (ds) => { holderC(ds).ports = [{ containerPort: 8080 }]; },
+  "holder-on-delete": (ds) => { ds.spec.updateStrategy = { type: "RollingUpdate" }; },
+  "holder-node-critical": (ds) => { delete podSpec(ds).priorityClassName; },
+  "holder-tolerates-every-taint": (ds) => {
+    podSpec(ds).tolerations = [{ key: "node-role.kubernetes.io/control-plane", operator: "Exists" }];
+  },
+  "holder-small-resources": (ds) => { holderC(ds).resources.limits.memory = "1Gi"; },
+  "holder-not-privileged": (ds) => { holderC(ds).securityContext.privileged = true; },
+  "holder-capabilities-dropped": (ds) => { holderC(ds).securityContext.capabilities.add = ["SYS_ADMIN"]; },
+  "holder-read-only-root": (ds) => { holderC(ds).securityContext.readOnlyRootFilesystem = false; },
+  "holder-seccomp-runtime-default": (ds) => {
+    holderC(ds).securityContext.seccompProfile = { type: "Unconfined" };
+  },
+  "holder-host-pid-only-in-symlink-mode": (ds) => { podSpec(ds).hostPID = false; },
+  "holder-host-path-dir": (ds) => { podSpec(ds).volumes[0].hostPath.path = "/var/lib/other"; },
+  "holder-probes-check": (ds) => { holderC(ds).livenessProbe.exec.command = ["/bin/true"]; },
+  "holder-pre-stop-guard": (ds) => { delete holderC(ds).lifecycle; },
+  "holder-grace-covers-guard": (ds) => { podSpec(ds).terminationGracePeriodSeconds = 30; },
+  "holder-no-api-token": (ds) => { delete podSpec(ds).automountServiceAccountToken; },
+};
+
+describe("each holder rule can fail", () => {
+  const fresh = () => generate(holderArgs(SAMPLE_CLUSTERS[0], DRIVERS.rbd, false))[0];
+  for (const rule of holderRules) {
+    test(rule.id, () => {
+      const breakIt = holderBreakages[rule.id];
+      assert.ok(breakIt, `no breakage for rule ${rule.id}`);
+      const ds = fresh();
+      breakIt(ds);
+      const failures = runRules(holderRules, ds);
+      assert.ok(
+        failures.some((f) => f.startsWith(`${rule.id}:`)),
+        `rule ${rule.id} did not fire; got: ${failures.join("; ")}`,
+      );
+    });
+  }
+  test("socket mode with hostPID is refused", () => {
+    const [ds] = generate(holderArgs(SAMPLE_CLUSTERS[1], DRIVERS.rbd, true));
+    podSpec(ds).hostPID = true;
+    assert.match(runRules(holderRules, ds).join(), /holder-host-pid-only-in-symlink-mode: socket mode/);
+  });
+  test("the socket-mode guard must use the socket", () => {
+    const [ds] = generate(holderArgs(SAMPLE_CLUSTERS[1], DRIVERS.rbd, true));
+    const cmd = holderC(ds).lifecycle.preStop.exec.command;
+    cmd[cmd.indexOf("--socket")] = "--netns";
+    assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard/);
+  });
+  test("every rule has a breakage and no breakage is orphaned", () => {
+    assert.deepEqual(Object.keys(holderBreakages).sort(), holderRules.map((r) => r.id).sort());
+  });
+});
+
+function patched(driver, { socket = false, hostNetwork = false, multus = "" } = {}) {
+  const args = ["plugin-patch", "--driver", driver];
+  if (socket) args.push("--socket");
+  if (hostNetwork) args.push("--host-network");
+  if (multus) args.push("--multus", multus);
+  const [patch] = generate(args);
+  return applyPatch(patch);
+}
+
+const pluginOptions = (driver, extra = {}) => ({
+  holderDirs: [`/var/lib/kubelet/plugins/${driver}`],
+  ...extra,
+});
+
+describe("patched ceph-csi node plugins pass every rule", () => {
+  for (const driver of Object.values(DRIVERS)) {
+    for (const socket of [false, true]) {
+      test(`${driver} ${socket ? "socket" : "symlink"}`, () => {
+        const ds = patched(driver, { socket, multus: "storage/ceph-east" });
+        assert.deepEqual(runRules(pluginRules, ds, pluginOptions(driver, { socket })), []);
+        assert.equal(ds.spec.template.metadata.annotations["k8s.v1.cni.cncf.io/networks"], "storage/ceph-east");
+        // The patch adds; it does not lose what ceph-csi had.
+        const names = podSpec(ds).containers.map((c) => c.name);
+        assert.ok(names.includes("driver-registrar") && names.includes("liveness-probe"), names.join());
+      });
+    }
+    test(`${driver} --host-network keeps the host network`, () => {
+      const ds = patched(driver, { hostNetwork: true });
+      assert.deepEqual(runRules(pluginRules, ds, pluginOptions(driver, { hostNetwork: true })), []);
+    });
+  }
+  test("the unpatched ceph-csi DaemonSet fails them (baseline)", () => {
+    const failures = runRules(pluginRules, fixtureFor("csi-rbdplugin"), pluginOptions(DRIVERS.rbd));
+    assert.match(failures.join(), /plugin-host-network/);
+    assert.match(failures.join(), /plugin-liveness-sidecar/);
+  });
+});
+
+const pluginBreakages = {
+  "plugin-host-network": (ds) => { podSpec(ds).hostNetwork = true; },
+  "plugin-no-host-ports": (ds) => { podSpec(ds).containers[1].ports[0].hostPort = 9808; },
+  "plugin-host-pid-only-in-symlink-mode": (ds) => { podSpec(ds).hostPID = false; },
+  "plugin-sees-holder-dirs": (ds) => {
+    const c = podSpec(ds).containers.find((x) => x.name === "csi-rbdplugin");
+    c.volumeMounts = c.volumeMounts.filter((m) => m.name !== "plugin-dir");
+  },
+  "plugin-liveness-sidecar": (ds) => {
+    podSpec(ds).containers = podSpec(ds).containers.filter((c) => c.name !== "liveness-probe");
+  },
+};
+
+describe("each plugin rule can fail", () => {
+  for (const rule of pluginRules) {
+    test(rule.id, () => {
+      const breakIt = pluginBreakages[rule.id];
+      assert.ok(breakIt, `no breakage for rule ${rule.id}`);
+      const ds = patched(DRIVERS.rbd);
+      breakIt(ds);
+      const failures = runRules(pluginRules, ds, pluginOptions(DRIVERS.rbd));
+      assert.ok(failures.some((f) => f.startsWith(`${rule.id}:`)), failures.join("; "));
+    });
+  }
+  test("every rule has a breakage", () => {
+    assert.deepEqual(Object.keys(pluginBreakages).sort(), pluginRules.map((r) => r.id).sort());
+  });
+});
+
+describe("ceph-csi config", () => {
+  const args = (socket) => [
+    "config",
+    ...SAMPLE_CLUSTERS.flatMap((c) => ["--cluster", `${c.id}=${c.mons}`]),
+    ...(socket ? ["--socket"] : []),
+  ];
+  const options = (socket) => ({ kubeletDir: "/var/lib/kubelet", socket, drivers: DRIVERS });
+  for (const socket of [false, true]) {
+    test(`points every cluster and kind at its holder (${socket ? "socket" : "symlink"})`, () => {
+      const [cm] = generate(args(socket));
+      assert.deepEqual(configProblems(cm, options(socket)), []);
+      const entries = JSON.parse(cm.data["config.json"]);
+      assert.deepEqual(entries.map((e) => e.clusterID), SAMPLE_CLUSTERS.map((c) => c.id));
+      assert.deepEqual(entries[0].monitors, SAMPLE_CLUSTERS[0].mons.split(","));
+    });
+  }
+  test("a path to the wrong cluster is caught", () => {
+    const [cm] = generate(args(false));
+    const entries = JSON.parse(cm.data["config.json"]);
+    entries[1].rbd.netNamespaceFilePath = entries[0].rbd.netNamespaceFilePath;
+    cm.data["config.json"] = JSON.stringify(entries);
+    assert.match(configProblems(cm, options(false)).join(), /Ceph_West\.2: rbd\.netNamespaceFilePath/);
+  });
+  test("a symlink path in socket mode is caught", () => {
+    const [cm] = generate(args(false));
+    assert.notDeepEqual(configProblems(cm, options(true)), []);
+  });
+});
+
+// The committed examples: every holder passes the holder rules, every patch
+// the plugin rules, and within one mode directory the config points at exactly
+// the holders that are there.
+describe("committed examples", () => {
+  const root = join(SOURCE_DIR, "manifests", "examples");
+  for (const mode of ["symlink", "socket"]) {
+    test(`${mode}: holders, patches and config agree`, () => {
+      const socket = mode === "socket";
+      const docs = yamlFiles(join(root, mode)).flatMap((f) => loadYaml(f).map((d) => ({ f, d })));
+      const holders = docs.filter(({ d }) => d.kind === "DaemonSet" && !isPatch(d));
+      const patches = docs.filter(({ d }) => isPatch(d));
+      const configs = docs.filter(({ d }) => d.kind === "ConfigMap");
+      assert.ok(holders.length >= 6 && patches.length === 2 && configs.length === 1,
+        `${holders.length} holders, ${patches.length} patches, ${configs.length} configs`);
+      const served = new Set();
+      for (const { f, d } of holders) {
+        assert.deepEqual(runRules(holderRules, d), [], relative(root, f));
+        const facts = holderFacts(d);
+        assert.equal(facts.socket, socket, relative(root, f));
+        served.add(`${facts.dir}/${facts.clusterId}.${socket ? "net.sock" : "net.ns"}`);
+      }
+      const dirs = [...served].map((p) => dirname(p));
+      for (const { f, d } of patches) {
+        const ds = applyPatch(d);
+        const driver = basename(f) === "csi-rbdplugin.yaml" ? DRIVERS.rbd : DRIVERS.cephfs;
+        assert.deepEqual(
+          runRules(pluginRules, ds, { socket, holderDirs: dirs.filter((x) => x.endsWith(driver)) }),
+          [], relative(root, f));
+      }
+      const entries = JSON.parse(configs[0].d.data["config.json"]);
+      const wanted = new Set(entries.flatMap((e) => [e.rbd.netNamespaceFilePath, e.cephFS.netNamespaceFilePath]));
+      assert.deepEqual([...wanted].sort(), [...served].sort(), "config paths == published paths");
+      assert.deepEqual(configProblems(configs[0].d, { kubeletDir: "/var/lib/kubelet", socket, drivers: DRIVERS }), []);
+    });
+  }
+});
