@@ -12,6 +12,7 @@ struct Unit {
   std::string_view name;
   uint64_t ns;
 };
+__extension__ typedef unsigned __int128 U128;  // GCC and clang; -Wpedantic-clean
 // Longer names first so "ms" is not read as "m" followed by junk.
 constexpr Unit kUnits[] = {{"ns", 1},          {"us", 1000},        {"\xc2\xb5s", 1000},
                            {"ms", 1000000},    {"s", 1000000000},   {"m", 60000000000},
@@ -28,8 +29,10 @@ std::chrono::nanoseconds parse_duration(std::string_view text, std::string_view 
   if (text == "0") return std::chrono::nanoseconds(0);
   if (text.front() == '-') throw bad("it is negative");
   if (text.front() == '+') text.remove_prefix(1);
-  // Accumulate in long double ns, then range-check: 2^63 ns is ~292 years.
-  long double total = 0;
+  // Exact integer arithmetic, as Go's ParseDuration: "1.003s" is 1003000000ns,
+  // not the 1002999999ns a binary fraction would give. 2^63 ns is ~292 years.
+  constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
+  uint64_t total = 0;
   size_t pos = 0;
   while (pos < text.size()) {
     uint64_t whole = 0;
@@ -39,14 +42,19 @@ std::chrono::nanoseconds parse_duration(std::string_view text, std::string_view 
       whole = whole * 10 + static_cast<uint64_t>(text[pos++] - '0');
     }
     bool have_digits = pos > start;
-    long double frac = 0;
+    // The fraction as frac / scale; digits beyond 10^-18 cannot change a
+    // nanosecond count of any unit up to hours and are ignored.
+    uint64_t frac = 0;
+    uint64_t scale = 1;
     if (pos < text.size() && text[pos] == '.') {
       ++pos;
-      long double scale = 0.1L;
       size_t fstart = pos;
       while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-        frac += scale * (text[pos++] - '0');
-        scale /= 10;
+        if (scale < 1000000000000000000ULL) {
+          frac = frac * 10 + static_cast<uint64_t>(text[pos] - '0');
+          scale *= 10;
+        }
+        ++pos;
       }
       have_digits = have_digits || pos > fstart;
     }
@@ -60,8 +68,12 @@ std::chrono::nanoseconds parse_duration(std::string_view text, std::string_view 
     }
     if (unit == nullptr) throw bad("missing or unknown unit at byte " + std::to_string(pos));
     pos += unit->name.size();
-    total += (static_cast<long double>(whole) + frac) * static_cast<long double>(unit->ns);
-    if (total > 9.2e18L) throw bad("too long");
+    if (whole > kMax / unit->ns) throw bad("too long");
+    // frac < scale <= 10^18 and unit <= 3.6e12: the product needs 128 bits.
+    auto part = static_cast<uint64_t>(static_cast<U128>(frac) * unit->ns / scale);
+    uint64_t term = whole * unit->ns + part;  // <= kMax + 3.6e12: no wrap
+    if (term > kMax - total) throw bad("too long");
+    total += term;
   }
   return std::chrono::nanoseconds(static_cast<int64_t>(total));
 }
