@@ -67,6 +67,8 @@ EOF
   ceph-authtool "$dir/mon.keyring" --create-keyring --gen-key -n mon. --cap mon 'allow *' >/dev/null
   ceph-authtool "$dir/admin.keyring" --create-keyring --gen-key -n client.admin \
     --cap mon 'allow *' --cap osd 'allow *' --cap mds 'allow *' --cap mgr 'allow *' >/dev/null
+  # The bare key, for tools that take --keyfile (rbd map, ceph-fuse as ceph-csi runs them).
+  ceph-authtool "$dir/admin.keyring" -n client.admin -p >"$dir/admin.key"
   ceph-authtool "$dir/mon.keyring" --import-keyring "$dir/admin.keyring" >/dev/null
   monmaptool --create --fsid "$fsid" --addv a "[v2:$ip:3300,v1:$ip:6789]" "$dir/monmap" >/dev/null
   mkdir -p "$dir/mon/ceph-a"

@@ -58,12 +58,16 @@ e2e_track_pid() {
   echo "$pid $start" >"$scope/pids/$name"
 }
 
-# Echo the PID recorded under NAME if that process is still the one we started.
+# Echo the PID recorded under NAME if that process is still the one we started and has not exited
+# (a zombie waiting for its reaper counts as gone).
 e2e_tracked_pid() {
-  local file=$1/pids/$2 pid start
+  local file=$1/pids/$2 pid start stat
   [ -f "$file" ] || return 1
   read -r pid start <"$file"
   [ "$(e2e_starttime "$pid" 2>/dev/null)" = "$start" ] || return 1
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ] || return 1
   echo "$pid"
 }
 

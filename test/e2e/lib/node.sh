@@ -1,0 +1,136 @@
+# shellcheck shell=bash
+# The node: holder pods and plugin pods on top of the fixture (clusters, node namespace, kubelet
+# directory). Needs common.sh, net.sh, pod.sh, and a loaded run (e2e_run_load).
+#
+# Paths are the same on the host and in every container (hostPath volumes mounted at their own
+# path), so a path printed by one side means the same file to the other:
+#   $E2E_KUBELET                        the kubelet directory, a shared mount (Bidirectional)
+#   $E2E_HOLDER_DIR                     the holders' hostPath, like /var/lib/kubelet/plugins/rbd.csi.ceph.com
+#   $E2E_RUN/<cluster>/                 each Ceph cluster's ceph.conf and admin keyring (read-only in pods)
+#   $E2E_RUN/csi/                       ceph-csi config files written by scenarios (read-only in pods)
+#   $E2E_BUILD_DIR                      the build tree with netns-holder and netns-exec (read-only in pods)
+
+# e2e_run_load — find the fixture's run directory and cluster facts.
+e2e_run_load() {
+  [ -n "${E2E_STATE_FILE:-}" ] || e2e_die "E2E_STATE_FILE is not set (run through ctest)"
+  [ -f "$E2E_STATE_FILE" ] || e2e_die "no running e2e fixture: $E2E_STATE_FILE is missing (did e2e.setup run?)"
+  # shellcheck disable=SC1090
+  . "$E2E_STATE_FILE"
+  export E2E_RUN E2E_ID
+  E2E_KUBELET=$E2E_RUN/kubelet
+  E2E_HOLDER_DIR=$E2E_KUBELET/plugins/rbd.csi.ceph.com
+}
+
+# e2e_cluster_var CLUSTER VAR — a fact about cluster c1 or c2 (see ceph.sh's env file).
+e2e_cluster_var() {
+  local line
+  line=$(grep "^$2=" "$E2E_RUN/$1/env") || e2e_die "cluster $1 has no $2"
+  echo "${line#*=}"
+}
+
+# e2e_require_exec [SUBCOMMAND] — fail (not skip) while the executor or a subcommand is missing.
+e2e_require_exec() {
+  [ -n "${E2E_EXEC_BIN:-}" ] && [ -x "$E2E_EXEC_BIN" ] ||
+    e2e_die "netns-exec is not built (no target netns-exec in this build); this scenario needs it"
+  if [ $# -gt 0 ]; then
+    "$E2E_EXEC_BIN" "$1" --help >/dev/null 2>&1 ||
+      e2e_die "netns-exec has no '$1' subcommand yet ('$E2E_EXEC_BIN $1 --help' fails); this scenario needs it"
+  fi
+}
+e2e_require_holder() {
+  [ -n "${E2E_HOLDER_BIN:-}" ] && [ -x "$E2E_HOLDER_BIN" ] ||
+    e2e_die "netns-holder is not built (no target netns-holder in this build); this scenario needs it"
+}
+
+# e2e_csi_config FILE CLUSTER_ID NETNS_FILE_PATH [CLUSTER_ID PATH]... — ceph-csi's config.json.
+e2e_csi_config() {
+  local file=$1 json='[]'
+  shift
+  mkdir -p "$(dirname "$file")"
+  while [ $# -ge 2 ]; do
+    local cid=$1 path=$2 cluster
+    cluster=${cid##*-} # scenario cluster IDs end in -c1 / -c2
+    json=$(jq -c --arg id "$cid" --arg mon "$(e2e_cluster_var "$cluster" E2E_CEPH_MON)" --arg p "$path" \
+      '. + [{clusterID: $id, monitors: [$mon], rbd: {netNamespaceFilePath: $p}, cephFS: {netNamespaceFilePath: $p}}]' <<<"$json")
+    shift 2
+  done
+  jq . <<<"$json" >"$file.tmp" && mv "$file.tmp" "$file"
+}
+
+# e2e_holder_start SCOPE POD CLUSTER_ID CLUSTER [--socket] — the holder DaemonSet's pod for one Ceph
+# cluster: a pod namespace with the Multus storage interface, hostPID (or its own pid namespace with
+# --socket), the hostPath holder directory. Waits until the holder has published.
+# Sets E2E_HOLDER_NS (pod namespace name) and E2E_HOLDER_ADDR (its storage address).
+e2e_holder_start() {
+  local scope=$1 pod=$2 cid=$3 cluster=$4 mode=${5:-}
+  e2e_require_holder
+  local ns addr
+  ns=$(e2e_podnet_create "$scope" "h-$cid")
+  addr=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/$cluster/env")
+  local args=("$E2E_HOLDER_BIN" --cluster-id "$cid" --dir "$E2E_HOLDER_DIR") opts=() want=$E2E_HOLDER_DIR/$cid.net.ns
+  if [ "$mode" = --socket ]; then
+    args+=(--socket)
+    opts+=(--own-pid)
+    want=$E2E_HOLDER_DIR/$cid.net.sock
+  fi
+  e2e_pod_run "$scope" "$pod" "/run/netns/$ns" "${opts[@]}" \
+    --ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR" --rw "$E2E_HOLDER_DIR:$E2E_HOLDER_DIR" -- "${args[@]}"
+  e2e_wait_until 10 "holder $cid to publish $want" test -e "$want" ||
+    e2e_die "holder $cid did not publish $want; its log: $(tail -n 5 "$E2E_RUN/pods/$pod/log")"
+  E2E_HOLDER_NS=$ns
+  E2E_HOLDER_ADDR=$addr
+}
+
+# e2e_holder_stop SCOPE POD [SIGNAL] — delete the holder pod (TERM: graceful; KILL: crash) and
+# its namespace.
+e2e_holder_stop() {
+  local scope=$1 pod=$2 sig=${3:-TERM} ns
+  ns=$(basename "$(jq -r '.linux.namespaces[] | select(.type == "network") | .path' "$E2E_RUN/pods/$pod/config.json")")
+  e2e_pod_delete "$scope" "$pod" "$sig"
+  e2e_podnet_delete "$scope" "$ns"
+}
+
+# e2e_plugin_start SCOPE POD [--own-pid] [--storage CLUSTER] — the CSI node plugin's pod: pod
+# networking with no route to any storage network (unless --storage gives it a Multus interface,
+# the configuration this project replaces), hostPID unless --own-pid, the kubelet directory with
+# Bidirectional propagation, the executor from the build tree. Its init just sleeps; scenarios
+# run the plugin's commands in it with e2e_pod_exec. Sets E2E_PLUGIN_NS and E2E_PLUGIN_ADDR
+# (storage address, with --storage).
+e2e_plugin_start() {
+  local scope=$1 pod=$2
+  shift 2
+  local opts=() storage=''
+  while [ $# -gt 0 ]; do
+    case $1 in
+    --own-pid) opts+=(--own-pid) ;;
+    --storage) storage=$2; shift ;;
+    *) e2e_die "e2e_plugin_start: unknown option $1" ;;
+    esac
+    shift
+  done
+  local ns
+  ns=$(e2e_podnet_create "$scope" "plugin")
+  E2E_PLUGIN_ADDR=
+  [ -n "$storage" ] && E2E_PLUGIN_ADDR=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/$storage/env")
+  mkdir -p "$E2E_RUN/csi"
+  local c ro=()
+  for c in c1 c2; do
+    [ -d "$E2E_RUN/$c" ] && ro+=(--ro "$E2E_RUN/$c:$E2E_RUN/$c")
+  done
+  e2e_pod_run "$scope" "$pod" "/run/netns/$ns" "${opts[@]}" "${ro[@]}" \
+    --ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR" --ro "$E2E_RUN/csi:$E2E_RUN/csi" --bidir "$E2E_KUBELET" \
+    -- sleep infinity
+  E2E_PLUGIN_NS=$ns
+}
+
+# e2e_plugin_stop SCOPE POD — delete the plugin pod and its sandbox namespace (a pod restart
+# or an upgrade: the kubelet makes a new sandbox).
+e2e_plugin_stop() {
+  local scope=$1 pod=$2 ns
+  ns=$(basename "$(jq -r '.linux.namespaces[] | select(.type == "network") | .path' "$E2E_RUN/pods/$pod/config.json")")
+  e2e_pod_delete "$scope" "$pod" KILL
+  e2e_podnet_delete "$scope" "$ns"
+}
+
+# The inode of a network namespace file (/run/netns/NAME, /proc/PID/ns/net, a holder link).
+e2e_ns_id() { stat -L -c %i "$1"; }

@@ -1,0 +1,60 @@
+# shellcheck shell=bash
+# Helpers shared by the scenario files (sourced by scenario.sh after all.sh).
+
+# e2e_plugin_exec POD ARGS... — the executor, run by the plugin inside its pod.
+e2e_plugin_exec() {
+  local pod=$1
+  shift
+  e2e_pod_exec "$pod" "$E2E_EXEC_BIN" "$@"
+}
+
+# e2e_expect_fail_fast SECONDS DESCRIPTION CMD... — CMD must fail, and within SECONDS.
+e2e_expect_fail_fast() {
+  local limit=$1 what=$2 t0 rc=0
+  shift 2
+  t0=$(date +%s%N)
+  "$@" >"$E2E_SCOPE/out" 2>&1 || rc=$?
+  local ms=$((($(date +%s%N) - t0) / 1000000))
+  [ "$rc" -ne 0 ] || e2e_die "$what: succeeded but must fail; output: $(cat "$E2E_SCOPE/out")"
+  [ "$ms" -le $((limit * 1000)) ] || e2e_die "$what: failed only after ${ms} ms (limit ${limit}s)"
+  e2e_log "$what: failed as expected in ${ms} ms (exit $rc): $(tail -n 1 "$E2E_SCOPE/out")"
+}
+
+# e2e_sessions JSON IP LO HI — how many TCP sessions in an `inspect --json` document go to IP on a
+# port in [LO, HI]. Accepts "IP:PORT" strings, or an object holding the IP and the port as fields.
+e2e_sessions() {
+  jq --arg ip "$2" --argjson lo "$3" --argjson hi "$4" '
+    def inrange: . >= $lo and . <= $hi;
+    [.. | objects | select(
+      ([.[] | strings | select(startswith($ip + ":")) | split(":") | last | tonumber? // empty]
+        | any(inrange))
+      or (([.[] | strings | select(. == $ip)] | length > 0)
+        and ([.[] | numbers] | any(inrange)))
+    )] | length' <<<"$1"
+}
+
+# e2e_bg SCOPE NAME LOG CMD... — a background helper process of the scenario, tracked by PID; its
+# exit status lands in LOG.rc.
+e2e_bg() {
+  local scope=$1 name=$2 log=$3
+  shift 3
+  rm -f "$log.rc"
+  (
+    rc=0
+    "$@" || rc=$?
+    echo "$rc" >"$log.rc"
+  ) </dev/null >"$log" 2>&1 &
+  local pid=$!
+  disown "$pid"
+  e2e_track_pid "$scope" "$name" "$pid" || true
+  echo "$pid"
+}
+
+# e2e_pid_from_file FILE SECONDS — wait for FILE (a pid written by a process in a hostPID pod).
+e2e_pid_from_file() {
+  e2e_wait_until "$2" "pid file $1" test -s "$1" || return 1
+  cat "$1"
+}
+
+# e2e_pid_gone SCOPE NAME — the tracked process has exited.
+e2e_pid_gone() { ! e2e_tracked_pid "$1" "$2" >/dev/null; }

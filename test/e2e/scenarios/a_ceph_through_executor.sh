@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# a. From the plugin pod (no route to the storage network), `netns-exec run --cluster-id` runs
+#    ceph -s, rbd create, rbd ls, rbd info in the holder's namespace; the same commands without
+#    the executor fail within a bounded time.
+e2e_require_holder
+e2e_require_exec run
+
+cid=a-c1
+cfg=$E2E_RUN/csi/a/config.json
+conf=$E2E_RUN/c1/ceph.conf
+holder=$E2E_ID-a-holder
+plugin=$E2E_ID-a-plugin
+
+e2e_section "holder pod for cluster $cid: pod network + Multus storage interface, hostPID"
+e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
+ls -l "$E2E_HOLDER_DIR/$cid".*
+e2e_csi_config "$cfg" "$cid" "$E2E_HOLDER_DIR/$cid.net.ns"
+
+e2e_section "plugin pod: pod network only, no route to 198.18.0.0/20"
+e2e_plugin_start "$E2E_SCOPE" "$plugin"
+e2e_pod_exec "$plugin" ip route
+
+run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- "$@"; }
+
+e2e_section "through the executor"
+run ceph -c "$conf" --connect-timeout 5 -s
+run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/a-img
+run rbd -c "$conf" --client-mount-timeout 5 ls rbd | tee "$E2E_SCOPE/ls"
+grep -qx a-img "$E2E_SCOPE/ls" || e2e_die "rbd ls through the executor does not list a-img"
+run rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img | tee "$E2E_SCOPE/info"
+grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the executor does not show the 64 MiB image"
+# The commands ran in the holder's namespace: its Multus interface is what they see.
+run ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
+  e2e_die "a command run through the executor does not see the holder's net1 ($E2E_HOLDER_ADDR)"
+
+e2e_section "the same commands without the executor (plugin's own namespace): must fail, bounded"
+direct() { e2e_pod_exec "$plugin" timeout 60 "$@"; }
+e2e_expect_fail_fast 20 "ceph -s without the executor" direct ceph -c "$conf" --connect-timeout 5 -s
+e2e_expect_fail_fast 20 "rbd create without the executor" direct rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/a-img2
+e2e_expect_fail_fast 20 "rbd ls without the executor" direct rbd -c "$conf" --client-mount-timeout 5 ls rbd
+e2e_expect_fail_fast 20 "rbd info without the executor" direct rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img

@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# d. ceph-fuse mounted through the executor from the plugin: its sessions are in the holder's
+#    namespace, the mount is visible in the host's mount namespace (the plugin's kubelet volume is
+#    Bidirectional, and the executor changes no namespace but the network one), and it reads back
+#    what was written, from either side.
+e2e_require_holder
+e2e_require_exec run
+
+cid=d-c1
+cfg=$E2E_RUN/csi/d/config.json
+conf=$E2E_RUN/c1/ceph.conf
+holder=$E2E_ID-d-holder
+plugin=$E2E_ID-d-plugin
+target=$E2E_KUBELET/pods/d-pod/volumes/kubernetes.io~csi/pvc-d/mount
+mkdir -p "$target"
+
+e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
+e2e_csi_config "$cfg" "$cid" "$E2E_HOLDER_DIR/$cid.net.ns"
+e2e_plugin_start "$E2E_SCOPE" "$plugin"
+
+e2e_section "ceph-fuse through the executor, from the plugin pod"
+e2e_track_mount "$E2E_SCOPE" "$target"
+# ceph-fuse daemonizes; its pid file (a host pid: the plugin is hostPID) lets the scenario check
+# where its sessions live.
+e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- \
+  ceph-fuse -c "$conf" --client-mount-timeout 10 --pid-file "$E2E_KUBELET/pods/d-pod/ceph-fuse.pid" "$target"
+fuse_pid=$(e2e_pid_from_file "$E2E_KUBELET/pods/d-pod/ceph-fuse.pid" 10) || e2e_die "ceph-fuse wrote no pid file"
+e2e_track_pid "$E2E_SCOPE" ceph-fuse "$fuse_pid"
+[ "$(e2e_ns_id "/proc/$fuse_pid/ns/net")" = "$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")" ] ||
+  e2e_die "ceph-fuse (pid $fuse_pid) is not in the holder's network namespace"
+e2e_log "ceph-fuse pid $fuse_pid runs in the holder's network namespace"
+
+e2e_section "the mount, seen from the host's mount namespace"
+grep " $target " /proc/self/mountinfo || e2e_die "the ceph-fuse mount is not visible on the host at $target"
+
+token="written by the plugin at $(date -u +%FT%T.%N)"
+e2e_pod_exec "$plugin" sh -c "echo '$token' >'$target/from-plugin'"
+[ "$(cat "$target/from-plugin")" = "$token" ] || e2e_die "the host does not read back what the plugin wrote"
+echo "host reads back what the plugin wrote: $(cat "$target/from-plugin")"
+echo "written by the host" >"$target/from-host"
+[ "$(e2e_pod_exec "$plugin" cat "$target/from-host")" = "written by the host" ] ||
+  e2e_die "the plugin does not read back what the host wrote"
+echo "plugin reads back what the host wrote"
+rm -f "$target/from-plugin" "$target/from-host"
+
+e2e_section "unmount"
+umount "$target"
+e2e_wait_until 10 "ceph-fuse to exit after the unmount" e2e_pid_gone "$E2E_SCOPE" ceph-fuse ||
+  e2e_die "ceph-fuse (pid $fuse_pid) still runs after the unmount"

@@ -1,0 +1,76 @@
+# shellcheck shell=bash
+# e. Holder restart: the holder pod and its namespace are replaced. Until the new holder
+#    publishes, the executor refuses the stale link (exit 125, naming the cluster and the cause);
+#    afterwards it works, in the new namespace.
+#    Holder deletion under a live session: the guard (the holder pod's preStop) holds, reporting
+#    the session, and returns once the session ends.
+e2e_require_holder
+e2e_require_exec run
+e2e_require_exec guard
+
+cid=e-c1
+cfg=$E2E_RUN/csi/e/config.json
+conf=$E2E_RUN/c1/ceph.conf
+mon_ip=$(e2e_cluster_var c1 E2E_CEPH_IP)
+holder=$E2E_ID-e-holder
+plugin=$E2E_ID-e-plugin
+link=$E2E_HOLDER_DIR/$cid.net.ns
+work=$E2E_KUBELET/scn-e
+mkdir -p "$work"
+
+run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" "$@"; }
+netns_of_command() { run --timeout 10s -- stat -L -c %i /proc/self/ns/net; }
+
+e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
+old_ns=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
+e2e_csi_config "$cfg" "$cid" "$link"
+e2e_plugin_start "$E2E_SCOPE" "$plugin"
+[ "$(netns_of_command)" = "$old_ns" ] || e2e_die "the executor did not run in the first holder's namespace"
+
+e2e_section "holder restart: the holder crashes (SIGKILL), its pod namespace is replaced"
+e2e_holder_stop "$E2E_SCOPE" "$holder" KILL
+ls -l "$E2E_HOLDER_DIR/$cid".* || true
+e2e_log "the published files are stale now: the holder could not remove them"
+
+rc=0
+run --timeout 10s -- true >"$E2E_SCOPE/stale.out" 2>&1 || rc=$?
+cat "$E2E_SCOPE/stale.out"
+[ "$rc" -eq 125 ] || e2e_die "the executor on a stale holder link exited $rc, expected 125"
+grep -q -- "$cid" "$E2E_SCOPE/stale.out" || e2e_die "the refusal does not name the cluster $cid"
+e2e_log "refused with 125, naming $cid"
+
+e2e_section "the new holder publishes; the executor works in the new namespace"
+e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
+new_ns=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
+[ "$new_ns" != "$old_ns" ] || e2e_die "the new holder pod got the old namespace"
+got=$(netns_of_command)
+[ "$got" = "$new_ns" ] || e2e_die "the executor ran in namespace $got, not the new holder's $new_ns"
+run --timeout 30s -- ceph -c "$conf" --connect-timeout 5 health
+e2e_log "the executor runs in the new holder's namespace (inode $new_ns)"
+
+e2e_section "holder deletion under a live session: the preStop guard waits"
+run --timeout 30s -- rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/e-img
+e2e_bg "$E2E_SCOPE" watch-exec "$E2E_SCOPE/watch.log" \
+  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/e-img" >/dev/null
+watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
+e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
+
+# The preStop hook runs in the holder's container, on the namespace the holder publishes.
+e2e_bg "$E2E_SCOPE" guard "$E2E_SCOPE/guard.log" \
+  e2e_pod_exec "$holder" "$E2E_EXEC_BIN" guard --wait-idle --netns "$link" --max-wait 60s >/dev/null
+sleep 3
+e2e_pid_gone "$E2E_SCOPE" guard &&
+  e2e_die "the guard returned while a session was live: $(cat "$E2E_SCOPE/guard.log")"
+cat "$E2E_SCOPE/guard.log"
+grep -q "$mon_ip" "$E2E_SCOPE/guard.log" || e2e_die "the guard does not report the session to $mon_ip"
+e2e_log "the guard holds and reports the live session"
+
+e2e_section "the session ends: the guard returns"
+kill -TERM "$watch_pid"
+e2e_wait_until 30 "the guard to return" e2e_pid_gone "$E2E_SCOPE" guard ||
+  e2e_die "the guard still waits 30 s after the session ended"
+cat "$E2E_SCOPE/guard.log"
+[ "$(cat "$E2E_SCOPE/guard.log.rc")" = 0 ] || e2e_die "the guard exited $(cat "$E2E_SCOPE/guard.log.rc") once idle, expected 0"
+e2e_holder_stop "$E2E_SCOPE" "$holder" TERM
+[ ! -e "$link" ] || e2e_die "the holder left $link behind after SIGTERM"
+e2e_log "guard returned 0; the deleted holder removed its files"

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# f. Two Ceph clusters (two storage namespaces, two holders, one ceph-csi config): each cluster's
+#    commands land in its own holder's namespace.
+e2e_require_holder
+e2e_require_exec run
+
+cfg=$E2E_RUN/csi/f/config.json
+plugin=$E2E_ID-f-plugin
+declare -A ns fsid conf
+for c in c1 c2; do
+  e2e_section "holder pod for cluster f-$c (storage network of $c)"
+  e2e_holder_start "$E2E_SCOPE" "$E2E_ID-f-holder-$c" "f-$c" "$c"
+  ns[$c]=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
+  fsid[$c]=$(e2e_cluster_var "$c" E2E_CEPH_FSID)
+  conf[$c]=$E2E_RUN/$c/ceph.conf
+done
+e2e_csi_config "$cfg" f-c1 "$E2E_HOLDER_DIR/f-c1.net.ns" f-c2 "$E2E_HOLDER_DIR/f-c2.net.ns"
+cat "$cfg"
+e2e_plugin_start "$E2E_SCOPE" "$plugin"
+
+run() {
+  local cid=$1
+  shift
+  e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 30s -- "$@"
+}
+
+for c in c1 c2; do
+  e2e_section "cluster f-$c through the executor"
+  got=$(run "f-$c" stat -L -c %i /proc/self/ns/net)
+  [ "$got" = "${ns[$c]}" ] || e2e_die "f-$c: the command ran in namespace $got, not its holder's ${ns[$c]}"
+  got=$(run "f-$c" ceph -c "${conf[$c]}" --connect-timeout 5 fsid)
+  [ "$got" = "${fsid[$c]}" ] || e2e_die "f-$c: ceph fsid through the executor is '$got', expected ${fsid[$c]}"
+  run "f-$c" rbd -c "${conf[$c]}" --client-mount-timeout 5 create --size 64 "rbd/f-$c-img"
+  run "f-$c" rbd -c "${conf[$c]}" --client-mount-timeout 5 ls rbd | grep -qx "f-$c-img" ||
+    e2e_die "f-$c: rbd ls does not list f-$c-img"
+  e2e_log "f-$c: namespace ${ns[$c]}, fsid $got, rbd create/ls work"
+done
+
+e2e_section "each holder reaches only its own cluster"
+e2e_expect_fail_fast 20 "cluster c2's ceph through f-c1's holder" run f-c1 ceph -c "${conf[c2]}" --connect-timeout 5 fsid
+e2e_expect_fail_fast 20 "cluster c1's ceph through f-c2's holder" run f-c2 ceph -c "${conf[c1]}" --connect-timeout 5 fsid

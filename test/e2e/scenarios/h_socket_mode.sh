@@ -1,0 +1,35 @@
+# shellcheck shell=bash
+# h. Socket mode: the holder runs in its own pid namespace with --socket, the plugin without
+#    hostPID gets the namespace from the holder's socket, and scenario a passes the same way.
+e2e_require_holder
+e2e_require_exec run
+
+cid=h-c1
+conf=$E2E_RUN/c1/ceph.conf
+holder=$E2E_ID-h-holder
+plugin=$E2E_ID-h-plugin
+sock=$E2E_HOLDER_DIR/$cid.net.sock
+
+e2e_section "holder pod for $cid with --socket, in its own pid namespace (no hostPID)"
+e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1 --socket
+ls -l "$E2E_HOLDER_DIR/$cid".*
+holder_ns=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
+
+e2e_section "plugin pod without hostPID"
+e2e_plugin_start "$E2E_SCOPE" "$plugin" --own-pid
+e2e_pod_exec "$plugin" sh -c 'echo "plugin sees $(ls /proc | grep -c "^[0-9]") processes (its own pid namespace)"'
+
+run() { e2e_plugin_exec "$plugin" run --socket "$sock" --timeout 60s -- "$@"; }
+
+e2e_section "scenario a through the socket"
+got=$(run stat -L -c %i /proc/self/ns/net)
+[ "$got" = "$holder_ns" ] || e2e_die "the command ran in namespace $got, not the holder's $holder_ns"
+run ceph -c "$conf" --connect-timeout 5 -s
+run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/h-img
+run rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx h-img || e2e_die "rbd ls through the socket does not list h-img"
+run rbd -c "$conf" --client-mount-timeout 5 info rbd/h-img | grep -q 'size 64 MiB' ||
+  e2e_die "rbd info through the socket does not show the 64 MiB image"
+
+e2e_section "without the executor: must fail, bounded"
+e2e_expect_fail_fast 20 "ceph -s without the executor" e2e_pod_exec "$plugin" timeout 60 ceph -c "$conf" --connect-timeout 5 -s
+e2e_expect_fail_fast 20 "rbd ls without the executor" e2e_pod_exec "$plugin" timeout 60 rbd -c "$conf" --client-mount-timeout 5 ls rbd
