@@ -121,7 +121,7 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
   }
   try {
     if (n == 0)
-      throw Error(Errc::protocol, "holder socket " + quote(shown) + " closed without sending anything",
+      throw Error(Errc::protocol, "the holder closed the connection without sending anything",
                   "is the caller's uid allowed by the holder's --allow-uid?");
     if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) throw protocol_error("message truncated");
     FdHeader header = decode_fd_header(std::string_view(buf, static_cast<size_t>(n)));

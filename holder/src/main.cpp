@@ -1,0 +1,126 @@
+// netns-holder: keep a network namespace alive for a Ceph cluster's kernel
+// clients and publish it for the CSI node plugin. Fatal errors happen only
+// during setup; afterwards the holder only warns (like catatonit).
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "check.hpp"
+#include "exit_codes.hpp"
+#include "holder_dir.hpp"
+#include "identity.hpp"
+#include "log.hpp"
+#include "netns/atomic_file.hpp"
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "options.hpp"
+#include "pause_loop.hpp"
+#include "process_setup.hpp"
+#include "publication.hpp"
+
+namespace netns::holder {
+namespace {
+
+std::string pidns_text(uint64_t ino) { return "pid:[" + std::to_string(ino) + "]"; }
+
+int hold(const Options& o) {
+  const sigset_t all = block_all_signals();
+  sanitize_descriptors();
+  ::umask(022);  // DIR is created 0755 whatever umask we were started with
+
+  const Identity self = own_identity();
+  switch (judge_pid_namespace(self)) {
+    case PidNsVerdict::initial: break;
+    case PidNsVerdict::child_pid1:
+      if (!o.socket) {
+        log_line("refusing to publish cluster " + quote(o.cluster_id) +
+                 " as a symlink: this holder is PID 1 of a child pid namespace (" +
+                 pidns_text(self.pidns_ino) +
+                 "), and /proc/1/ns/net names the host's init (the host network namespace) to the "
+                 "plugin; run the holder pod with hostPID: true, or add --socket");
+        return kExitRefused;
+      }
+      log_line("PID 1 of a child pid namespace (" + pidns_text(self.pidns_ino) +
+               "): publishing the socket and the record, not the " + o.cluster_id + ".net.ns link");
+      break;
+    case PidNsVerdict::child_warn:
+      log_warning("running as pid " + std::to_string(self.pid) + " in a non-initial pid namespace (" +
+                  pidns_text(self.pidns_ino) + "): " + ns_link_target(self) +
+                  " means this holder only to readers in the same pid namespace (hostPID pods on a "
+                  "kind-like node); netns-exec compares the record's pidns_ino with its own before "
+                  "trusting the link");
+      break;
+  }
+
+  PublishPlan plan;
+  plan.cluster_id = o.cluster_id;
+  plan.names = holder_file_names(o.cluster_id);
+  plan.dir_shown = o.dir;
+  plan.link = judge_pid_namespace(self) != PidNsVerdict::child_pid1;
+  if (o.socket) plan.socket_allow = o.allow_uids;
+
+  UniqueFd dir = open_holder_dir(o.dir, true);
+  UniqueFd lock = take_holder_lock(dir.get(), plan.names, o.dir);
+  UniqueFd signals = make_signalfd(all, SFD_NONBLOCK);
+  Published published = publish(dir.get(), plan, self);
+  // Pin no mount point: the directory is reached only through `dir`.
+  if (::chdir("/") != 0) log_warning(Error::sys("chdir", "/", errno).describe());
+
+  std::string files = join_path(o.dir, plan.names.record);
+  if (published.link_target) files += ", " + join_path(o.dir, plan.names.ns_link) + " -> " + *published.link_target;
+  SocketService service;
+  if (published.listener) {
+    files += ", " + join_path(o.dir, plan.names.socket);
+    service.listen_fd = published.listener->fd.get();
+    service.allow_uids = o.allow_uids;
+    service.header = FdHeader{FdHeader::kVersion, o.cluster_id, self.netns};
+    service.shown = join_path(o.dir, plan.names.socket);
+  }
+  log_line("holding net:[" + std::to_string(self.netns.ino) + "] for cluster " + quote(o.cluster_id) +
+           " as pid " + std::to_string(self.pid) + "; published " + files);
+
+  int sig = pause_until_stopped(signals.get(), published.listener ? &service : nullptr);
+  std::vector<std::string> removed = withdraw(dir.get(), plan, published);
+  std::string list;
+  for (const auto& name : removed) list += (list.empty() ? "" : ", ") + name;
+  log_line("received SIG" + std::string(sigabbrev_np(sig)) + "; removed " +
+           (list.empty() ? std::string("nothing (the files describe another holder now)") : list) +
+           "; exiting");
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace netns::holder
+
+int main(int argc, char** argv) {
+  using namespace netns::holder;
+  Options options;
+  try {
+    options = parse_options(argc, argv);
+  } catch (const netns::Error& e) {
+    log_line(e.describe());
+    return kExitUsage;
+  }
+  try {
+    switch (options.command) {
+      case Command::help: print_line(usage_text()); return kExitOk;
+      case Command::version: print_line("netns-holder " NETNS_VERSION); return kExitOk;
+      case Command::check: print_line(run_check(options)); return kExitOk;
+      case Command::hold: return hold(options);
+    }
+  } catch (const netns::Error& e) {
+    if (options.command == Command::check) {
+      netns::holder::log_line("check: " + e.describe());
+      return kExitFailure;
+    }
+    log_line(e.describe());
+    return e.code() == netns::Errc::busy ? kExitBusy : kExitFailure;
+  } catch (const std::exception& e) {
+    log_line(e.what());
+  }
+  return kExitFailure;
+}

@@ -1,0 +1,28 @@
+#pragma once
+// The command line, parsed by hand: CLI11 or iostream would add hundreds of
+// kilobytes to a static binary whose whole point is to be small.
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace netns::holder {
+
+enum class Command { hold, check, help, version };
+
+struct Options {
+  Command command = Command::hold;
+  std::string cluster_id;  // validated
+  std::string dir;
+  bool socket = false;
+  std::vector<uid_t> allow_uids;  // socket mode; {0} when none was given
+};
+
+// Throws Error(invalid_argument) with a one-line message naming the value and
+// what is allowed.
+Options parse_options(int argc, char** argv);
+
+// The --help text (usage, options, exit codes).
+const char* usage_text();
+
+}  // namespace netns::holder
