@@ -1,0 +1,75 @@
+#pragma once
+// `netns-exec inspect`: everything an operator needs to see about a holder's
+// namespace, gathered without spawning (policy here; the mechanism is in
+// rtnl.hpp, sock_diag.hpp and socket_owners.hpp), and rendered as an aligned
+// table or as stable JSON (fields documented in executor/inspect/JSON.md).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "netns/holder_record.hpp"
+#include "netns/nsfd.hpp"
+#include "netns_exec/ceph_ports.hpp"
+#include "netns_exec/rtnl.hpp"
+#include "netns_exec/sock_diag.hpp"
+
+namespace netns::inspect {
+
+// What the caller knows about where the namespace came from (the executor's
+// resolver fills it).
+struct Identity {
+  std::string path;        // the namespace file or socket; "" if none
+  std::string cluster_id;  // "" if unknown
+  NsId netns;
+  std::optional<HolderRecord> record;
+};
+
+struct Report {
+  Identity identity;
+  // From the record: whether its pid still names the same process (nullopt:
+  // no record, or the record is from another pid namespace), and its age.
+  std::optional<bool> holder_alive;
+  std::optional<uint64_t> age_seconds;
+
+  std::vector<Link> links;
+  std::vector<Address> addresses;
+  std::vector<Route> routes;
+  std::vector<InetSocket> sockets;
+  CephPorts ports;
+  std::vector<PeerSessions> sessions;
+  // Socket inode -> pid of a process holding it, for the inodes looked up.
+  std::unordered_map<uint64_t, pid_t> owners;
+  bool owners_scanned = false;  // false: "kernel" cannot be told for inode != 0
+
+  // True when no visible process holds `s`: a kernel socket (krbd/CephFS
+  // sessions, vxlan). TIME-WAIT and SYN-RECV entries are never "kernel".
+  [[nodiscard]] bool is_kernel_socket(const InetSocket& s) const;
+  [[nodiscard]] std::vector<InetSocket> kernel_sockets() const;
+};
+
+struct CollectOptions {
+  CephPorts ports;
+  // Scan /proc/*/fd to tell kernel sockets from process sockets.
+  bool find_owners = true;
+};
+
+// Creates the netlink sockets inside `nsfd` (on a thread of its own) and
+// reads links, addresses, routes and sockets.
+Report collect_report(int nsfd, std::string_view shown, Identity identity,
+                      const CollectOptions& options = {});
+
+// The aligned text form. `all_sockets` adds every socket, ss-style.
+std::string render_table(const Report& report, bool all_sockets = false);
+// The JSON form (format 1). `all_sockets` adds the "sockets" array.
+nlohmann::ordered_json render_json(const Report& report, bool all_sockets = false);
+
+// A socket as JSON (shared by inspect and guard).
+nlohmann::ordered_json socket_json(const InetSocket& s, std::optional<bool> kernel);
+
+}  // namespace netns::inspect

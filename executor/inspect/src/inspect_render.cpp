@@ -1,0 +1,283 @@
+#include <netinet/tcp.h>
+
+#include <algorithm>
+#include <map>
+
+#include "netns/duration.hpp"
+#include "netns_exec/inspect_report.hpp"
+#include "netns_exec/text_table.hpp"
+
+namespace netns::inspect {
+
+TextTable::TextTable(std::vector<std::string> header, std::string indent)
+    : header_(std::move(header)), indent_(std::move(indent)) {}
+
+void TextTable::add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+std::string TextTable::render() const {
+  std::vector<size_t> width;
+  auto measure = [&](const std::vector<std::string>& row) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  };
+  if (!header_.empty()) measure(header_);
+  for (const auto& r : rows_) measure(r);
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& row) {
+    std::string line = indent_;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  if (!header_.empty()) emit(header_);
+  for (const auto& r : rows_) emit(r);
+  return out;
+}
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* family_name(int family) { return family == AF_INET6 ? "inet6" : "inet"; }
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+json str_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+std::string yes_no(std::optional<bool> b) { return !b ? "unknown" : *b ? "yes" : "no"; }
+
+std::map<std::string, std::map<std::string, size_t>> state_counts(const Report& r) {
+  std::map<std::string, std::map<std::string, size_t>> counts;
+  for (const auto& s : r.sockets) ++counts[proto_name(s.proto)][std::string(state_name(s.proto, s.state))];
+  return counts;
+}
+
+std::optional<bool> kernel_flag(const Report& r, const InetSocket& s) {
+  if (s.inode != 0 && !r.owners_scanned) return std::nullopt;
+  return r.is_kernel_socket(s);
+}
+
+}  // namespace
+
+json socket_json(const InetSocket& s, std::optional<bool> kernel) {
+  json j;
+  j["proto"] = proto_name(s.proto);
+  j["family"] = family_name(s.local.addr.family);
+  j["state"] = state_name(s.proto, s.state);
+  j["local"] = s.local.str();
+  j["peer"] = s.remote.str();
+  j["local_address"] = s.local.addr.str();
+  j["local_port"] = s.local.port;
+  j["peer_address"] = s.remote.addr.str();
+  j["peer_port"] = s.remote.port;
+  j["uid"] = s.uid;
+  j["inode"] = s.inode;
+  j["kernel"] = kernel ? json(*kernel) : json(nullptr);
+  return j;
+}
+
+json render_json(const Report& r, bool all_sockets) {
+  json root;
+  root["format"] = 1;
+  json ns;
+  ns["path"] = str_or_null(r.identity.path);
+  ns["cluster_id"] = str_or_null(r.identity.cluster_id);
+  ns["netns_dev"] = r.identity.netns.dev;
+  ns["netns_ino"] = r.identity.netns.ino;
+  if (const auto& rec = r.identity.record) {
+    json h;
+    h["pid"] = rec->pid;
+    h["pid_start_time"] = rec->pid_start_time;
+    h["alive"] = r.holder_alive ? json(*r.holder_alive) : json(nullptr);
+    h["created_unix"] = rec->created_unix;
+    h["age_seconds"] = r.age_seconds ? json(*r.age_seconds) : json(nullptr);
+    h["boot_id"] = rec->boot_id;
+    h["socket"] = rec->socket ? json(*rec->socket) : json(nullptr);
+    ns["holder"] = h;
+  } else {
+    ns["holder"] = nullptr;
+  }
+  root["namespace"] = ns;
+
+  json links = json::array();
+  for (const auto& l : r.links) {
+    json j;
+    j["index"] = l.index;
+    j["name"] = l.name;
+    j["kind"] = str_or_null(l.kind);
+    j["up"] = l.up;
+    j["lower_up"] = l.lower_up;
+    j["operstate"] = l.operstate;
+    j["mtu"] = l.mtu;
+    j["mac"] = str_or_null(l.mac);
+    j["master"] = l.master == 0 ? json(nullptr) : json(l.master);
+    json addrs = json::array();
+    for (const auto& a : r.addresses) {
+      if (a.index != l.index) continue;
+      addrs.push_back(json{{"family", family_name(a.addr.family)},
+                           {"address", a.addr.str()},
+                           {"prefix", a.prefix},
+                           {"scope", a.scope}});
+    }
+    j["addresses"] = addrs;
+    links.push_back(j);
+  }
+  root["interfaces"] = links;
+
+  json routes = json::array();
+  for (const auto& rt : r.routes) {
+    json j;
+    j["family"] = family_name(rt.family);
+    j["table"] = rt.table;
+    j["dst"] = rt.dst;
+    j["type"] = rt.type;
+    j["gateway"] = rt.gateway.empty() ? json(nullptr) : json(rt.gateway.str());
+    j["dev"] = str_or_null(rt.dev);
+    j["prefsrc"] = rt.prefsrc.empty() ? json(nullptr) : json(rt.prefsrc.str());
+    j["metric"] = rt.metric;
+    j["protocol"] = rt.protocol;
+    j["scope"] = rt.scope;
+    routes.push_back(j);
+  }
+  root["routes"] = routes;
+
+  root["ceph_ports"] = json{{"mon", format_port_ranges(r.ports.mon)},
+                            {"osd", format_port_ranges(r.ports.osd)}};
+  json sessions = json::array();
+  for (const auto& g : r.sessions) {
+    json j;
+    j["peer"] = g.peer.str();
+    j["peer_address"] = g.peer.addr.str();
+    j["peer_port"] = g.peer.port;
+    j["role"] = role_name(g.role);
+    j["established"] = g.established;
+    j["total"] = g.sockets.size();
+    j["kernel"] = g.kernel;
+    json socks = json::array();
+    for (const auto& s : g.sockets) socks.push_back(socket_json(s, kernel_flag(r, s)));
+    j["sockets"] = socks;
+    sessions.push_back(j);
+  }
+  root["ceph_sessions"] = sessions;
+
+  json kernel = json::array();
+  for (const auto& s : r.kernel_sockets()) kernel.push_back(socket_json(s, true));
+  root["kernel_sockets"] = kernel;
+
+  json counts = json::object();
+  for (const char* p : {"tcp", "udp"}) counts[p] = json::object();
+  for (const auto& [proto, states] : state_counts(r))
+    for (const auto& [state, n] : states) counts[proto][state] = n;
+  root["socket_counts"] = counts;
+
+  if (all_sockets) {
+    json all = json::array();
+    for (const auto& s : r.sockets) all.push_back(socket_json(s, kernel_flag(r, s)));
+    root["sockets"] = all;
+  }
+  return root;
+}
+
+std::string render_table(const Report& r, bool all_sockets) {
+  std::string out = "Namespace\n";
+  {
+    TextTable t;
+    const auto& id = r.identity;
+    if (!id.path.empty()) t.add({"path", id.path});
+    if (!id.cluster_id.empty()) t.add({"cluster", id.cluster_id});
+    t.add({"netns", "inode " + std::to_string(id.netns.ino) + " (dev " +
+                        std::to_string(id.netns.dev) + ")"});
+    if (const auto& rec = id.record) {
+      std::string holder = "pid " + std::to_string(rec->pid) + ", alive: " + yes_no(r.holder_alive);
+      if (r.age_seconds)
+        holder += ", published " +
+                  format_duration(std::chrono::seconds(*r.age_seconds)) + " ago";
+      t.add({"holder", holder});
+      t.add({"record", "version " + std::to_string(rec->version) + ", socket " +
+                           (rec->socket ? *rec->socket : std::string("none"))});
+    } else {
+      t.add({"holder", "no holder record"});
+    }
+    out += t.render();
+  }
+
+  out += "\nInterfaces\n";
+  {
+    TextTable t({"IDX", "NAME", "KIND", "STATE", "CARRIER", "MTU", "ADDRESSES"});
+    for (const auto& l : r.links) {
+      std::string addrs;
+      for (const auto& a : r.addresses) {
+        if (a.index != l.index) continue;
+        if (!addrs.empty()) addrs += ' ';
+        addrs += a.addr.str() + "/" + std::to_string(a.prefix);
+      }
+      t.add({std::to_string(l.index), l.name, or_dash(l.kind), l.up ? "up" : "down",
+             l.lower_up ? "yes" : "no", std::to_string(l.mtu), or_dash(addrs)});
+    }
+    out += t.render();
+  }
+
+  out += "\nRoutes\n";
+  {
+    TextTable t({"TABLE", "DESTINATION", "TYPE", "GATEWAY", "DEV", "SRC", "METRIC"});
+    for (const auto& rt : r.routes)
+      t.add({rt.table == 254 ? "main" : std::to_string(rt.table), rt.dst, rt.type,
+             or_dash(rt.gateway.str()), or_dash(rt.dev), or_dash(rt.prefsrc.str()),
+             std::to_string(rt.metric)});
+    out += t.empty() ? "  (none)\n" : t.render();
+  }
+
+  out += "\nCeph sessions (mon " + format_port_ranges(r.ports.mon) + ", osd/mds " +
+         format_port_ranges(r.ports.osd) + ")\n";
+  {
+    TextTable t({"ROLE", "PEER", "ESTAB", "TOTAL", "KERNEL", "LOCAL"});
+    for (const auto& g : r.sessions) {
+      std::string locals;
+      for (size_t i = 0; i < g.sockets.size() && i < 3; ++i)
+        locals += (i ? " " : "") + g.sockets[i].local.str();
+      if (g.sockets.size() > 3) locals += " ...";
+      t.add({role_name(g.role), g.peer.str(), std::to_string(g.established),
+             std::to_string(g.sockets.size()), std::to_string(g.kernel), locals});
+    }
+    out += t.empty() ? "  (none)\n" : t.render();
+  }
+
+  out += "\nKernel sockets (held by no process)\n";
+  {
+    TextTable t({"PROTO", "STATE", "LOCAL", "PEER", "INODE"});
+    for (const auto& s : r.kernel_sockets())
+      t.add({proto_name(s.proto), std::string(state_name(s.proto, s.state)), s.local.str(),
+             s.remote.str(), std::to_string(s.inode)});
+    if (!r.owners_scanned) out += "  (not looked up)\n";
+    else out += t.empty() ? "  (none)\n" : t.render();
+  }
+
+  out += "\nSockets\n";
+  {
+    TextTable t;
+    for (const auto& [proto, states] : state_counts(r)) {
+      size_t total = 0;
+      std::string detail;
+      for (const auto& [state, n] : states) {
+        total += n;
+        detail += (detail.empty() ? "" : ", ") + state + " " + std::to_string(n);
+      }
+      t.add({proto, std::to_string(total), detail});
+    }
+    out += t.empty() ? "  (none)\n" : t.render();
+  }
+
+  if (all_sockets) {
+    TextTable t({"PROTO", "STATE", "LOCAL", "PEER", "UID", "INODE"});
+    for (const auto& s : r.sockets)
+      t.add({proto_name(s.proto), std::string(state_name(s.proto, s.state)), s.local.str(),
+             s.remote.str(), std::to_string(s.uid), std::to_string(s.inode)});
+    out += "\nAll sockets\n" + t.render();
+  }
+  return out;
+}
+
+}  // namespace netns::inspect

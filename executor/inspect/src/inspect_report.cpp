@@ -1,0 +1,72 @@
+#include "netns_exec/inspect_report.hpp"
+
+#include <netinet/tcp.h>
+
+#include <ctime>
+#include <unordered_set>
+
+#include "netns/proc.hpp"
+#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/socket_owners.hpp"
+
+namespace netns::inspect {
+
+bool Report::is_kernel_socket(const InetSocket& s) const {
+  if (s.inode == 0) return s.state != TCP_TIME_WAIT && s.state != TCP_SYN_RECV;
+  // Only root-created sockets are looked up (see collect_report); a socket
+  // that was not looked up is treated as a process's.
+  return s.uid == 0 && !owners.contains(s.inode) && owners_scanned;
+}
+
+std::vector<InetSocket> Report::kernel_sockets() const {
+  std::vector<InetSocket> out;
+  for (const auto& s : sockets)
+    if (is_kernel_socket(s)) out.push_back(s);
+  return out;
+}
+
+Report collect_report(int nsfd, std::string_view shown, Identity identity,
+                      const CollectOptions& options) {
+  Report r;
+  r.identity = std::move(identity);
+  r.ports = options.ports;
+
+  if (const auto& rec = r.identity.record) {
+    // A pid in the record only names the holder for readers in the holder's
+    // pid namespace; elsewhere "alive" cannot be told.
+    if (rec->pidns_ino == current_pidns_id().ino) {
+      auto start = pid_start_time(rec->pid);
+      r.holder_alive = start.has_value() && *start == rec->pid_start_time;
+    }
+    auto now = static_cast<uint64_t>(::time(nullptr));
+    if (now >= rec->created_unix) r.age_seconds = now - rec->created_unix;
+  }
+
+  NetlinkSockets socks = netlink_sockets_in_netns(nsfd, shown);
+  {
+    RtnlClient rtnl(std::move(socks.route));
+    r.links = rtnl.links();
+    r.addresses = rtnl.addresses();
+    r.routes = rtnl.routes();
+  }
+  SockDiag diag(std::move(socks.diag));
+  r.sockets = diag.dump_all();
+  r.sessions = group_sessions(r.sockets, r.ports);
+
+  if (options.find_owners) {
+    // Kernel sockets are created with the credentials of whoever triggered
+    // them (a root `rbd map`, a kworker, `ip link`), so only uid-0 sockets can
+    // be the kernel's; the scan stops as soon as every candidate is found.
+    std::unordered_set<uint64_t> wanted;
+    for (const auto& s : r.sockets)
+      if (s.inode != 0 && s.uid == 0) wanted.insert(s.inode);
+    r.owners = find_socket_owners(wanted);
+    r.owners_scanned = true;
+  }
+  for (auto& g : r.sessions)
+    for (const auto& s : g.sockets)
+      if (r.is_kernel_socket(s)) ++g.kernel;
+  return r;
+}
+
+}  // namespace netns::inspect
