@@ -1,0 +1,202 @@
+#pragma once
+// The Ceph operations a CSI node plugin runs, built like ceph-csi builds
+// them, run through the spawn engine inside an already-validated network
+// namespace:
+//   map      rbd --id ID -m MONS --keyfile=F map POOL[/NS]/IMAGE[@SNAP]
+//              --device-type krbd [--options noudev] [--options USER] [--read-only]
+//            (noudev when the target is not the initial namespace: udev
+//            events do not cross namespaces, so rbd must not wait for them)
+//   unmap    rbd unmap DEVICE|SPEC --device-type krbd [--options noudev] [...]
+//   mount    mount -t ceph MONS:PATH TARGET -o name=ID,secretfile=F[,mds_namespace=FS][,...]
+//   fuse     ceph-fuse TARGET -m MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...]
+//   nfs      mount -t nfs SERVER:PATH TARGET [-o ...]
+//   umount   umount TARGET
+//
+// Secrets: a key given by value goes to the child's stdin and the command
+// reads it from /dev/stdin (--keyfile=/dev/stdin, secretfile=/dev/stdin); it
+// is never placed on argv. Every message this library produces passes
+// through redact(); key files are named, never read.
+//
+// Per-volume serialization (Runner): requests for the same volume run one
+// at a time; a request identical to one already running (same operation,
+// arguments, secret and namespace) does not run again but waits for and
+// shares that result. Different volumes run in parallel.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "netns/nsfd.hpp"
+#include "netns_exec/spawn.hpp"
+
+namespace netns::ceph {
+
+// Where the command runs: a namespace descriptor the caller has validated
+// (kept open by the caller for the duration of the call), or -1 for the
+// caller's own namespace.
+struct Target {
+  int netns_fd = -1;
+  // Whether netns_fd is the initial network namespace (or -1 and the caller
+  // is in it): krbd's noudev is only added when it is not.
+  bool initial_netns = false;
+};
+
+// How the Ceph client authenticates. Exactly one of keyfile / key.
+struct Credentials {
+  std::string id;       // cephx user without "client." ("admin", "csi-rbd-node")
+  std::string keyfile;  // a file holding the key: passed by name
+  std::optional<std::string> key;  // the key itself: passed on stdin
+};
+
+struct Settings {
+  std::chrono::nanoseconds timeout = std::chrono::minutes(2);
+  std::chrono::nanoseconds kill_grace = std::chrono::seconds(5);
+  // The programs, searched in PATH unless they contain '/'.
+  std::string rbd = "rbd";
+  std::string mount = "mount";
+  std::string umount = "umount";
+  std::string ceph_fuse = "ceph-fuse";
+  std::string modprobe = "modprobe";
+  // The environment of every command; nullopt: the caller's.
+  std::optional<std::vector<std::string>> env;
+  // Probed before krbd map / kernel mounts (tests point them elsewhere).
+  std::string sys_bus_rbd = "/sys/bus/rbd";
+  std::string proc_filesystems = "/proc/filesystems";
+};
+
+struct MapRequest {
+  std::string pool;
+  std::string rados_namespace;  // "" for none
+  std::string image;
+  std::string snapshot;         // "" for none
+  std::vector<std::string> monitors;  // "10.0.0.1:6789", joined with ','
+  Credentials credentials;
+  std::string map_options;      // krbd options, comma-separated, appended last
+  bool read_only = false;
+  // "pool[/ns]/image[@snap]"
+  [[nodiscard]] std::string image_spec() const;
+};
+
+struct UnmapRequest {
+  std::string device_or_spec;   // "/dev/rbd0" or an image spec
+  std::string unmap_options;    // krbd options, comma-separated
+};
+
+struct CephfsMountRequest {
+  std::vector<std::string> monitors;
+  std::string root_path = "/";  // the CephFS subvolume path
+  std::string target;           // the mount point (must exist)
+  Credentials credentials;
+  std::string fs_name;          // mds_namespace=, "" for the default file system
+  std::string mount_options;    // comma-separated, appended (kernel) or to -o (fuse)
+  std::string ceph_conf;        // fuse only: -c FILE ("" to omit)
+};
+
+struct NfsMountRequest {
+  std::string server;           // host or address
+  std::string export_path;
+  std::string target;
+  std::string mount_options;    // comma-separated, "" for none
+};
+
+struct UmountRequest {
+  std::string target;
+};
+
+// Why an operation did not succeed, for callers that branch on it.
+enum class Failure : uint8_t {
+  none,
+  kernel_module_missing,  // rbd / ceph / nfs kernel support absent on this node
+  not_found,              // the program is not installed (127)
+  not_executable,         // 126
+  timed_out,              // 124
+  spawn_failed,           // the executor failed (setns, ...): 125
+  signalled,              // 128+N
+  command_failed,         // the command's own non-zero exit code
+  bad_output,             // exit 0, but the output is not what it must be
+};
+const char* failure_name(Failure failure) noexcept;
+
+struct OperationResult {
+  Failure failure = Failure::none;
+  // One line, redacted: what failed and why, with a hint where one helps.
+  // Empty on success.
+  std::string message;
+  spawn::Result process;  // the command's outcome and its (unredacted) output
+  std::string device;     // map: the device rbd printed ("/dev/rbd0")
+  // unmap/umount: the device or mount point was already gone (success).
+  bool already_done = false;
+  // This caller joined an identical request already in flight and shares its
+  // result: the command ran once.
+  bool shared = false;
+  // The argv that ran (redacted), for logs.
+  std::vector<std::string> argv;
+
+  [[nodiscard]] bool ok() const noexcept { return failure == Failure::none; }
+  // The exit code per SPEC for a CLI: 0, the command's own, 124..127, 128+N.
+  // kernel_module_missing and bad_output are 125 unless the command itself
+  // failed with its own code.
+  [[nodiscard]] int exit_code() const noexcept;
+};
+
+// Replaces the values of secrets in free text (error messages, command
+// output, argv): "key=…", "secret=…", "--key …", "--key=…", "--secret …",
+// "--secret=…" and "[client.x] key = …" keyring lines become "<redacted>".
+// "secretfile=" and "--keyfile=" name files and stay.
+std::string redact(std::string_view text);
+std::vector<std::string> redact_argv(const std::vector<std::string>& argv);
+
+// The argv each operation runs, without running it (tests, --dry-run).
+std::vector<std::string> map_argv(const MapRequest& request, const Target& target,
+                                  const Settings& settings = {});
+std::vector<std::string> unmap_argv(const UnmapRequest& request, const Target& target,
+                                    const Settings& settings = {});
+std::vector<std::string> cephfs_mount_argv(const CephfsMountRequest& request,
+                                           const Settings& settings = {});
+std::vector<std::string> ceph_fuse_argv(const CephfsMountRequest& request,
+                                        const Settings& settings = {});
+std::vector<std::string> nfs_mount_argv(const NfsMountRequest& request,
+                                        const Settings& settings = {});
+std::vector<std::string> umount_argv(const UmountRequest& request, const Settings& settings = {});
+
+// Runs the operations with per-volume serialization. One Runner per process
+// is the intent (default_runner()); it is thread-safe. Invalid requests
+// (empty pool/image/target, both or neither of key/keyfile, a ',' inside a
+// monitor or option value that would change the meaning) throw
+// netns::Error(invalid_argument) before anything runs.
+class Runner {
+ public:
+  explicit Runner(Settings settings = {});
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  [[nodiscard]] const Settings& settings() const noexcept;
+
+  OperationResult map(const MapRequest& request, const Target& target);
+  OperationResult unmap(const UnmapRequest& request, const Target& target);
+  OperationResult mount_cephfs(const CephfsMountRequest& request, const Target& target);
+  OperationResult mount_ceph_fuse(const CephfsMountRequest& request, const Target& target);
+  OperationResult mount_nfs(const NfsMountRequest& request, const Target& target);
+  OperationResult umount(const UmountRequest& request, const Target& target);
+
+  // The general form the operations above use, exposed for tests and for
+  // callers with their own commands: runs `command` (its netns_fd is taken
+  // from `target`) serialized on `volume_key`; identical overlapping
+  // requests (same operation, volume, argv, stdin and namespace identity)
+  // share one execution.
+  OperationResult run_serialized(std::string_view operation, std::string_view volume_key,
+                                 spawn::Command command, const Target& target);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// A process-wide Runner with default Settings.
+Runner& default_runner();
+
+}  // namespace netns::ceph

@@ -1,0 +1,1 @@
+#include "netns_exec/ceph.hpp"

@@ -1,0 +1,173 @@
+#pragma once
+// The spawn engine: runs one command, optionally inside a network namespace,
+// without copying the caller's address space, and waits for it.
+//
+//   clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a small private stack
+//   (clone() with the same flags where clone3 is unavailable). The child
+//   shares the caller's memory until execve, so the cost does not grow with
+//   the caller's RSS, and it only makes async-signal-safe system calls:
+//     signals     every disposition back to SIG_DFL, then an empty mask
+//     group       setpgid(0, 0) or setsid() (the timeout kills the group)
+//     setns       setns(fd, CLONE_NEWNET), only when a namespace fd is given;
+//                 no other namespace is touched, so a mount the command makes
+//                 is visible to the caller
+//     chdir       only when a directory is given
+//     stdio       dup2 of the prepared descriptors onto 0, 1, 2
+//     close_fds   every other descriptor closed (or marked close-on-exec)
+//     exec        execve of each PATH candidate, built before the clone
+//   A failure before exec comes back over a close-on-exec pipe as
+//   {stage, errno}.
+//
+// The caller's thread waits on one poll(2) over the output pipes, the stdin
+// pipe, the child's pidfd and the deadline. On timeout: SIGTERM to the
+// child's process group, a grace period, SIGKILL, then the child is reaped
+// with waitid(P_PIDFD). The child is cloned with no exit signal, so a
+// caller's waitpid(-1) or SIGCHLD handler cannot steal it.
+//
+// Thread-safe: no shared mutable state; any number of threads may spawn at
+// once. The calling thread's signal mask is restored before run() returns.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netns::spawn {
+
+// Where the child failed before it could exec. The order is the child's order.
+enum class Stage : uint8_t {
+  prepare,        // in the caller, before the clone (pipes, /dev/null, stack)
+  clone,          // clone3 / clone itself
+  signals,        // resetting dispositions and the mask
+  process_group,  // setpgid / setsid
+  setns,          // setns(fd, CLONE_NEWNET)
+  chdir,
+  stdio,          // dup2 onto 0, 1, 2
+  close_fds,      // close_range
+  exec,           // execve of every candidate failed
+};
+const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
+
+// What became of the command: a value, never an exception.
+struct Outcome {
+  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed };
+
+  Kind kind = Kind::spawn_failed;
+  int exit_code = 0;  // exited: the command's exit status
+  int signal = 0;     // signalled: the signal; timed_out: the signal that ended it
+  Stage stage = Stage::prepare;  // spawn_failed: where
+  int error = 0;      // spawn_failed: errno
+
+  static Outcome exited(int code) noexcept;
+  static Outcome signalled(int sig) noexcept;
+  static Outcome timed_out(int sig) noexcept;
+  static Outcome spawn_failed(Stage stage, int err) noexcept;
+
+  // exited(0)
+  [[nodiscard]] bool success() const noexcept { return kind == Kind::exited && exit_code == 0; }
+
+  // The exit code a shell or nsenter would give (SPEC): the command's own,
+  // 128+N for signal N, 124 timed out, 127 not found, 126 found but not
+  // executable, 125 the executor failed (setns, stdio, clone, ...).
+  [[nodiscard]] int shell_exit_code() const noexcept;
+
+  // "exited with code 3", "killed by signal 9 (SIGKILL)", "timed out (killed
+  // by SIGTERM)", "setns: Invalid argument (EINVAL)".
+  [[nodiscard]] std::string describe() const;
+
+  friend bool operator==(const Outcome&, const Outcome&) = default;
+};
+
+// What to do with the child's stdout or stderr.
+enum class OutputMode : uint8_t {
+  capture,  // a pipe read by the caller, bounded (Command::output_limit)
+  inherit,  // the caller's own descriptor 1 or 2 (nsenter-style pass-through)
+  discard,  // /dev/null
+};
+
+// What to do with the child's stdin when no stdin_data is given.
+enum class InputMode : uint8_t {
+  null,     // /dev/null (default)
+  inherit,  // the caller's descriptor 0 (nsenter-style pass-through)
+};
+
+// How the child relates to the caller's process group.
+enum class ProcessGroup : uint8_t {
+  own_group,    // setpgid(0, 0): the timeout kills the whole group (default)
+  own_session,  // setsid(): also detached from the controlling terminal
+  inherit,      // the caller's group: the timeout signals only the child
+};
+
+inline constexpr size_t kDefaultOutputLimit = size_t{1} << 20;  // per stream
+
+struct Command {
+  // argv[0] is searched in PATH (the child's PATH from `env` when it sets
+  // one, else the caller's, else a standard path) unless it contains a '/'.
+  std::vector<std::string> argv;
+  // The complete environment as "NAME=value" entries; nullopt: the caller's
+  // environment (a snapshot taken before the clone).
+  std::optional<std::vector<std::string>> env = std::nullopt;
+  // A network-namespace descriptor, already validated by the caller; the
+  // child enters it with setns(fd, CLONE_NEWNET). -1: stay in the caller's.
+  // Not closed or changed by run().
+  int netns_fd = -1;
+  std::optional<std::string> cwd = std::nullopt;
+
+  // Bytes written to the child's stdin (through a pipe, then EOF): the way to
+  // hand over a secret without putting it on argv. When set, `stdin_mode` is
+  // ignored.
+  std::optional<std::string> stdin_data = std::nullopt;
+  InputMode stdin_mode = InputMode::null;
+  OutputMode stdout_mode = OutputMode::capture;
+  OutputMode stderr_mode = OutputMode::capture;
+  size_t output_limit = kDefaultOutputLimit;  // per captured stream; the tail is kept
+
+  // Zero or negative: no deadline.
+  std::chrono::nanoseconds timeout{0};
+  // After the timeout's SIGTERM, how long before SIGKILL.
+  std::chrono::nanoseconds kill_grace = std::chrono::seconds(2);
+  ProcessGroup group = ProcessGroup::own_group;
+
+  // Optional: a signalfd owned by the caller (e.g. for SIGINT/SIGTERM, which
+  // the caller has blocked). Every signal read from it while the command runs
+  // is forwarded to the child's process group (to the child alone with
+  // ProcessGroup::inherit). -1: none.
+  int forward_signal_fd = -1;
+};
+
+struct CapturedOutput {
+  std::string data;          // at most output_limit bytes: the last ones written
+  uint64_t total_bytes = 0;  // everything the command wrote
+  bool truncated = false;    // total_bytes > data.size()
+};
+
+struct Result {
+  Outcome outcome;
+  CapturedOutput out;  // empty unless OutputMode::capture
+  CapturedOutput err;
+  pid_t pid = -1;      // the child's pid (reaped), -1 when it never started
+  std::chrono::nanoseconds elapsed{0};
+  // Whether every byte of stdin_data was written (false when the command
+  // exited or closed stdin early).
+  bool stdin_complete = true;
+};
+
+// Runs the command and waits for it. Throws netns::Error(invalid_argument)
+// only for a malformed Command (empty argv, a NUL byte in an argument); every
+// system failure is an Outcome::spawn_failed.
+Result run(const Command& command);
+
+// Only for benchmarks and tests: how the child is created. The default is
+// the engine described above; `fork` is the classic fork()+execve (copies the
+// page tables: slow in a big caller), kept to measure the difference.
+enum class CloneMethod : uint8_t { automatic, clone3, clone, fork };
+Result run(const Command& command, CloneMethod method);
+
+// Whether clone3 is usable here (the feature test run() uses; cached).
+bool clone3_available() noexcept;
+
+}  // namespace netns::spawn

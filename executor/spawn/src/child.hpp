@@ -1,0 +1,35 @@
+#pragma once
+// What the child does between clone and execve. Everything it touches is
+// built by the caller before the clone: the child shares the caller's memory
+// (CLONE_VM) and may only make async-signal-safe system calls. It must not
+// allocate, lock, log or throw, and it leaves by execve or exit_group.
+#include <cstddef>
+#include <cstdint>
+
+#include "netns_exec/spawn.hpp"
+
+namespace netns::spawn::detail {
+
+struct ChildPlan {
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* const* candidates = nullptr;  // absolute or relative paths to try, in order
+  size_t candidate_count = 0;
+  int netns_fd = -1;                 // -1: no setns
+  const char* cwd = nullptr;         // nullptr: no chdir
+  int stdio[3] = {-1, -1, -1};       // descriptors (all >= 3) to put on 0,1,2; -1: leave alone
+  int error_fd = -1;                 // write end of the report pipe, >= 3, close-on-exec
+  ProcessGroup group = ProcessGroup::own_group;
+};
+
+// What the child writes to error_fd when it cannot exec: 8 bytes, written in
+// one write(2) (atomic on a pipe: below PIPE_BUF).
+struct ChildReport {
+  int32_t stage;
+  int32_t error;
+};
+
+// The child's entry point; `plan` is a ChildPlan*. Never returns.
+int child_main(void* plan) noexcept;
+
+}  // namespace netns::spawn::detail

@@ -1,0 +1,46 @@
+#pragma once
+// Creating the child. All methods give the caller a pidfd for the child and
+// report failure as a negative errno; none of them runs the caller's atfork
+// handlers except `fork`.
+#include <sys/types.h>
+
+#include <cstddef>
+
+#include "netns_exec/spawn.hpp"
+
+namespace netns::spawn::detail {
+
+struct Started {
+  pid_t pid = -1;
+  int pidfd = -1;  // owned by the caller; close-on-exec
+  int error = 0;   // errno when pid < 0
+};
+
+// A private stack for a CLONE_VM child, mmap'd with a guard page below it.
+class ChildStack {
+ public:
+  ChildStack();  // throws netns::Error
+  ~ChildStack();
+  ChildStack(const ChildStack&) = delete;
+  ChildStack& operator=(const ChildStack&) = delete;
+  [[nodiscard]] void* base() const noexcept { return base_; }  // lowest usable byte
+  [[nodiscard]] size_t size() const noexcept { return size_; }  // usable bytes
+
+ private:
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+  void* base_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Whether clone3 can be used (feature test, cached).
+bool clone3_supported() noexcept;
+
+// Runs fn(arg) in a new process. With clone3/clone the caller is suspended
+// until the child has called execve or exited (CLONE_VFORK), and the child
+// runs on `stack`. With fork the caller continues at once.
+// `automatic` is clone3 where the kernel has it, else clone.
+Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
+                    const ChildStack& stack) noexcept;
+
+}  // namespace netns::spawn::detail

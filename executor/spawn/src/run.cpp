@@ -1,0 +1,368 @@
+// The caller's side: prepare, clone, read the report pipe, then one poll
+// loop over stdin, stdout, stderr, the pidfd, the forwarded-signal fd and
+// the deadline; reap with waitid(P_PIDFD).
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <ctime>
+#include <optional>
+#include <thread>
+
+#include "child.hpp"
+#include "clone.hpp"
+#include "netns/error.hpp"
+#include "netns/unique_fd.hpp"
+#include "netns_exec/spawn.hpp"
+#include "prepare.hpp"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+namespace netns::spawn {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using detail::Prepared;
+
+// Restores the calling thread's signal mask on every way out of run().
+class MaskGuard {
+ public:
+  MaskGuard() { pthread_sigmask(SIG_SETMASK, nullptr, &saved_); }
+  ~MaskGuard() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  MaskGuard(const MaskGuard&) = delete;
+  MaskGuard& operator=(const MaskGuard&) = delete;
+  [[nodiscard]] const sigset_t& saved() const { return saved_; }
+
+ private:
+  sigset_t saved_;
+};
+
+void append_bounded(CapturedOutput& out, const char* data, size_t n, size_t limit) {
+  out.total_bytes += n;
+  if (limit == 0) return;
+  out.data.append(data, n);
+  // Trim in bulk, not per read: keep at most twice the limit in between.
+  if (out.data.size() > 2 * limit) out.data.erase(0, out.data.size() - limit);
+}
+
+void finish_output(CapturedOutput& out, size_t limit) {
+  if (out.data.size() > limit) out.data.erase(0, out.data.size() - limit);
+  out.truncated = out.total_bytes > out.data.size();
+}
+
+// Reads what is available now. Returns false at EOF (or a read error: the
+// stream is over for us either way).
+bool read_available(int fd, CapturedOutput& out, size_t limit) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      append_bounded(out, buf, static_cast<size_t>(n), limit);
+      if (static_cast<size_t>(n) < sizeof buf) return true;
+      continue;
+    }
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN;
+  }
+}
+
+int send_signal(int pidfd, pid_t pid, ProcessGroup group, int sig) {
+  // The child is not reaped before the last signal is sent, so its pid (and
+  // so its process group ID) cannot have been reused.
+  if (group != ProcessGroup::inherit) return ::kill(-pid, sig);
+  return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+}
+
+timespec to_timespec(Clock::duration d) {
+  if (d < Clock::duration::zero()) d = Clock::duration::zero();
+  auto s = std::chrono::duration_cast<std::chrono::seconds>(d);
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d - s);
+  return timespec{static_cast<time_t>(s.count()), static_cast<long>(ns.count())};
+}
+
+// Blocks until the (already exited or killed) child can be reaped.
+void reap(int pidfd, siginfo_t& info) {
+  for (;;) {
+    info = siginfo_t{};
+    if (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info,
+                 WEXITED | __WALL) == 0)
+      return;
+    if (errno != EINTR) return;
+  }
+}
+
+Outcome outcome_of(const siginfo_t& info) {
+  if (info.si_code == CLD_EXITED) return Outcome::exited(info.si_status);
+  return Outcome::signalled(info.si_status);
+}
+
+// A child that outlives SIGKILL (stuck in the kernel, e.g. in a hung krbd
+// request) is reaped by a detached thread once it finally dies, so the
+// caller is not blocked and no zombie stays behind.
+void reap_in_background(UniqueFd pidfd) {
+  try {
+    std::thread([fd = std::move(pidfd)]() mutable {
+      siginfo_t info{};
+      reap(fd.get(), info);
+    }).detach();
+  } catch (...) {
+    // No thread: wait here after all rather than leak a zombie.
+    siginfo_t info{};
+    reap(pidfd.get(), info);
+  }
+}
+
+class Runner {
+ public:
+  Runner(const Command& command, CloneMethod method) : cmd_(command), method_(method) {}
+
+  Result run() {
+    auto start = Clock::now();
+    Result result;
+    detail::prepare(cmd_, prep_);
+    std::optional<detail::ChildStack> stack;
+    stack.emplace();
+
+    MaskGuard mask;
+    // Block every signal across the clone: a handler of the caller must not
+    // run in the child, which shares the caller's memory (the child resets
+    // dispositions, then unblocks).
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, nullptr);
+    detail::Started started =
+        detail::start_child(method_, detail::child_main, &prep_.plan, *stack);
+    // While we feed stdin, a reader that went away must give EPIPE, not kill
+    // the caller with SIGPIPE; the signal stays pending on this thread and is
+    // consumed below.
+    sigset_t loop_mask = mask.saved();
+    sigaddset(&loop_mask, SIGPIPE);
+    pthread_sigmask(SIG_SETMASK, &loop_mask, nullptr);
+
+    if (started.pid < 0) {
+      result.outcome = Outcome::spawn_failed(Stage::clone, started.error);
+      result.elapsed = Clock::now() - start;
+      return result;
+    }
+    result.pid = started.pid;
+    UniqueFd pidfd(started.pidfd);
+
+    // The child's ends are the child's now.
+    prep_.stdin_read.reset();
+    prep_.stdout_write.reset();
+    prep_.stderr_write.reset();
+    prep_.devnull.reset();
+    prep_.report_write.reset();
+    stack.reset();
+
+    // After exec the report pipe's write end is closed (close-on-exec): EOF.
+    // Before it, the child wrote {stage, errno} and exited. With vfork
+    // semantics this read does not block; with fork it waits for the exec.
+    detail::ChildReport report{};
+    ssize_t n;
+    do {
+      n = ::read(prep_.report_read.get(), &report, sizeof report);
+    } while (n < 0 && errno == EINTR);
+    prep_.report_read.reset();
+    if (n != 0) {
+      siginfo_t info{};
+      reap(pidfd.get(), info);
+      result.outcome = n == static_cast<ssize_t>(sizeof report)
+                           ? Outcome::spawn_failed(static_cast<Stage>(report.stage), report.error)
+                           : Outcome::spawn_failed(Stage::exec, EIO);
+      result.elapsed = Clock::now() - start;
+      return result;
+    }
+
+    wait_loop(pidfd, started.pid, result);
+    consume_sigpipe(mask.saved());
+    result.elapsed = Clock::now() - start;
+    return result;
+  }
+
+ private:
+  void wait_loop(UniqueFd& pidfd, pid_t pid, Result& result) {
+    const size_t limit = cmd_.output_limit;
+    std::string_view input = cmd_.stdin_data ? std::string_view(*cmd_.stdin_data) : std::string_view();
+    if (prep_.stdin_write && input.empty()) prep_.stdin_write.reset();  // EOF at once
+
+    enum class Phase { running, terminating, killed } phase = Phase::running;
+    const bool has_deadline = cmd_.timeout > std::chrono::nanoseconds::zero();
+    Clock::time_point deadline =
+        has_deadline ? Clock::now() + std::chrono::duration_cast<Clock::duration>(cmd_.timeout)
+                     : Clock::time_point::max();
+    const auto grace = std::chrono::duration_cast<Clock::duration>(
+        std::max(cmd_.kill_grace, std::chrono::nanoseconds::zero()));
+    int last_signal = 0;
+    bool exited = false;
+
+    while (!exited) {
+      pollfd fds[5];
+      nfds_t count = 0;
+      int i_in = -1, i_out = -1, i_err = -1, i_sig = -1;
+      if (prep_.stdin_write) {
+        i_in = static_cast<int>(count);
+        fds[count++] = pollfd{prep_.stdin_write.get(), POLLOUT, 0};
+      }
+      if (prep_.stdout_read) {
+        i_out = static_cast<int>(count);
+        fds[count++] = pollfd{prep_.stdout_read.get(), POLLIN, 0};
+      }
+      if (prep_.stderr_read) {
+        i_err = static_cast<int>(count);
+        fds[count++] = pollfd{prep_.stderr_read.get(), POLLIN, 0};
+      }
+      if (cmd_.forward_signal_fd >= 0) {
+        i_sig = static_cast<int>(count);
+        fds[count++] = pollfd{cmd_.forward_signal_fd, POLLIN, 0};
+      }
+      const nfds_t i_pid = count;
+      fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
+
+      timespec ts{};
+      timespec* tsp = nullptr;
+      if (deadline != Clock::time_point::max()) {
+        ts = to_timespec(deadline - Clock::now());
+        tsp = &ts;
+      }
+      int r = ::ppoll(fds, count, tsp, nullptr);
+      if (r < 0 && errno != EINTR) {
+        // Cannot wait properly any more: end the command rather than hang.
+        send_signal(pidfd.get(), pid, cmd_.group, SIGKILL);
+        last_signal = SIGKILL;
+        phase = Phase::killed;
+        break;
+      }
+      if (r > 0) {
+        if (i_in >= 0 && fds[i_in].revents != 0) write_stdin(input, result);
+        if (i_out >= 0 && fds[i_out].revents != 0 &&
+            !read_available(prep_.stdout_read.get(), result.out, limit))
+          prep_.stdout_read.reset();
+        if (i_err >= 0 && fds[i_err].revents != 0 &&
+            !read_available(prep_.stderr_read.get(), result.err, limit))
+          prep_.stderr_read.reset();
+        if (i_sig >= 0 && (fds[i_sig].revents & POLLIN) != 0) forward_signal(pidfd.get(), pid);
+        if (fds[i_pid].revents != 0) exited = true;
+      }
+      if (exited) break;
+
+      if (Clock::now() >= deadline) {
+        if (phase == Phase::running) {
+          send_signal(pidfd.get(), pid, cmd_.group, SIGTERM);
+          last_signal = SIGTERM;
+          phase = Phase::terminating;
+          deadline = Clock::now() + grace;
+        } else if (phase == Phase::terminating) {
+          send_signal(pidfd.get(), pid, cmd_.group, SIGKILL);
+          last_signal = SIGKILL;
+          phase = Phase::killed;
+          deadline = Clock::now() + std::max(grace, Clock::duration(std::chrono::seconds(1)));
+        } else {
+          // SIGKILL did not end it within the grace: it is stuck in the
+          // kernel. Report the timeout now; reap when it dies.
+          reap_in_background(std::move(pidfd));
+          result.outcome = Outcome::timed_out(last_signal);
+          close_outputs(result, limit);
+          return;
+        }
+      }
+    }
+
+    if (phase != Phase::running) {
+      // The leader is gone but unreaped, so its pgid is still ours: end any
+      // member that survived SIGTERM.
+      if (cmd_.group != ProcessGroup::inherit && last_signal != SIGKILL) {
+        ::kill(-pid, SIGKILL);
+      }
+    }
+    // Everything the child wrote is in the pipes now; read it without
+    // waiting for EOF, which a daemonized grandchild holding the pipe (such
+    // as ceph-fuse) would postpone forever.
+    close_outputs(result, limit);
+
+    siginfo_t info{};
+    reap(pidfd.get(), info);
+    result.outcome = phase == Phase::running ? outcome_of(info) : Outcome::timed_out(last_signal);
+  }
+
+  void close_outputs(Result& result, size_t limit) {
+    if (prep_.stdout_read) read_available(prep_.stdout_read.get(), result.out, limit);
+    if (prep_.stderr_read) read_available(prep_.stderr_read.get(), result.err, limit);
+    prep_.stdout_read.reset();
+    prep_.stderr_read.reset();
+    if (prep_.stdin_write) {
+      result.stdin_complete = written_ == (cmd_.stdin_data ? cmd_.stdin_data->size() : 0);
+      prep_.stdin_write.reset();
+    }
+    finish_output(result.out, limit);
+    finish_output(result.err, limit);
+  }
+
+  void write_stdin(std::string_view input, Result& result) {
+    while (written_ < input.size()) {
+      ssize_t n = ::write(prep_.stdin_write.get(), input.data() + written_, input.size() - written_);
+      if (n > 0) {
+        written_ += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n < 0 && errno == EPIPE) got_epipe_ = true;
+      // The reader is gone (or the pipe broke): the rest cannot be delivered.
+      result.stdin_complete = false;
+      prep_.stdin_write.reset();
+      return;
+    }
+    prep_.stdin_write.reset();  // all written: EOF
+  }
+
+  void forward_signal(int pidfd, pid_t pid) {
+    signalfd_siginfo info{};
+    ssize_t n = ::read(cmd_.forward_signal_fd, &info, sizeof info);
+    if (n == static_cast<ssize_t>(sizeof info))
+      send_signal(pidfd, pid, cmd_.group, static_cast<int>(info.ssi_signo));
+  }
+
+  // A write that got EPIPE left a SIGPIPE pending on this thread; take it
+  // back, unless the caller had SIGPIPE blocked and pending before (then
+  // it is theirs: standard signals do not queue).
+  void consume_sigpipe(const sigset_t& saved) {
+    if (!got_epipe_ || sigismember(&saved, SIGPIPE)) return;
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    timespec zero{};
+    while (::sigtimedwait(&pipe_only, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+
+  const Command& cmd_;
+  CloneMethod method_;
+  Prepared prep_;
+  size_t written_ = 0;
+  bool got_epipe_ = false;
+};
+
+}  // namespace
+
+Result run(const Command& command, CloneMethod method) {
+  Runner runner(command, method);
+  return runner.run();
+}
+
+Result run(const Command& command) { return run(command, CloneMethod::automatic); }
+
+bool clone3_available() noexcept { return detail::clone3_supported(); }
+
+}  // namespace netns::spawn

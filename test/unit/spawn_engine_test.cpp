@@ -1,0 +1,307 @@
+// The spawn engine without namespaces: exit codes, signals, timeouts, output
+// bounds, stdin, environment, PATH search and the failure stages.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "netns/error.hpp"
+#include "netns/test/support.hpp"
+#include "netns_exec/spawn.hpp"
+
+namespace netns::spawn {
+namespace {
+
+using namespace std::chrono_literals;
+using test::TempDir;
+
+Command sh(const std::string& script) {
+  Command c;
+  c.argv = {"/bin/sh", "-c", script};
+  return c;
+}
+
+TEST(SpawnEngine, ExitCodeAndOutputAreSeparate) {
+  Result r = run(sh("echo out; echo err >&2; exit 3"));
+  EXPECT_EQ(r.outcome, Outcome::exited(3)) << r.outcome.describe();
+  EXPECT_EQ(r.out.data, "out\n");
+  EXPECT_EQ(r.err.data, "err\n");
+  EXPECT_FALSE(r.out.truncated);
+  EXPECT_EQ(r.outcome.shell_exit_code(), 3);
+  EXPECT_GT(r.pid, 0);
+}
+
+TEST(SpawnEngine, SuccessIsExitedZero) {
+  Result r = run(Command{.argv = {"true"}});
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 0);
+}
+
+TEST(SpawnEngine, SignalIsReportedAs128PlusN) {
+  Result r = run(sh("kill -USR1 $$"));
+  EXPECT_EQ(r.outcome, Outcome::signalled(SIGUSR1)) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 128 + SIGUSR1);
+  EXPECT_NE(r.outcome.describe().find("SIGUSR1"), std::string::npos) << r.outcome.describe();
+}
+
+TEST(SpawnEngine, CommandNotFoundIs127) {
+  Result r = run(Command{.argv = {"netns-spawn-test-no-such-command"}});
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::spawn_failed);
+  EXPECT_EQ(r.outcome.stage, Stage::exec);
+  EXPECT_EQ(r.outcome.error, ENOENT);
+  EXPECT_EQ(r.outcome.shell_exit_code(), 127);
+  EXPECT_NE(r.outcome.describe().find("not found"), std::string::npos) << r.outcome.describe();
+
+  Result abs = run(Command{.argv = {"/nonexistent/dir/cmd"}});
+  EXPECT_EQ(abs.outcome.shell_exit_code(), 127) << abs.outcome.describe();
+}
+
+TEST(SpawnEngine, NotExecutableIs126) {
+  TempDir dir;
+  std::string file = dir / "script";
+  std::ofstream(file) << "#!/bin/sh\nexit 0\n";
+  ::chmod(file.c_str(), 0644);
+  Result r = run(Command{.argv = {file}});
+  EXPECT_EQ(r.outcome, Outcome::spawn_failed(Stage::exec, EACCES)) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 126);
+
+  // Found through PATH but not executable: EACCES wins over later ENOENTs.
+  Result via_path = run(Command{.argv = {"script"},
+                                .env = std::vector<std::string>{"PATH=" + dir.path() + ":/nonexistent"}});
+  EXPECT_EQ(via_path.outcome.shell_exit_code(), 126) << via_path.outcome.describe();
+}
+
+TEST(SpawnEngine, ChdirFailureIsReportedWithItsStage) {
+  Command c{.argv = {"true"}};
+  c.cwd = "/nonexistent-netns-spawn-dir";
+  Result r = run(c);
+  EXPECT_EQ(r.outcome, Outcome::spawn_failed(Stage::chdir, ENOENT)) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 125);
+}
+
+TEST(SpawnEngine, SetnsWithANonNamespaceFdFailsAt125) {
+  test::TempDir dir;
+  Command c{.argv = {"true"}};
+  int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  c.netns_fd = fd;
+  Result r = run(c);
+  ::close(fd);
+  EXPECT_EQ(r.outcome, Outcome::spawn_failed(Stage::setns, EINVAL)) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 125);
+}
+
+TEST(SpawnEngine, CwdIsApplied) {
+  TempDir dir;
+  Command c{.argv = {"pwd"}};
+  c.cwd = dir.path();
+  Result r = run(c);
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.out.data, dir.path() + "\n");
+}
+
+TEST(SpawnEngine, StdinDataIsDelivered) {
+  Command c{.argv = {"cat"}};
+  c.stdin_data = "secret-key-value\n";
+  Result r = run(c);
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.out.data, "secret-key-value\n");
+  EXPECT_TRUE(r.stdin_complete);
+}
+
+TEST(SpawnEngine, LargeStdinIsDeliveredThroughPoll) {
+  Command c{.argv = {"wc", "-c"}};
+  c.stdin_data = std::string(3 << 20, 'x');
+  Result r = run(c);
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(std::stoul(r.out.data), 3u << 20);
+}
+
+TEST(SpawnEngine, StdinReaderThatExitsEarlyDoesNotKillTheCaller) {
+  Command c = sh("exec 0<&-; exit 0");
+  c.stdin_data = std::string(8 << 20, 'x');
+  Result r = run(c);
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_FALSE(r.stdin_complete);
+  sigset_t pending;
+  sigpending(&pending);
+  EXPECT_FALSE(sigismember(&pending, SIGPIPE));
+}
+
+TEST(SpawnEngine, NoStdinDataMeansDevNull) {
+  Result r = run(Command{.argv = {"cat"}});
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.out.data, "");
+}
+
+TEST(SpawnEngine, EnvironmentIsExactlyTheExplicitOne) {
+  ::setenv("NETNS_SPAWN_TEST_LEAK", "leaked", 1);
+  Command c{.argv = {"/usr/bin/env"}};
+  c.env = std::vector<std::string>{"A=1", "B=two words"};
+  Result r = run(c);
+  ::unsetenv("NETNS_SPAWN_TEST_LEAK");
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.out.data, "A=1\nB=two words\n");
+}
+
+TEST(SpawnEngine, DefaultEnvironmentIsTheCallers) {
+  ::setenv("NETNS_SPAWN_TEST_INHERIT", "yes", 1);
+  Result r = run(sh("echo $NETNS_SPAWN_TEST_INHERIT"));
+  ::unsetenv("NETNS_SPAWN_TEST_INHERIT");
+  EXPECT_EQ(r.out.data, "yes\n");
+}
+
+TEST(SpawnEngine, OutputFloodIsBoundedTailKeptAndFlagged) {
+  Command c = sh("head -c 5000000 /dev/zero | tr '\\0' a; echo END; head -c 3000000 /dev/zero >&2");
+  c.output_limit = 1 << 20;
+  Result r = run(c);
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.out.data.size(), size_t{1} << 20);
+  EXPECT_TRUE(r.out.truncated);
+  EXPECT_EQ(r.out.total_bytes, 5000000u + 4u);
+  EXPECT_EQ(r.out.data.substr(r.out.data.size() - 4), "END\n");
+  EXPECT_TRUE(r.err.truncated);
+  EXPECT_EQ(r.err.data.size(), size_t{1} << 20);
+  EXPECT_EQ(r.err.total_bytes, 3000000u);
+}
+
+TEST(SpawnEngine, DiscardedOutputIsNotCaptured) {
+  Command c = sh("echo out; echo err >&2");
+  c.stdout_mode = OutputMode::discard;
+  c.stderr_mode = OutputMode::discard;
+  Result r = run(c);
+  EXPECT_TRUE(r.outcome.success());
+  EXPECT_EQ(r.out.data, "");
+  EXPECT_EQ(r.err.total_bytes, 0u);
+}
+
+TEST(SpawnEngine, TimeoutKillsTheWholeProcessGroup) {
+  TempDir dir;
+  std::string pidfile = dir / "grandchild.pid";
+  // The grandchild ignores nothing: SIGTERM to the group ends it. The child
+  // itself traps TERM to show the grace period is used, then exits.
+  Command c = sh("sleep 1000 & echo $! > " + pidfile + "; wait");
+  c.timeout = 300ms;
+  c.kill_grace = 2s;
+  auto start = std::chrono::steady_clock::now();
+  Result r = run(c);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.outcome.kind, Outcome::Kind::timed_out) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 124);
+  EXPECT_LT(took, 2s);
+  std::ifstream in(pidfile);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  // Gone (reaped by init or being reaped): no longer running.
+  EXPECT_TRUE(test::wait_until(
+      [&] {
+        std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+        std::string line;
+        if (!std::getline(stat, line)) return true;
+        auto close = line.rfind(')');
+        return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
+      },
+      5s));
+  // The child itself was reaped by run(): no zombie left.
+  EXPECT_NE(::access(("/proc/" + std::to_string(r.pid)).c_str(), F_OK), 0);
+}
+
+TEST(SpawnEngine, TimeoutEscalatesToSigkillAfterTheGrace) {
+  Command c = sh("trap '' TERM; while :; do sleep 0.05; done");
+  c.timeout = 200ms;
+  c.kill_grace = 300ms;
+  auto start = std::chrono::steady_clock::now();
+  Result r = run(c);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.outcome, Outcome::timed_out(SIGKILL)) << r.outcome.describe();
+  EXPECT_GE(took, 450ms);
+  EXPECT_LT(took, 3s);
+}
+
+TEST(SpawnEngine, ChildHasItsOwnProcessGroupByDefault) {
+  Result r = run(sh("ps -o pgid= -p $$; echo $$"));
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  std::istringstream in(r.out.data);
+  pid_t pgid = 0, pid = 0;
+  in >> pgid >> pid;
+  EXPECT_EQ(pgid, pid);
+  EXPECT_NE(pgid, ::getpgrp());
+}
+
+TEST(SpawnEngine, SignalMaskAndDispositionsAreReset) {
+  // The caller blocks and ignores signals; the child must see none of it.
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  struct sigaction old_act {};
+  sigaction(SIGHUP, &ign, &old_act);
+  Result r = run(sh("grep -E '^(SigBlk|SigIgn)' /proc/self/status"));
+  sigaction(SIGHUP, &old_act, nullptr);
+  sigset_t after;
+  pthread_sigmask(SIG_SETMASK, &old, &after);
+  ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_NE(r.out.data.find("SigBlk:\t0000000000000000"), std::string::npos) << r.out.data;
+  EXPECT_NE(r.out.data.find("SigIgn:\t0000000000000000"), std::string::npos) << r.out.data;
+  // And the caller's own mask is what it was.
+  EXPECT_TRUE(sigismember(&after, SIGUSR2));
+  EXPECT_FALSE(sigismember(&after, SIGPIPE));
+}
+
+TEST(SpawnEngine, EveryCloneMethodWorks) {
+  for (CloneMethod m : {CloneMethod::automatic, CloneMethod::clone, CloneMethod::fork}) {
+    Result r = run(sh("echo hi; exit 4"), m);
+    EXPECT_EQ(r.outcome, Outcome::exited(4)) << static_cast<int>(m) << r.outcome.describe();
+    EXPECT_EQ(r.out.data, "hi\n");
+    Result missing = run(Command{.argv = {"/nonexistent-cmd"}}, m);
+    EXPECT_EQ(missing.outcome.shell_exit_code(), 127) << static_cast<int>(m);
+  }
+  if (clone3_available()) {
+    Result r = run(sh("exit 5"), CloneMethod::clone3);
+    EXPECT_EQ(r.outcome, Outcome::exited(5)) << r.outcome.describe();
+  }
+}
+
+TEST(SpawnEngine, ForwardedSignalReachesTheChild) {
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  int sfd = ::signalfd(-1, &set, SFD_CLOEXEC);
+  ASSERT_GE(sfd, 0);
+  Command c{.argv = {"sleep", "30"}};
+  c.forward_signal_fd = sfd;
+  c.timeout = 10s;
+  std::thread sender([] {
+    std::this_thread::sleep_for(200ms);
+    ::kill(::getpid(), SIGUSR1);
+  });
+  Result r = run(c);
+  sender.join();
+  ::close(sfd);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  EXPECT_EQ(r.outcome, Outcome::signalled(SIGUSR1)) << r.outcome.describe();
+}
+
+TEST(SpawnEngine, MalformedCommandThrows) {
+  EXPECT_THROW(run(Command{}), Error);
+  EXPECT_THROW(run(Command{.argv = {std::string("a\0b", 3)}}), Error);
+  Command bad_env{.argv = {"true"}};
+  bad_env.env = std::vector<std::string>{"NOEQUALS"};
+  EXPECT_THROW(run(bad_env), Error);
+}
+
+}  // namespace
+}  // namespace netns::spawn
