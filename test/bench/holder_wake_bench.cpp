@@ -5,12 +5,17 @@
 // wait returning (woken, namespace opened and validated against the record),
 // i.e. the moment the executor would proceed to spawn.
 //   holder_wake/library   manual time = mean latency; counters p50_us, p99_us
+//   holder_wake/inotify_close   context: closing an inotify descriptor that
+//                               holds a watch (the kernel waits for an SRCU
+//                               grace period when the group is torn down)
 // The record describes the benchmark's own throw-away namespace child, so the
 // executor's validation (pid, start time, namespace inode) passes for real.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <ctime>
 #include <exception>
 #include <string>
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "netns/atomic_file.hpp"
+#include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/holder_record.hpp"
 #include "netns/nsfd.hpp"
@@ -78,6 +84,23 @@ void library(benchmark::State& state) {
   report_percentiles(state, samples);
 }
 
+// What a waiter pays after waking when it closes its inotify descriptor.
+void inotify_close(benchmark::State& state) {
+  test::TempDir dir;
+  std::vector<double> samples;
+  for (auto _ : state) {
+    UniqueFd fd = make_inotify();
+    if (::inotify_add_watch(fd.get(), dir.path().c_str(), IN_CREATE | IN_MOVED_TO) < 0)
+      throw Error::sys("inotify_add_watch", dir.path(), errno);
+    const auto start = Clock::now();
+    fd.reset();
+    const double took = seconds_between(start, Clock::now());
+    samples.push_back(took);
+    state.SetIterationTime(took);
+  }
+  report_percentiles(state, samples);
+}
+
 const bool registered = [] {
   if (holder_wait_available()) {
     benchmark::RegisterBenchmark("holder_wake/library", library)
@@ -85,6 +108,10 @@ const bool registered = [] {
         ->Iterations(quick_mode() ? 5 : 300)
         ->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark("holder_wake/inotify_close", inotify_close)
+      ->UseManualTime()
+      ->Iterations(quick_mode() ? 5 : 100)
+      ->Unit(benchmark::kMicrosecond);
   return true;
 }();
 

@@ -365,13 +365,30 @@ class Report:
         r = p50 / 5000 if p50 else None
         self.add(5, "wake-up on holder publish (median)", fmt_us(p50), "goal 5 ms", r,
                  "median ≤ 5 ms", verdict(r, 1.0), None)
-        self.sections[-1] = (5, "Waiting for a holder", [
+        notes = [
             f"{int(n or 0)} samples: median {fmt_us(p50)}, 99th percentile {fmt_us(p99)}, "
             f"maximum {fmt_us(mx)}; the ratio in the summary is median / 5 ms.",
             "From just before the link `<ID>.net.ns` is renamed into place (the record already "
             "published, as the holder orders it) to the executor's `resolve()` with "
             "`wait_holder` returning a validated descriptor: the inotify wake-up, opening the "
-            "link, the nsfs and type checks and the record comparison."])
+            "link, the nsfs and type checks, the record comparison, and releasing the watch."]
+        close = b.stat("holder_wake/inotify_close")
+        cc = close["counters"] if close and "counters" in close else {}
+        if cc.get("p50_us") is not None:
+            notes.append(f"Context, same run: closing an inotify descriptor that holds a watch takes "
+                         f"{fmt_us(cc['p50_us'])} (median; 99th percentile {fmt_us(cc.get('p99_us'))}): "
+                         f"the kernel tears the fsnotify group down and waits for an SRCU grace "
+                         f"period before close() returns.")
+        if r is not None and r > 1.0:
+            share = (f" — {100 * cc['p50_us'] / p50:.0f} % of the median"
+                     if cc.get("p50_us") else "")
+            notes.append(f"**Why it is missed:** the wake-up itself is fast; the waiter then closes "
+                         f"its inotify descriptor before `resolve()` returns, and that close waits for "
+                         f"the kernel's SRCU grace period (the line above{share}). Keeping one "
+                         f"inotify descriptor per process for all waits, or closing it after the "
+                         f"command has been spawned (or on another thread), would take it off the "
+                         f"path.")
+        self.sections[-1] = (5, "Waiting for a holder", notes)
 
     # --- figure 6 ---
     def figure6(self):
