@@ -1,0 +1,58 @@
+#pragma once
+// `netns-exec doctor`: one check per line, PASS/FAIL/SKIP with a hint, in
+// the order an operator would debug: the file, the namespace, the holder, the
+// interfaces, then each monitor (route, then a bounded TCP connect from
+// inside the namespace). This is the check mechanism; which source and which
+// monitors to use is decided by the CLI.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "netns/holder_record.hpp"
+#include "netns/unique_fd.hpp"
+#include "netns_exec/ip_address.hpp"
+
+namespace netns::inspect {
+
+enum class CheckStatus { pass, fail, skip };
+const char* status_name(CheckStatus s) noexcept;  // "PASS", "FAIL", "SKIP"
+
+struct Check {
+  std::string name;    // "file exists", "route to 198.18.0.10:6789", ...
+  CheckStatus status = CheckStatus::skip;
+  std::string detail;  // what was found
+  std::string hint;    // what to do (FAIL only)
+};
+
+// The file-level checks on `path`, each on what the previous one opened:
+// file exists, resolves, is a network namespace, not our own, holder alive,
+// identity matches (the last two from <ID>.holder.json next to a <ID>.net.ns
+// link; SKIP without one). Stops at the first failure that leaves nothing to
+// check further. `fd` is the descriptor that passed "is a network namespace".
+struct FileChecks {
+  std::vector<Check> checks;
+  UniqueFd fd;
+  std::optional<HolderRecord> record;
+};
+FileChecks check_namespace_file(const std::string& path);
+
+// Checks inside the namespace `nsfd`: lo up; a non-loopback interface up with
+// an address; for each monitor a route and a TCP connect bounded by
+// `connect_timeout`.
+std::vector<Check> check_inside(int nsfd, std::string_view shown,
+                                const std::vector<Endpoint>& monitors,
+                                std::chrono::milliseconds connect_timeout);
+
+// "PASS  name  detail" lines, aligned, each FAIL followed by "      hint: ...".
+std::string render_checks(const std::vector<Check>& checks);
+bool all_passed(const std::vector<Check>& checks);  // no FAIL (SKIP is not a failure)
+
+// The "monitors" of `cluster_id` in ceph-csi's config (a JSON array of
+// {"clusterID", "monitors": ["ADDR:PORT", ...], ...}). A monitor without a
+// port gets 6789. Throws Error (not_found, invalid_argument) naming the file,
+// the cluster and the bad entry.
+std::vector<Endpoint> monitors_from_config(const std::string& config, const std::string& cluster_id);
+
+}  // namespace netns::inspect

@@ -1,0 +1,288 @@
+#include "netns_exec/doctor.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns/nsfd.hpp"
+#include "netns/proc.hpp"
+#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/rtnl.hpp"
+#include "netns_exec/tcp_probe.hpp"
+#include "netns_exec/text_table.hpp"
+
+namespace netns::inspect {
+
+const char* status_name(CheckStatus s) noexcept {
+  switch (s) {
+    case CheckStatus::pass: return "PASS";
+    case CheckStatus::fail: return "FAIL";
+    case CheckStatus::skip: break;
+  }
+  return "SKIP";
+}
+
+namespace {
+
+constexpr std::string_view kLinkSuffix = ".net.ns";
+constexpr const char* kRecordSuffix = ".holder.json";
+
+Check pass(std::string name, std::string detail) {
+  return {std::move(name), CheckStatus::pass, std::move(detail), {}};
+}
+Check fail(std::string name, std::string detail, std::string hint) {
+  return {std::move(name), CheckStatus::fail, std::move(detail), std::move(hint)};
+}
+Check skip(std::string name, std::string detail) {
+  return {std::move(name), CheckStatus::skip, std::move(detail), {}};
+}
+
+std::string ns_text(const NsId& id) { return "net:[" + std::to_string(id.ino) + "]"; }
+
+// The directory and record name of a holder's "<dir>/<ID>.net.ns", if `path` is one.
+std::optional<std::pair<std::string, std::string>> record_location(const std::string& path) {
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.size() <= kLinkSuffix.size() ||
+      base.compare(base.size() - kLinkSuffix.size(), kLinkSuffix.size(), kLinkSuffix) != 0)
+    return std::nullopt;
+  return std::make_pair(dir, base.substr(0, base.size() - kLinkSuffix.size()) + kRecordSuffix);
+}
+
+}  // namespace
+
+FileChecks check_namespace_file(const std::string& path) {
+  FileChecks out;
+  auto& c = out.checks;
+
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) != 0) {
+    int err = errno;
+    c.push_back(fail("file exists", quote(path) + ": " + errno_text(err),
+                     "is the netns-holder pod running on this node, and is its directory "
+                     "mounted into this pod?"));
+    return out;
+  }
+  std::string what = "file";
+  if (S_ISLNK(lst.st_mode)) {
+    char target[4096];
+    ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+    what = "symlink -> " + (n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string("?"));
+  }
+  c.push_back(pass("file exists", quote(path) + " (" + what + ")"));
+
+  try {
+    out.fd = open_fd(path, O_RDONLY);
+  } catch (const Error& e) {
+    c.push_back(fail("resolves", e.message(),
+                     S_ISLNK(lst.st_mode)
+                         ? "the link names a process that is gone: the holder died; restart "
+                           "the holder pod (and check why it exited)"
+                         : "check the file's permissions"));
+    return out;
+  }
+  c.push_back(pass("resolves", "opened"));
+
+  NsId id;
+  try {
+    id = require_netns_fd(out.fd.get(), path);
+  } catch (const Error& e) {
+    c.push_back(fail("is a network namespace", e.message(), e.hint()));
+    out.fd.reset();
+    return out;
+  }
+  c.push_back(pass("is a network namespace", ns_text(id)));
+
+  NsId own = current_netns_id();
+  if (id == own)
+    c.push_back(fail("not our own namespace", "it is this process's own namespace " + ns_text(own),
+                     "the file points at the caller's namespace: work done there dies with this "
+                     "pod; point it at the holder's <ID>.net.ns"));
+  else
+    c.push_back(pass("not our own namespace", "ours is " + ns_text(own)));
+
+  auto where = record_location(path);
+  if (!where) {
+    c.push_back(skip("holder alive", "no holder record (not a holder's <ID>.net.ns link)"));
+    c.push_back(skip("identity matches", "no holder record"));
+    return out;
+  }
+  try {
+    UniqueFd dir = open_fd(where->first, O_RDONLY | O_DIRECTORY);
+    out.record = read_record_at(dir.get(), where->second, where->first + "/" + where->second);
+  } catch (const Error& e) {
+    c.push_back(fail("holder alive", e.message(), "the holder record is unreadable or malformed"));
+    return out;
+  }
+  if (!out.record) {
+    c.push_back(skip("holder alive", "no " + where->second + " next to the link"));
+    c.push_back(skip("identity matches", "no holder record"));
+    return out;
+  }
+  const HolderRecord& rec = *out.record;
+  if (rec.pidns_ino != current_pidns_id().ino) {
+    c.push_back(fail("holder alive",
+                     "the record's pid " + std::to_string(rec.pid) +
+                         " is from another pid namespace (pid:[" + std::to_string(rec.pidns_ino) +
+                         "]), not ours (pid:[" + std::to_string(current_pidns_id().ino) + "])",
+                     "run this with hostPID: true like the holder, or use the holder's --socket"));
+  } else if (auto start = pid_start_time(rec.pid); !start) {
+    c.push_back(fail("holder alive", "pid " + std::to_string(rec.pid) + " is gone",
+                     "the holder died: restart the holder pod (kubectl -n NS get pods)"));
+  } else if (*start != rec.pid_start_time) {
+    c.push_back(fail("holder alive",
+                     "pid " + std::to_string(rec.pid) + " is a different process now (pid reused)",
+                     "the holder died and its pid was reused: restart the holder pod"));
+  } else {
+    c.push_back(pass("holder alive", "pid " + std::to_string(rec.pid)));
+  }
+  if (rec.netns == id)
+    c.push_back(pass("identity matches", "record and link both name " + ns_text(id)));
+  else
+    c.push_back(fail("identity matches",
+                     "the record names " + ns_text(rec.netns) + ", the link opens " + ns_text(id),
+                     "a stale link or record: restart the holder pod so it republishes both"));
+  return out;
+}
+
+std::vector<Check> check_inside(int nsfd, std::string_view shown,
+                                const std::vector<Endpoint>& monitors,
+                                std::chrono::milliseconds connect_timeout) {
+  std::vector<Check> c;
+  RtnlClient rtnl(netlink_sockets_in_netns(nsfd, shown).route);
+  auto links = rtnl.links();
+  auto addrs = rtnl.addresses();
+
+  auto lo = std::find_if(links.begin(), links.end(), [](const Link& l) { return l.loopback; });
+  if (lo != links.end() && lo->up)
+    c.push_back(pass("lo up", "lo is up"));
+  else
+    c.push_back(fail("lo up", lo == links.end() ? "no loopback device" : "lo is down",
+                     "a pod sandbox brings lo up; this namespace was not set up by one"));
+
+  std::string found;
+  for (const auto& l : links) {
+    if (l.loopback || !l.up) continue;
+    for (const auto& a : addrs)
+      if (a.index == l.index && a.scope != "host" && a.scope != "link") {
+        found = l.name + " " + a.addr.str() + "/" + std::to_string(a.prefix);
+        break;
+      }
+    if (!found.empty()) break;
+  }
+  if (!found.empty())
+    c.push_back(pass("interface up with an address", found));
+  else
+    c.push_back(fail("interface up with an address", "no non-loopback interface is up with an address",
+                     "the storage network attachment (CNI/Multus) is missing or down in the "
+                     "holder's pod"));
+
+  if (monitors.empty()) {
+    c.push_back(skip("monitors", "none given: pass --mon ADDR:PORT or a --cluster-id whose "
+                                 "config lists monitors"));
+    return c;
+  }
+  // Routes first, then connects: a monitor without a route is reported once,
+  // on its route line, and its connect is skipped rather than failed again.
+  std::vector<bool> routed;
+  for (const auto& mon : monitors) {
+    std::string name = "route to " + mon.str();
+    auto route = rtnl.route_to(mon.addr);
+    routed.push_back(route.has_value());
+    if (!route) {
+      c.push_back(fail(name, "no route",
+                       "add a route to the monitors' network in the holder's namespace (its "
+                       "CNI/Multus configuration)"));
+    } else {
+      std::string via = route->gateway.empty() ? "direct" : "via " + route->gateway.str();
+      if (!route->dev.empty()) via += " dev " + route->dev;
+      if (!route->prefsrc.empty()) via += " src " + route->prefsrc.str();
+      c.push_back(pass(name, via));
+    }
+  }
+  for (size_t i = 0; i < monitors.size(); ++i) {
+    const Endpoint& mon = monitors[i];
+    std::string name = "connect to " + mon.str();
+    if (!routed[i]) {
+      c.push_back(skip(name, "no route (see above)"));
+      continue;
+    }
+    ProbeResult r = tcp_probe(nsfd, shown, mon, connect_timeout);
+    switch (r.outcome) {
+      case ProbeOutcome::connected: c.push_back(pass(name, r.describe())); break;
+      case ProbeOutcome::refused:
+        c.push_back(fail(name, r.describe(), "the host answers but nothing listens on that port: "
+                                             "is the monitor running, is the port right?"));
+        break;
+      case ProbeOutcome::no_route:
+        c.push_back(fail(name, r.describe(), "no route to the monitor from the holder's namespace"));
+        break;
+      case ProbeOutcome::timed_out:
+        c.push_back(fail(name, r.describe(), "packets go unanswered: a firewall, a wrong gateway, "
+                                             "or the monitor host is down"));
+        break;
+      case ProbeOutcome::error: c.push_back(fail(name, r.describe(), "")); break;
+    }
+  }
+  return c;
+}
+
+std::string render_checks(const std::vector<Check>& checks) {
+  TextTable t({}, "");
+  for (const auto& c : checks) t.add({status_name(c.status), c.name, c.detail});
+  // Hints go on their own line under the failed check, so the table is
+  // rendered row by row.
+  std::string table = t.render();
+  std::string out;
+  size_t pos = 0;
+  for (const auto& c : checks) {
+    size_t nl = table.find('\n', pos);
+    out += table.substr(pos, nl - pos + 1);
+    pos = nl + 1;
+    if (c.status == CheckStatus::fail && !c.hint.empty()) out += "      hint: " + c.hint + "\n";
+  }
+  return out;
+}
+
+bool all_passed(const std::vector<Check>& checks) {
+  return std::none_of(checks.begin(), checks.end(),
+                      [](const Check& c) { return c.status == CheckStatus::fail; });
+}
+
+std::vector<Endpoint> monitors_from_config(const std::string& config, const std::string& cluster_id) {
+  std::string text = read_file(config);
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array())
+    throw Error(Errc::invalid_argument, "ceph-csi config " + quote(config) + ": not a JSON array",
+                "the config is a JSON array of {\"clusterID\", \"monitors\", ...}");
+  for (const auto& entry : doc) {
+    if (!entry.is_object() || !entry.contains("clusterID") || !entry["clusterID"].is_string() ||
+        entry["clusterID"].get<std::string>() != cluster_id)
+      continue;
+    std::vector<Endpoint> out;
+    if (!entry.contains("monitors")) return out;
+    if (!entry["monitors"].is_array())
+      throw Error(Errc::invalid_argument, "ceph-csi config " + quote(config) + ": cluster " +
+                                              quote(cluster_id) + ": \"monitors\" is not an array");
+    for (const auto& m : entry["monitors"]) {
+      if (!m.is_string())
+        throw Error(Errc::invalid_argument, "ceph-csi config " + quote(config) + ": cluster " +
+                                                quote(cluster_id) + ": a monitor is not a string");
+      out.push_back(Endpoint::parse(m.get<std::string>(),
+                                    "ceph-csi config " + quote(config) + " monitor", 6789));
+    }
+    return out;
+  }
+  throw Error(Errc::not_found,
+              "ceph-csi config " + quote(config) + ": no cluster " + quote(cluster_id),
+              "check the clusterID in the StorageClass and the ceph-csi-config ConfigMap");
+}
+
+}  // namespace netns::inspect
