@@ -83,7 +83,13 @@ int hold(const Options& o) {
   log_line("holding net:[" + std::to_string(self.netns.ino) + "] for cluster " + quote(o.cluster_id) +
            " as pid " + std::to_string(self.pid) + "; published " + files);
 
-  int sig = pause_until_stopped(signals.get(), published.listener ? &service : nullptr);
+  int sig = 0;
+  try {
+    sig = pause_until_stopped(signals.get(), published.listener ? &service : nullptr);
+  } catch (...) {
+    withdraw(dir.get(), plan, published);  // do not leave a link to a holder about to exit
+    throw;
+  }
   std::vector<std::string> removed = withdraw(dir.get(), plan, published);
   std::string list;
   for (const auto& name : removed) list += (list.empty() ? "" : ", ") + name;

@@ -49,6 +49,8 @@ TEST(HolderPidNs, AsPid1WithSocketPublishesNoLinkAndReapsOrphanedZombies) {
   NETNS_REQUIRE_ROOT();
   TempDir tmp;
   std::string id = unique_name("reap");
+  // A link left by an earlier holder must not survive next to this holder's record.
+  ASSERT_EQ(::symlink("/proc/1/ns/net", (tmp / (id + ".net.ns")).c_str()), 0);
   Holder h(tmp.path(), id, {"--socket"}, Mode::pid1);
   ASSERT_TRUE(h.wait_ready()) << h.err();
 

@@ -178,6 +178,25 @@ TEST(HolderPublish, ForeignRecordAndStaleSocketAreReplaced) {
   EXPECT_NE(h.err().find("someone-else"), std::string::npos) << h.err();
 }
 
+TEST(HolderPublish, AFailedPublicationLeavesNothingHalfPublished) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  std::string id = unique_name("half");
+  // A directory where the link should go: the last step (the link) fails
+  // after the socket and the record were published.
+  ASSERT_EQ(::mkdir((tmp / (id + ".net.ns")).c_str(), 0755), 0);
+  auto r = netns::test::run_command({"unshare", "--net", "--", holder_test::kHolder, "--cluster-id", id,
+                                     "--dir", tmp.path(), "--socket"},
+                                    holder_test::within(10s));
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(holder_test::line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("\"" + tmp / (id + ".net.ns") + "\""), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(tmp / (id + ".holder.json")));
+  EXPECT_FALSE(exists(tmp / (id + ".net.sock")));
+  auto left = netns::test::run_command({"ls", "-A", tmp.path()});
+  EXPECT_EQ(left.out, id + ".lock\n" + id + ".net.ns\n") << "no temporary files either";
+}
+
 TEST(HolderPublish, RunningHolderHasNoStrayDescriptorsAndPinsNoDirectory) {
   NETNS_REQUIRE_ROOT();
   TempDir tmp;
