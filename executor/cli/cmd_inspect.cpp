@@ -1,0 +1,74 @@
+// netns-exec inspect SOURCE [--json] [--sockets] [--mon-ports L] [--osd-ports L]
+// Shows the namespace's identity, interfaces, addresses, routes and Ceph
+// sessions, read from inside it without spawning anything.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "command.hpp"
+#include "netns/fd.hpp"
+#include "netns_exec/inspect_report.hpp"
+#include "source_options.hpp"
+
+namespace netns::cli {
+
+namespace {
+
+// The descriptor to read: the validated one, or the caller's own namespace
+// when ceph-csi's config names no holder (the command would run here).
+UniqueFd namespace_fd(exec::ResolvedNamespace& ns) {
+  if (ns.fd) return std::move(ns.fd);
+  return open_fd("/proc/thread-self/ns/net", O_RDONLY);
+}
+
+class InspectCommand final : public Command {
+ public:
+  [[nodiscard]] const char* name() const override { return "inspect"; }
+  [[nodiscard]] const char* description() const override {
+    return "Show a namespace's identity, interfaces, routes and Ceph sessions";
+  }
+
+  void setup(CLI::App& app) override {
+    source_.add_to(app);
+    app.add_flag("--json", json_, "Print JSON (fields: executor/inspect/JSON.md)");
+    app.add_flag("--sockets", all_sockets_, "Also list every TCP and UDP socket");
+    app.add_option("--mon-ports", mon_ports_, "Monitor ports and ranges")->capture_default_str();
+    app.add_option("--osd-ports", osd_ports_, "OSD/MDS ports and ranges")->capture_default_str();
+    app.add_flag("--no-owners", no_owners_,
+                 "Do not scan /proc to tell kernel sockets from processes' sockets");
+  }
+
+  int run() override {
+    inspect::CollectOptions options;
+    options.ports.mon = inspect::parse_port_ranges(mon_ports_, "--mon-ports");
+    options.ports.osd = inspect::parse_port_ranges(osd_ports_, "--osd-ports");
+    options.find_owners = !no_owners_;
+
+    exec::ResolvedNamespace ns = resolve_source(source_);
+    inspect::Identity identity{ns.path, ns.cluster_id, ns.id, ns.record};
+    std::string shown = ns.path.empty() ? "own network namespace" : ns.path;
+    UniqueFd fd = namespace_fd(ns);
+    auto report = inspect::collect_report(fd.get(), shown, std::move(identity), options);
+
+    std::string out = json_ ? inspect::render_json(report, all_sockets_).dump(2) + "\n"
+                            : inspect::render_table(report, all_sockets_);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : 1;
+  }
+
+ private:
+  SourceOptions source_;
+  bool json_ = false;
+  bool all_sockets_ = false;
+  bool no_owners_ = false;
+  std::string mon_ports_ = "3300,6789";
+  std::string osd_ports_ = "6800-7568";
+};
+
+}  // namespace
+}  // namespace netns::cli
+
+using netns::cli::InspectCommand;
+NETNS_CLI_REGISTER(InspectCommand)

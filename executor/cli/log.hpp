@@ -1,0 +1,23 @@
+#pragma once
+// netns-exec logs to stderr (stdout belongs to the command or to --json), as
+// text or one JSON object per line. Every message passes exec::redact().
+#include <string_view>
+
+#include "netns/error.hpp"
+
+namespace netns::cli {
+
+// format: "text" or "json"; level: trace, debug, info, warn, error, off.
+// Throws Error(invalid_argument) for an unknown format or level.
+void setup_logging(std::string_view format, std::string_view level);
+
+// setup_logging("text", "info") unless logging is set up already.
+void ensure_logging();
+
+void log_info(std::string_view message);
+void log_warn(std::string_view message);
+// The one line main() logs for a failed executor step (exit 125).
+void log_error(const Error& error);
+void log_error(std::string_view message);
+
+}  // namespace netns::cli

@@ -1,0 +1,72 @@
+// netns-exec: run commands inside a netns-holder's network namespace.
+// Subcommands register themselves (command.hpp); the nsenter-compatible form
+// is recognised before CLI11 sees the arguments. The one place that logs an
+// executor failure and maps it to exit 125.
+#include <exception>
+
+#include "command.hpp"
+#include "log.hpp"
+#include "netns/error.hpp"
+#include "nsenter_mode.hpp"
+
+namespace netns::cli {
+
+namespace {
+Globals g_globals;
+
+int cli_main(int argc, char** argv) {
+  if (is_nsenter_invocation(argc, argv)) return nsenter_main(argc, argv);
+
+  CLI::App app{"Run commands inside a netns-holder's network namespace.\n"
+               "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
+               "netns-exec"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_option("--log-format", g_globals.log_format, "Log format on stderr: text or json")
+      ->capture_default_str();
+  app.add_option("--log-level", g_globals.log_level,
+                 "trace, debug, info, warn, error or off")
+      ->capture_default_str();
+
+  auto commands = make_commands();
+  std::vector<std::pair<CLI::App*, Command*>> subs;
+  for (auto& command : commands) {
+    CLI::App* sub = app.add_subcommand(command->name(), command->description());
+    command->setup(*sub);
+    subs.emplace_back(sub, command.get());
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    setup_logging("text", "info");
+    log_error(std::string(e.what()) + " (see netns-exec --help)");
+    return kExitExecutorFailed;
+  }
+  setup_logging(g_globals.log_format, g_globals.log_level);
+  for (auto& [sub, command] : subs)
+    if (sub->parsed()) return command->run();
+  return kExitExecutorFailed;
+}
+}  // namespace
+
+const Globals& globals() { return g_globals; }
+
+}  // namespace netns::cli
+
+int main(int argc, char** argv) {
+  using namespace netns::cli;
+  try {
+    return cli_main(argc, argv);
+  } catch (const netns::Error& e) {
+    // Also before logging was set up (a bad --log-format): spdlog's own
+    // default logger would write to stdout, which belongs to the command.
+    ensure_logging();
+    log_error(e);
+  } catch (const std::exception& e) {
+    ensure_logging();
+    log_error(e.what());
+  }
+  return kExitExecutorFailed;
+}

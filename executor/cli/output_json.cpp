@@ -1,0 +1,89 @@
+#include "output_json.hpp"
+
+#include <cstdio>
+
+#include "command.hpp"
+#include "netns_exec/redact.hpp"
+
+namespace netns::cli {
+
+namespace {
+const char* kind_name(spawn::Outcome::Kind kind) {
+  switch (kind) {
+    case spawn::Outcome::Kind::exited: return "exited";
+    case spawn::Outcome::Kind::signalled: return "signalled";
+    case spawn::Outcome::Kind::timed_out: return "timed_out";
+    case spawn::Outcome::Kind::spawn_failed: return "spawn_failed";
+  }
+  return "unknown";
+}
+
+nlohmann::json stream_json(const spawn::CapturedOutput& out) {
+  return {{"data", exec::redact(out.data)},
+          {"total_bytes", out.total_bytes},
+          {"truncated", out.truncated}};
+}
+}  // namespace
+
+nlohmann::json namespace_json(const exec::ResolvedNamespace& ns) {
+  nlohmann::json j{{"dev", ns.id.dev},
+                   {"ino", ns.id.ino},
+                   {"own_namespace", ns.own_namespace},
+                   {"path", ns.path},
+                   {"cluster_id", ns.cluster_id},
+                   {"description", ns.describe()}};
+  if (ns.record) {
+    j["holder"] = {{"pid", ns.record->pid},
+                   {"pid_start_time", ns.record->pid_start_time},
+                   {"created_unix", ns.record->created_unix}};
+  } else {
+    j["holder"] = nullptr;
+  }
+  return j;
+}
+
+nlohmann::json outcome_json(const spawn::Outcome& o) {
+  nlohmann::json j{{"kind", kind_name(o.kind)}, {"description", o.describe()}};
+  switch (o.kind) {
+    case spawn::Outcome::Kind::exited: j["exit_code"] = o.exit_code; break;
+    case spawn::Outcome::Kind::signalled:
+    case spawn::Outcome::Kind::timed_out: j["signal"] = o.signal; break;
+    case spawn::Outcome::Kind::spawn_failed:
+      j["stage"] = spawn::stage_name(o.stage);
+      j["errno"] = o.error;
+      break;
+  }
+  return j;
+}
+
+nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
+                           const std::vector<std::string>& argv) {
+  return {{"command", exec::redact_argv(argv)},
+          {"netns", namespace_json(ns)},
+          {"outcome", outcome_json(r.result.outcome)},
+          {"exit_code", r.exit_code()},
+          {"pid", r.result.pid},
+          {"elapsed_ms",
+           std::chrono::duration_cast<std::chrono::milliseconds>(r.result.elapsed).count()},
+          {"stdout", stream_json(r.result.out)},
+          {"stderr", stream_json(r.result.err)}};
+}
+
+nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv) {
+  return {{"command", exec::redact_argv(argv)},
+          {"exit_code", kExitExecutorFailed},
+          {"error",
+           {{"code", errc_name(e.code())},
+            {"message", exec::redact(e.message())},
+            {"hint", exec::redact(e.hint())},
+            {"errno", e.sys_errno()}}}};
+}
+
+void print_json(const nlohmann::json& doc) {
+  std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace netns::cli

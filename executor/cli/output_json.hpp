@@ -1,0 +1,25 @@
+#pragma once
+// The --json documents netns-exec prints on stdout. Every string in them that
+// could carry a secret (command line, output, messages) is redacted.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "netns/error.hpp"
+#include "netns_exec/executor.hpp"
+
+namespace netns::cli {
+
+nlohmann::json namespace_json(const exec::ResolvedNamespace& ns);
+nlohmann::json outcome_json(const spawn::Outcome& outcome);
+// {"command", "netns", "outcome", "exit_code", "stdout", "stderr", ...}
+nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
+                           const std::vector<std::string>& argv);
+// {"command", "exit_code": 125, "error": {"code", "message", "hint", "errno"}}
+nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv);
+
+// One line on stdout; invalid UTF-8 in output is replaced, not fatal.
+void print_json(const nlohmann::json& doc);
+
+}  // namespace netns::cli

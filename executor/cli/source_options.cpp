@@ -1,0 +1,54 @@
+#include "source_options.hpp"
+
+#include "netns/duration.hpp"
+#include "netns/error.hpp"
+
+namespace netns::cli {
+
+void SourceOptions::add_to(CLI::App& app) {
+  auto* group = app.add_option_group("SOURCE", "Where the network namespace comes from (one of)");
+  auto* n = group->add_option("--netns", netns,
+                              "Namespace file: a holder's <ID>.net.ns, /run/netns/NAME, "
+                              "/proc/PID/ns/net");
+  auto* c = group->add_option("--cluster-id", cluster_id,
+                              "Look up netNamespaceFilePath for this cluster in ceph-csi's config");
+  auto* s = group->add_option("--socket", socket, "Ask a holder's <ID>.net.sock for the namespace");
+  n->excludes(c, s);
+  c->excludes(s);
+  group->add_option("--config", config, "ceph-csi cluster config (with --cluster-id)")
+      ->capture_default_str();
+  group->add_option("--kind", kind, "Which netNamespaceFilePath: rbd, cephfs or nfs")
+      ->capture_default_str();
+  group->add_option("--wait-holder", wait_holder,
+                    "Wait this long for a missing holder file (300ms, 10s, 2m)")
+      ->capture_default_str();
+  group->add_option("--identity", identity,
+                    "Holder record check: require, if-present or off")
+      ->capture_default_str();
+  group->add_flag("--allow-own-netns", allow_own_netns,
+                  "Accept the caller's own network namespace");
+}
+
+exec::Source SourceOptions::source() const {
+  int given = !netns.empty() + !cluster_id.empty() + !socket.empty();
+  if (given != 1)
+    throw Error(Errc::invalid_argument,
+                "give exactly one namespace source: --netns PATH, --cluster-id ID or --socket PATH");
+  if (!netns.empty()) return exec::Source::netns_path(netns);
+  if (!socket.empty()) return exec::Source::socket(socket);
+  return exec::Source::cluster(cluster_id, config, exec::parse_config_kind(kind));
+}
+
+exec::ResolveOptions SourceOptions::resolve_options() const {
+  exec::ResolveOptions out;
+  out.wait_holder = parse_duration(wait_holder, "--wait-holder");
+  out.identity = exec::parse_identity_policy(identity);
+  out.allow_own_netns = allow_own_netns;
+  return out;
+}
+
+exec::ResolvedNamespace resolve_source(const SourceOptions& options) {
+  return exec::resolve(options.source(), options.resolve_options());
+}
+
+}  // namespace netns::cli

@@ -1,0 +1,37 @@
+#pragma once
+// The SOURCE option group every namespace-using subcommand shares, and the one
+// function that turns it into a validated descriptor:
+//   --netns PATH | --cluster-id ID [--config FILE] [--kind rbd|cephfs|nfs] | --socket PATH
+//   [--wait-holder DURATION] [--identity require|if-present|off] [--allow-own-netns]
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "netns_exec/source.hpp"
+
+namespace netns::cli {
+
+struct SourceOptions {
+  std::string netns;
+  std::string cluster_id;
+  std::string config = exec::kDefaultCephCsiConfig;
+  std::string kind = "rbd";
+  std::string socket;
+  std::string wait_holder = "0s";
+  std::string identity = "if-present";
+  bool allow_own_netns = false;
+
+  // Adds the group "SOURCE" to `app`.
+  void add_to(CLI::App& app);
+
+  // Throws Error(invalid_argument) unless exactly one of --netns,
+  // --cluster-id, --socket was given, or for a bad --kind/--wait-holder/--identity.
+  [[nodiscard]] exec::Source source() const;
+  [[nodiscard]] exec::ResolveOptions resolve_options() const;
+};
+
+// source() + resolve_options() + exec::resolve(): the validated namespace, or
+// a netns::Error (exit 125) naming cluster/path, step, errno text and hint.
+exec::ResolvedNamespace resolve_source(const SourceOptions& options);
+
+}  // namespace netns::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The one redaction used on every path that shows a command or its output in
+// an error, a log line or JSON: values of key=..., secret=... (also inside
+// comma-separated mount options such as name=admin,secret=AQB...), --key V,
+// --key=V, --secret V and --secret=V become "<redacted>". Keyfile paths
+// (--keyfile, secretfile=) are shown; their contents are never read.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netns::exec {
+
+inline constexpr std::string_view kRedacted = "<redacted>";
+
+// Free text: a message, a line of output, a joined command line.
+std::string redact(std::string_view text);
+
+// An argv: like redact() on each element, and the element after a bare
+// "--key" or "--secret" is replaced whole.
+std::vector<std::string> redact_argv(const std::vector<std::string>& argv);
+
+// redact_argv, joined with spaces and each element quoted when needed, for
+// one-line display.
+std::string redacted_command_line(const std::vector<std::string>& argv);
+
+}  // namespace netns::exec

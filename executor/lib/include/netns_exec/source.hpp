@@ -1,0 +1,84 @@
+#pragma once
+// Where the namespace comes from, and turning that into one validated
+// descriptor. Policy lives here; the mechanism (opening, nsfs checks, the
+// holder record, fd passing) is in netns_common.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "netns/holder_record.hpp"
+#include "netns/nsfd.hpp"
+#include "netns/unique_fd.hpp"
+
+namespace netns::exec {
+
+inline constexpr const char* kDefaultCephCsiConfig = "/etc/ceph-csi-config/config.json";
+
+// Which netNamespaceFilePath of a ceph-csi cluster entry applies.
+enum class ConfigKind { rbd, cephfs, nfs };
+// "rbd", "cephfs", "nfs"; throws Error(invalid_argument) for anything else.
+ConfigKind parse_config_kind(std::string_view text);
+const char* config_kind_name(ConfigKind kind) noexcept;
+
+// How much of the holder's record must vouch for the namespace that was opened.
+//   require     the record must exist and match
+//   if_present  a record next to the link must match; no record is fine (default)
+//   off         the record is not read (the nsfs and own-namespace checks still apply)
+enum class IdentityPolicy { require, if_present, off };
+IdentityPolicy parse_identity_policy(std::string_view text);  // "require|if-present|off"
+const char* identity_policy_name(IdentityPolicy policy) noexcept;
+
+struct Source {
+  enum class Kind { path, cluster, socket };
+  Kind kind = Kind::path;
+  std::string path;        // path: the namespace file; socket: the holder's socket
+  std::string cluster_id;  // cluster: the ID to look up
+  std::string config = kDefaultCephCsiConfig;
+  ConfigKind config_kind = ConfigKind::rbd;
+
+  static Source netns_path(std::string path);
+  static Source cluster(std::string id, std::string config = kDefaultCephCsiConfig,
+                        ConfigKind kind = ConfigKind::rbd);
+  static Source socket(std::string path);
+
+  // "netns \"/x/a.net.ns\"", "cluster \"a\" (rbd, \"/etc/...\")", "socket \"...\"".
+  [[nodiscard]] std::string describe() const;
+};
+
+struct ResolveOptions {
+  // How long a missing namespace file or socket is waited for (0: not at all).
+  std::chrono::nanoseconds wait_holder{0};
+  IdentityPolicy identity = IdentityPolicy::if_present;
+  // Accept the caller's own network namespace (normally a misconfiguration:
+  // work done there dies with the plugin pod).
+  bool allow_own_netns = false;
+};
+
+// The outcome of resolving a Source: either a validated namespace descriptor,
+// or "no holder configured" (ceph-csi's empty netNamespaceFilePath), in which
+// case the command runs in the caller's own namespace.
+struct ResolvedNamespace {
+  UniqueFd fd;          // the validated descriptor; empty when own_namespace
+  NsId id;              // identity of fd (or of the caller's namespace)
+  bool own_namespace = false;  // true: no holder configured, run where we are
+  std::string path;     // the file or socket the descriptor came from ("" if none)
+  std::string cluster_id;  // given or derived from the file name ("" if unknown)
+  std::optional<HolderRecord> record;  // the record that vouched for fd, if any
+
+  // One line for logs and JSON: where, which namespace, who vouched for it.
+  [[nodiscard]] std::string describe() const;
+};
+
+// Opens the namespace once and validates the descriptor: on nsfs, a network
+// namespace, not the caller's own (unless allowed), and the identity policy.
+// The descriptor returned is the one that was validated; enter that one.
+// Throws netns::Error naming the cluster ID and/or path, the failed step, the
+// errno text and what to check.
+ResolvedNamespace resolve(const Source& source, const ResolveOptions& options = {});
+
+// The ceph-csi config lookup on its own: the netNamespaceFilePath for `id`
+// and `kind` in the JSON file `config`, "" when empty or absent. Throws for a
+// missing file, malformed JSON, an invalid or absent cluster ID.
+std::string lookup_netns_path(const std::string& config, const std::string& id, ConfigKind kind);
+
+}  // namespace netns::exec

@@ -1,0 +1,16 @@
+#pragma once
+// Does a holder record vouch for the namespace we opened?
+#include <string>
+
+#include "netns/holder_record.hpp"
+#include "netns/nsfd.hpp"
+
+namespace netns::exec::detail {
+
+// Throws Error(identity_mismatch or stale_holder) unless `record` describes a
+// live holder, in our pid namespace and boot, for `cluster_id`, whose network
+// namespace is `opened`. `shown` names the record file.
+void check_record(const HolderRecord& record, const std::string& cluster_id, NsId opened,
+                  const std::string& shown);
+
+}  // namespace netns::exec::detail
