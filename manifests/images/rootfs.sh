@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Lays out the files an image adds, as a directory tree. The Containerfiles run
+# it in their build stage and copy the tree into the image; the end-to-end
+# tests run it to make the rootfs of a runc bundle. One script, so the image
+# and the tested bundle cannot differ.
+#
+#   rootfs.sh holder OUT NETNS_HOLDER NETNS_EXEC
+#       OUT/usr/bin/netns-holder   (static)
+#       OUT/usr/bin/netns-exec     (for the preStop guard) and the shared
+#                                  libraries it needs, at their own paths:
+#                                  the holder image is FROM scratch, so
+#                                  nothing else is there to clash with.
+#   rootfs.sh plugin OUT NETNS_EXEC [--no-nsenter]
+#       OUT/opt/netns-exec/bin/netns-exec, OUT/opt/netns-exec/lib/* (its
+#       libraries and dynamic loader, private: the ceph-csi image has another
+#       glibc), OUT/usr/local/bin/netns-exec (a launcher) and, unless
+#       --no-nsenter, OUT/usr/local/bin/nsenter -> netns-exec, so ceph-csi's
+#       `nsenter --net=<netNamespaceFilePath> -- rbd map ...` runs netns-exec.
+#   rootfs.sh add-binary OUT PATH
+#       PATH and its libraries at their own paths (tests use it to add /bin/sh).
+set -euo pipefail
+
+die() { echo "rootfs.sh: $*" >&2; exit 1; }
+
+# The shared objects a dynamic executable loads, one absolute path a line,
+# the dynamic loader included; nothing for a static one.
+libraries_of() {
+  local bin=$1 out
+  out=$(ldd "$bin" 2>&1) || { [[ $out == *"not a dynamic executable"* || $out == *"statically linked"* ]] && return 0; die "ldd $bin: $out"; }
+  [[ $out == *"statically linked"* ]] && return 0
+  awk '/=> \// { print $3; next } /^\t\// { print $1 }' <<<"$out"
+}
+
+copy_to() {  # SRC DEST: file contents (symlinks followed), mode kept
+  mkdir -p "$(dirname "$2")"
+  cp -L --preserve=mode "$1" "$2"
+}
+
+add_binary() {  # OUT BIN DEST_PATH: binary + libraries at their own paths
+  local out=$1 bin=$2 dest=$3 lib
+  [ -x "$bin" ] || die "$bin is not an executable file"
+  copy_to "$bin" "$out$dest"
+  while read -r lib; do
+    [ -n "$lib" ] && copy_to "$lib" "$out$lib"
+  done < <(libraries_of "$bin")
+}
+
+holder() {
+  local out=$1 holder_bin=$2 exec_bin=$3
+  [ -x "$holder_bin" ] || die "$holder_bin is not an executable file"
+  if [ -n "$(libraries_of "$holder_bin")" ]; then
+    die "$holder_bin is dynamically linked; the holder image wants the static build"
+  fi
+  copy_to "$holder_bin" "$out/usr/bin/netns-holder"
+  add_binary "$out" "$exec_bin" /usr/bin/netns-exec
+  # Directories the pod's mounts land on (a FROM scratch image has none).
+  mkdir -p "$out/proc" "$out/dev" "$out/sys" "$out/tmp" "$out/var/lib/kubelet/plugins"
+}
+
+plugin() {
+  local out=$1 exec_bin=$2 nsenter=${3:-}
+  local prefix=/opt/netns-exec lib loader=""
+  copy_to "$exec_bin" "$out$prefix/bin/netns-exec"
+  while read -r lib; do
+    [ -n "$lib" ] || continue
+    copy_to "$lib" "$out$prefix/lib/$(basename "$lib")"
+    [[ $(basename "$lib") == ld-linux* ]] && loader=$(basename "$lib")
+  done < <(libraries_of "$exec_bin")
+  mkdir -p "$out/usr/local/bin"
+  if [ -n "$loader" ]; then
+    # Our own loader and libraries, whatever glibc the base image has; --argv0
+    # keeps the name the caller used (netns-exec switches to its nsenter form
+    # when called as nsenter).
+    cat >"$out/usr/local/bin/netns-exec" <<LAUNCHER
+#!/bin/sh
+exec $prefix/lib/$loader --library-path $prefix/lib --argv0 "\$0" $prefix/bin/netns-exec "\$@"
+LAUNCHER
+    chmod 0755 "$out/usr/local/bin/netns-exec"
+  else
+    ln -sf "$prefix/bin/netns-exec" "$out/usr/local/bin/netns-exec"
+  fi
+  if [ "$nsenter" != --no-nsenter ]; then
+    ln -sf netns-exec "$out/usr/local/bin/nsenter"
+  fi
+}
+
+cmd=${1:-}
+case "$cmd" in
+  holder) [ $# -eq 4 ] || die "usage: rootfs.sh holder OUT NETNS_HOLDER NETNS_EXEC"; holder "$2" "$3" "$4" ;;
+  plugin) [ $# -ge 3 ] && [ $# -le 4 ] || die "usage: rootfs.sh plugin OUT NETNS_EXEC [--no-nsenter]"; plugin "$2" "$3" "${4:-}" ;;
+  add-binary) [ $# -eq 3 ] || die "usage: rootfs.sh add-binary OUT PATH"; add_binary "$2" "$3" "$3" ;;
+  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac

@@ -1,0 +1,195 @@
+// The holder DaemonSet's security context is not a guess: the holder image's
+// tree (manifests/images/rootfs.sh) runs here the way a container runtime
+// would run it for that DaemonSet: joined to a "pod sandbox" with its own
+// network and mount namespaces, a read-only root with the kubelet plugin
+// directory bind-mounted writable, uid 0 with every capability dropped and
+// no_new_privs. The holder must publish, and `netns-holder check` (the probes)
+// must pass, with nothing added back.
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "netns/fd.hpp"
+#include "netns/test/support.hpp"
+
+#if defined(NETNS_HOLDER_BIN) && defined(NETNS_EXEC_BIN)
+
+namespace {
+
+using namespace netns::test;
+
+constexpr const char* kPodDir = "/var/lib/kubelet/plugins/rbd.csi.ceph.com";
+
+// Leaves the forked child with a message and no allocation.
+[[noreturn]] void child_fail(const char* what) {
+  (void)!::write(2, what, std::char_traits<char>::length(what));
+  (void)!::write(2, "\n", 1);
+  ::_exit(120);
+}
+
+// The holder image's files plus a writable "hostPath" directory, and a pod
+// sandbox process that owns a network and a mount namespace in which the
+// image's root is read-only and the directory is mounted at kPodDir.
+class Pod {
+ public:
+  Pod() {
+    root_ = tmp_ / "rootfs";
+    host_dir_ = tmp_ / "host-plugin-dir";
+    auto made = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "holder",
+                             root_, NETNS_HOLDER_BIN, NETNS_EXEC_BIN});
+    if (!made.ok()) throw std::runtime_error("rootfs.sh: " + made.describe());
+    run_command({"mkdir", "-p", root_ + kPodDir, host_dir_});
+    ::chmod(host_dir_.c_str(), 0755);
+    const std::string ready = tmp_ / "ready";
+    const std::string script =
+        "set -e\n"
+        "mount --bind \"$1\" \"$1\"\n"
+        "mount -o remount,bind,ro \"$1\"\n"
+        "mount --bind \"$2\" \"$1" + std::string(kPodDir) + "\"\n"
+        "mount -t proc proc \"$1/proc\"\n"
+        "touch \"$3\"\n"
+        "exec sleep 600\n";
+    sandbox_ = std::make_unique<Process>(std::vector<std::string>{
+        "unshare", "--net", "--mount", "--propagation", "private", "--", "sh", "-c", script,
+        "sandbox", root_, host_dir_, ready});
+    if (!wait_until([&] { return ::access(ready.c_str(), F_OK) == 0; }, 10s)) {
+      throw std::runtime_error("pod sandbox did not start: " + sandbox_->err());
+    }
+    const std::string proc = "/proc/" + std::to_string(sandbox_->pid()) + "/ns/";
+    net_ = netns::open_fd(proc + "net", O_RDONLY);
+    mnt_ = netns::open_fd(proc + "mnt", O_RDONLY);
+  }
+
+  // What a container runtime does for a container of this pod: join the
+  // sandbox's namespaces, enter the image's root, drop every capability.
+  std::function<void()> container(bool drop_caps = true) const {
+    const int net = net_.get(), mnt = mnt_.get();
+    const char* root = root_.c_str();
+    return [net, mnt, root, drop_caps] {
+      if (::setns(net, CLONE_NEWNET) != 0) child_fail("setns net");
+      if (::setns(mnt, CLONE_NEWNS) != 0) child_fail("setns mnt");
+      if (::chroot(root) != 0 || ::chdir("/") != 0) child_fail("chroot");
+      if (!drop_caps) return;
+      if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail("no_new_privs");
+      for (unsigned long cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+      ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+      __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+      __user_cap_data_struct data[2] = {};
+      if (::syscall(SYS_capset, &header, data) != 0) child_fail("capset");
+    };
+  }
+
+  [[nodiscard]] const std::string& host_dir() const { return host_dir_; }
+
+ private:
+  TempDir tmp_;
+  std::string root_, host_dir_;
+  std::unique_ptr<Process> sandbox_;
+  netns::UniqueFd net_, mnt_;
+};
+
+std::string status_field(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) {
+      std::string value = line.substr(field.size() + 1);
+      value.erase(0, value.find_first_not_of(" \t"));
+      return value;
+    }
+  }
+  return "";
+}
+
+std::vector<std::string> holder_argv(const std::string& id, bool socket) {
+  std::vector<std::string> argv = {"/usr/bin/netns-holder", "--cluster-id", id, "--dir", kPodDir};
+  if (socket) argv.insert(argv.end(), {"--socket", "--allow-uid", "0"});
+  return argv;
+}
+
+void expect_holds_without_capabilities(bool socket) {
+  Pod pod;
+  const std::string id = unique_name("caps");
+  Process holder(holder_argv(id, socket), pod.container());
+  const std::string record = pod.host_dir() + "/" + id + ".holder.json";
+  ASSERT_TRUE(wait_until([&] { return ::access(record.c_str(), F_OK) == 0; }, 10s))
+      << "holder did not publish with every capability dropped: " << holder.err();
+  EXPECT_EQ(status_field(holder.pid(), "CapEff"), "0000000000000000");
+  EXPECT_EQ(status_field(holder.pid(), "CapPrm"), "0000000000000000");
+  EXPECT_EQ(status_field(holder.pid(), "CapBnd"), "0000000000000000");
+  EXPECT_EQ(status_field(holder.pid(), "NoNewPrivs"), "1");
+  if (socket) {
+    struct stat st {};
+    EXPECT_EQ(::lstat((pod.host_dir() + "/" + id + ".net.sock").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISSOCK(st.st_mode));
+  }
+
+  // The readiness/liveness probe, as the kubelet execs it in the container.
+  // The record is published before the link and the socket, so like the
+  // kubelet's readiness probe we retry until the holder has finished.
+  RunOptions in_container;
+  in_container.child_setup = pod.container();
+  RunResult check;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        check = run_command({"/usr/bin/netns-holder", "check", "--cluster-id", id, "--dir", kPodDir},
+                            in_container);
+        return check.ok();
+      },
+      10s, 50ms))
+      << check.describe();
+
+  holder.kill(SIGTERM);
+  auto status = holder.wait(10s);
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << holder.err();
+  EXPECT_NE(::access(record.c_str(), F_OK), 0) << "the holder left its record behind";
+}
+
+}  // namespace
+
+TEST(HolderSecurityContext, SymlinkModeNeedsNoCapability) {
+  NETNS_REQUIRE_ROOT();
+  expect_holds_without_capabilities(false);
+}
+
+TEST(HolderSecurityContext, SocketModeNeedsNoCapability) {
+  NETNS_REQUIRE_ROOT();
+  expect_holds_without_capabilities(true);
+}
+
+// The control that shows the capabilities really are gone: a directory that
+// uid 0 may only write with CAP_DAC_OVERRIDE is writable for the holder with
+// its capabilities, and refused without them.
+TEST(HolderSecurityContext, DroppedCapabilitiesAreReallyDropped) {
+  NETNS_REQUIRE_ROOT();
+  Pod pod;
+  ASSERT_EQ(::chown(pod.host_dir().c_str(), 1, 1), 0);
+
+  const std::string with_caps = unique_name("with");
+  Process privileged(holder_argv(with_caps, false), pod.container(false));
+  const std::string record = pod.host_dir() + "/" + with_caps + ".holder.json";
+  EXPECT_TRUE(wait_until([&] { return ::access(record.c_str(), F_OK) == 0; }, 10s))
+      << privileged.err();
+  privileged.kill(SIGTERM);
+  (void)privileged.wait(10s);
+
+  Process dropped(holder_argv(unique_name("without"), false), pod.container());
+  auto status = dropped.wait(10s);
+  ASSERT_TRUE(status.has_value()) << "the holder without CAP_DAC_OVERRIDE kept running";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0);
+  EXPECT_NE(dropped.err().find("Permission denied"), std::string::npos) << dropped.err();
+}
+
+#else
+TEST(HolderSecurityContext, NeedsTheBinaries) { GTEST_SKIP() << "netns-holder or netns-exec not built"; }
+#endif
