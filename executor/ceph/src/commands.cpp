@@ -1,1 +1,222 @@
-#include "netns_exec/ceph.hpp"
+// The commands, built as ceph-csi builds them (internal/rbd/rbd_attach.go,
+// internal/cephfs/mounter/{kernel,fuse}.go), with one difference: a key
+// given by value is read from stdin, never put on argv.
+#include "commands.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "netns/error.hpp"
+
+namespace netns::ceph {
+
+namespace detail {
+
+namespace {
+
+[[noreturn]] void invalid(std::string_view field, std::string_view value, std::string_view rule) {
+  throw Error(Errc::invalid_argument,
+              std::string(field) + " " + quote(value) + ": " + std::string(rule));
+}
+
+void require_nonempty(std::string_view field, std::string_view value) {
+  if (value.empty()) throw Error(Errc::invalid_argument, std::string(field) + " is empty");
+}
+
+void require_no_control(std::string_view field, std::string_view value) {
+  for (char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      invalid(field, value, "contains a control character");
+}
+
+// A pool, namespace, image or snapshot name: one component of an image spec.
+void check_spec_component(std::string_view field, std::string_view value, bool required) {
+  if (required) require_nonempty(field, value);
+  require_no_control(field, value);
+  if (value.find_first_of("/@") != std::string_view::npos)
+    invalid(field, value, "must not contain '/' or '@'");
+  if (!value.empty() && value.front() == '-')
+    invalid(field, value, "must not start with '-' (it would be read as an option)");
+}
+
+// A value placed inside a comma-separated -o list must not add options.
+void check_option_value(std::string_view field, std::string_view value) {
+  require_no_control(field, value);
+  if (value.find_first_of(", ") != std::string_view::npos)
+    invalid(field, value, "must not contain ',' or spaces (it would add mount options)");
+}
+
+void check_path(std::string_view field, std::string_view value) {
+  require_nonempty(field, value);
+  require_no_control(field, value);
+  if (value.front() != '/') invalid(field, value, "must be an absolute path");
+}
+
+void check_monitors(const std::vector<std::string>& monitors) {
+  if (monitors.empty()) throw Error(Errc::invalid_argument, "no monitors given");
+  for (const auto& m : monitors) {
+    require_nonempty("monitor", m);
+    require_no_control("monitor", m);
+    if (m.find(' ') != std::string::npos || m.front() == '-')
+      invalid("monitor", m, "must be an address such as 10.0.0.1:6789");
+  }
+}
+
+void check_credentials(const Credentials& c) {
+  require_nonempty("cephx user ID", c.id);
+  check_option_value("cephx user ID", c.id);
+  if (c.id.rfind("client.", 0) == 0)
+    invalid("cephx user ID", c.id, "give the ID without the \"client.\" prefix");
+  if (c.key.has_value() == !c.keyfile.empty())
+    throw Error(Errc::invalid_argument,
+                "credentials for " + quote(c.id) + ": give exactly one of a key file or a key");
+  if (c.key) {
+    require_nonempty("key", *c.key);
+  } else {
+    check_path("key file", c.keyfile);
+    check_option_value("key file", c.keyfile);
+  }
+}
+
+std::string join(const std::vector<std::string>& items, char sep) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+std::string keyfile_of(const Credentials& c) { return c.key ? kStdinPath : c.keyfile; }
+
+// Appends ",extra" unless extra is empty.
+void add_options(std::string& options, std::string_view extra) {
+  if (extra.empty()) return;
+  if (!options.empty()) options += ',';
+  options += extra;
+}
+
+}  // namespace
+
+void validate(const MapRequest& r) {
+  check_spec_component("pool", r.pool, true);
+  check_spec_component("RADOS namespace", r.rados_namespace, false);
+  check_spec_component("image", r.image, true);
+  check_spec_component("snapshot", r.snapshot, false);
+  check_monitors(r.monitors);
+  check_credentials(r.credentials);
+  require_no_control("map options", r.map_options);
+}
+
+void validate(const UnmapRequest& r) {
+  require_nonempty("device or image spec", r.device_or_spec);
+  require_no_control("device or image spec", r.device_or_spec);
+  if (r.device_or_spec.front() == '-')
+    invalid("device or image spec", r.device_or_spec, "must not start with '-'");
+  require_no_control("unmap options", r.unmap_options);
+}
+
+void validate(const CephfsMountRequest& r) {
+  check_monitors(r.monitors);
+  check_path("CephFS root path", r.root_path);
+  check_path("mount point", r.target);
+  check_credentials(r.credentials);
+  check_option_value("file system name", r.fs_name);
+  require_no_control("mount options", r.mount_options);
+  if (!r.ceph_conf.empty()) check_path("ceph.conf", r.ceph_conf);
+}
+
+void validate(const NfsMountRequest& r) {
+  require_nonempty("NFS server", r.server);
+  require_no_control("NFS server", r.server);
+  if (r.server.front() == '-') invalid("NFS server", r.server, "must not start with '-'");
+  check_path("NFS export path", r.export_path);
+  check_path("mount point", r.target);
+  require_no_control("mount options", r.mount_options);
+}
+
+void validate(const UmountRequest& r) { check_path("mount point", r.target); }
+
+std::optional<std::string> stdin_secret(const Credentials& credentials) {
+  return credentials.key;
+}
+
+}  // namespace detail
+
+std::string MapRequest::image_spec() const {
+  std::string spec = pool + "/";
+  if (!rados_namespace.empty()) spec += rados_namespace + "/";
+  spec += image;
+  if (!snapshot.empty()) spec += "@" + snapshot;
+  return spec;
+}
+
+std::vector<std::string> map_argv(const MapRequest& r, const Target& target,
+                                  const Settings& settings) {
+  detail::validate(r);
+  std::vector<std::string> argv = {settings.rbd,
+                                   "--id",
+                                   r.credentials.id,
+                                   "-m",
+                                   detail::join(r.monitors, ','),
+                                   "--keyfile=" + detail::keyfile_of(r.credentials),
+                                   "map",
+                                   r.image_spec(),
+                                   "--device-type",
+                                   "krbd"};
+  // Outside the initial network namespace udev events do not reach rbd, which
+  // would then wait for a device node forever (ceph-csi does the same).
+  if (!target.initial_netns) argv.insert(argv.end(), {"--options", "noudev"});
+  // Appended last, so that the user's options can override ours.
+  if (!r.map_options.empty()) argv.insert(argv.end(), {"--options", r.map_options});
+  if (r.read_only) argv.emplace_back("--read-only");
+  return argv;
+}
+
+std::vector<std::string> unmap_argv(const UnmapRequest& r, const Target& target,
+                                    const Settings& settings) {
+  detail::validate(r);
+  std::vector<std::string> argv = {settings.rbd, "unmap", r.device_or_spec, "--device-type", "krbd"};
+  if (!target.initial_netns) argv.insert(argv.end(), {"--options", "noudev"});
+  if (!r.unmap_options.empty()) argv.insert(argv.end(), {"--options", r.unmap_options});
+  return argv;
+}
+
+std::vector<std::string> cephfs_mount_argv(const CephfsMountRequest& r, const Settings& settings) {
+  detail::validate(r);
+  std::string options = "name=" + r.credentials.id + ",secretfile=" + detail::keyfile_of(r.credentials);
+  if (!r.fs_name.empty()) detail::add_options(options, "mds_namespace=" + r.fs_name);
+  detail::add_options(options, r.mount_options);
+  detail::add_options(options, "_netdev");
+  return {settings.mount, "-t", "ceph", detail::join(r.monitors, ',') + ":" + r.root_path,
+          r.target, "-o", options};
+}
+
+std::vector<std::string> ceph_fuse_argv(const CephfsMountRequest& r, const Settings& settings) {
+  detail::validate(r);
+  std::vector<std::string> argv = {settings.ceph_fuse, r.target, "-m", detail::join(r.monitors, ',')};
+  if (!r.ceph_conf.empty()) argv.insert(argv.end(), {"-c", r.ceph_conf});
+  argv.insert(argv.end(), {"-n", "client." + r.credentials.id,
+                           "--keyfile=" + detail::keyfile_of(r.credentials), "-r", r.root_path});
+  std::string options = "nonempty";
+  detail::add_options(options, r.mount_options);
+  argv.insert(argv.end(), {"-o", options});
+  if (!r.fs_name.empty()) argv.push_back("--client_mds_namespace=" + r.fs_name);
+  return argv;
+}
+
+std::vector<std::string> nfs_mount_argv(const NfsMountRequest& r, const Settings& settings) {
+  detail::validate(r);
+  std::vector<std::string> argv = {settings.mount, "-t", "nfs", r.server + ":" + r.export_path,
+                                   r.target};
+  if (!r.mount_options.empty()) argv.insert(argv.end(), {"-o", r.mount_options});
+  return argv;
+}
+
+std::vector<std::string> umount_argv(const UmountRequest& r, const Settings& settings) {
+  detail::validate(r);
+  return {settings.umount, r.target};
+}
+
+}  // namespace netns::ceph

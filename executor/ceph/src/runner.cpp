@@ -1,1 +1,251 @@
+// The operations: validate, probe kernel support, run serialized per
+// volume, then read the result the way each command reports it.
+#include <string>
+#include <utility>
+
+#include "classify.hpp"
+#include "commands.hpp"
+#include "netns/error.hpp"
+#include "netns/nsfd.hpp"
 #include "netns_exec/ceph.hpp"
+#include "single_flight.hpp"
+
+namespace netns::ceph {
+
+const char* failure_name(Failure failure) noexcept {
+  switch (failure) {
+    case Failure::none: return "none";
+    case Failure::kernel_module_missing: return "kernel_module_missing";
+    case Failure::not_found: return "not_found";
+    case Failure::not_executable: return "not_executable";
+    case Failure::timed_out: return "timed_out";
+    case Failure::spawn_failed: return "spawn_failed";
+    case Failure::signalled: return "signalled";
+    case Failure::command_failed: return "command_failed";
+    case Failure::bad_output: return "bad_output";
+  }
+  return "unknown";
+}
+
+int OperationResult::exit_code() const noexcept {
+  switch (failure) {
+    case Failure::none: return 0;
+    case Failure::kernel_module_missing:
+    case Failure::bad_output: {
+      const spawn::Outcome& o = process.outcome;
+      if (o.kind == spawn::Outcome::Kind::exited && o.exit_code != 0) return o.exit_code;
+      return 125;
+    }
+    default: return process.outcome.shell_exit_code();
+  }
+}
+
+struct Runner::Impl {
+  Settings settings;
+  detail::SingleFlight flights;
+
+  spawn::Command command(std::vector<std::string> argv, const Target& target,
+                         std::optional<std::string> secret) const {
+    spawn::Command c;
+    c.argv = std::move(argv);
+    c.env = settings.env;
+    c.netns_fd = target.netns_fd;
+    c.stdin_data = std::move(secret);
+    c.timeout = settings.timeout;
+    c.kill_grace = settings.kill_grace;
+    return c;
+  }
+};
+
+namespace {
+
+std::string trim_line(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
+  size_t nl = s.rfind('\n');
+  if (nl != std::string_view::npos) s.remove_prefix(nl + 1);
+  return std::string(s);
+}
+
+// A result for an operation that never ran a command.
+OperationResult not_run(Failure failure, std::string message, std::vector<std::string> argv) {
+  OperationResult r;
+  r.failure = failure;
+  r.message = redact(message);
+  r.argv = redact_argv(argv);
+  r.process.outcome = spawn::Outcome::exited(0);
+  return r;
+}
+
+std::string namespace_identity(const Target& target) {
+  if (target.netns_fd < 0) return "own";
+  NsId id = ns_id_of_fd(target.netns_fd, "target namespace");
+  return std::to_string(id.dev) + ":" + std::to_string(id.ino);
+}
+
+}  // namespace
+
+Runner::Runner(Settings settings) : impl_(std::make_unique<Impl>()) {
+  impl_->settings = std::move(settings);
+}
+
+Runner::~Runner() = default;
+
+const Settings& Runner::settings() const noexcept { return impl_->settings; }
+
+OperationResult Runner::run_serialized(std::string_view operation, std::string_view volume_key,
+                                       spawn::Command command, const Target& target) {
+  command.netns_fd = target.netns_fd;
+  // Identical means: same operation, same argv, same stdin (a different key
+  // is a different request) and the same namespace by identity, not by fd
+  // number (each caller opened its own descriptor).
+  std::string fingerprint(operation);
+  for (const auto& arg : command.argv) fingerprint += '\0' + arg;
+  fingerprint += '\0';
+  fingerprint += command.stdin_data ? "stdin:" + *command.stdin_data : std::string("nostdin");
+  fingerprint += '\0' + namespace_identity(target);
+
+  std::string what = std::string(operation) + " " + quote(volume_key);
+  std::string program = command.argv.empty() ? std::string() : command.argv.front();
+  auto landing = impl_->flights.run(std::string(volume_key), fingerprint, [&] {
+    OperationResult r;
+    r.argv = redact_argv(command.argv);
+    r.process = spawn::run(command);
+    detail::classify(r, what, program);
+    return r;
+  });
+  OperationResult result = *landing.result;
+  result.shared = landing.shared;
+  return result;
+}
+
+OperationResult Runner::map(const MapRequest& request, const Target& target) {
+  const Settings& s = impl_->settings;
+  std::vector<std::string> argv = map_argv(request, target, s);
+  const std::string spec = request.image_spec();
+  const std::string what = "map " + quote(spec);
+  if (auto problem = detail::rbd_support_problem(s))
+    return not_run(Failure::kernel_module_missing,
+                   what + ": the rbd kernel module is not available on this node (" + *problem +
+                       "); check: load it on the host (modprobe rbd; the plugin needs /lib/modules "
+                       "mounted) or use a kernel with CONFIG_BLK_DEV_RBD",
+                   argv);
+
+  OperationResult r = run_serialized(
+      "map", spec, impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)),
+      target);
+  if (r.ok()) {
+    r.device = trim_line(r.process.out.data);
+    if (r.device.rfind("/dev/", 0) != 0) {
+      r.failure = Failure::bad_output;
+      r.message = redact(what + ": rbd exited 0 but printed no device path: " +
+                         quote(r.process.out.data.substr(0, 200)));
+      r.device.clear();
+    }
+  } else if (detail::says_rbd_module_missing(r.process.err.data)) {
+    r.failure = Failure::kernel_module_missing;
+    r.message = redact(what + ": the rbd kernel module is not available on this node: " +
+                       detail::output_excerpt(r.process) +
+                       "; check: load it on the host (modprobe rbd)");
+  }
+  return r;
+}
+
+OperationResult Runner::unmap(const UnmapRequest& request, const Target& target) {
+  const Settings& s = impl_->settings;
+  std::vector<std::string> argv = unmap_argv(request, target, s);
+  // Without the module nothing can be mapped: there is nothing to undo.
+  if (detail::rbd_support_problem(s)) {
+    OperationResult r = not_run(Failure::none, {}, argv);
+    r.already_done = true;
+    return r;
+  }
+  OperationResult r = run_serialized("unmap", request.device_or_spec,
+                                     impl_->command(std::move(argv), target, std::nullopt), target);
+  // ceph-csi treats an image spec that is not mapped as unmapped.
+  if (!r.ok() && r.failure == Failure::command_failed &&
+      r.process.err.data.find("not a mapped image or snapshot") != std::string::npos) {
+    r.failure = Failure::none;
+    r.message.clear();
+    r.already_done = true;
+  }
+  return r;
+}
+
+namespace {
+
+OperationResult filesystem_missing(std::string_view what, std::string_view fs_type,
+                                   const std::string& detail, std::vector<std::string> argv) {
+  return not_run(Failure::kernel_module_missing,
+                 std::string(what) + ": the " + std::string(fs_type) +
+                     " kernel module is not available on this node (" + detail +
+                     "); check: load it on the host (modprobe " + std::string(fs_type) + ")",
+                 std::move(argv));
+}
+
+void reclassify_filesystem(OperationResult& r, std::string_view what, std::string_view fs_type) {
+  if (r.ok() || !detail::says_filesystem_missing(r.process.err.data, fs_type)) return;
+  r.failure = Failure::kernel_module_missing;
+  r.message = redact(std::string(what) + ": the " + std::string(fs_type) +
+                     " kernel module is not available on this node: " +
+                     detail::output_excerpt(r.process) + "; check: load it on the host (modprobe " +
+                     std::string(fs_type) + ")");
+}
+
+}  // namespace
+
+OperationResult Runner::mount_cephfs(const CephfsMountRequest& request, const Target& target) {
+  const Settings& s = impl_->settings;
+  std::vector<std::string> argv = cephfs_mount_argv(request, s);
+  const std::string what = "mount " + quote(request.target);
+  if (auto problem = detail::filesystem_support_problem(s, "ceph"))
+    return filesystem_missing(what, "ceph", *problem, argv);
+  OperationResult r = run_serialized(
+      "mount", request.target,
+      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target);
+  reclassify_filesystem(r, what, "ceph");
+  return r;
+}
+
+OperationResult Runner::mount_ceph_fuse(const CephfsMountRequest& request, const Target& target) {
+  std::vector<std::string> argv = ceph_fuse_argv(request, impl_->settings);
+  // ceph-fuse daemonizes: the engine returns when the launching process
+  // exits, without waiting for the daemon that keeps the pipes open.
+  return run_serialized(
+      "mount", request.target,
+      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target);
+}
+
+OperationResult Runner::mount_nfs(const NfsMountRequest& request, const Target& target) {
+  const Settings& s = impl_->settings;
+  std::vector<std::string> argv = nfs_mount_argv(request, s);
+  const std::string what = "mount " + quote(request.target);
+  if (auto problem = detail::filesystem_support_problem(s, "nfs"))
+    return filesystem_missing(what, "nfs", *problem, argv);
+  OperationResult r = run_serialized("mount", request.target,
+                                     impl_->command(std::move(argv), target, std::nullopt), target);
+  reclassify_filesystem(r, what, "nfs");
+  return r;
+}
+
+OperationResult Runner::umount(const UmountRequest& request, const Target& target) {
+  std::vector<std::string> argv = umount_argv(request, impl_->settings);
+  OperationResult r = run_serialized("umount", request.target,
+                                     impl_->command(std::move(argv), target, std::nullopt), target);
+  // As ceph-csi: a mount point that is not mounted (or gone) is unmounted.
+  const std::string& err = r.process.err.data;
+  if (r.failure == Failure::command_failed &&
+      (err.find("not mounted") != std::string::npos ||
+       err.find("No such file or directory") != std::string::npos)) {
+    r.failure = Failure::none;
+    r.message.clear();
+    r.already_done = true;
+  }
+  return r;
+}
+
+Runner& default_runner() {
+  static Runner runner;
+  return runner;
+}
+
+}  // namespace netns::ceph

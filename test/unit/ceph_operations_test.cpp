@@ -1,0 +1,368 @@
+// Ceph operations without a cluster: the argv each operation runs, secret
+// redaction, request validation, kernel-support detection (with stand-in
+// sysfs/procfs paths and programs) and per-volume serialization.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "netns/error.hpp"
+#include "netns/test/support.hpp"
+#include "netns_exec/ceph.hpp"
+
+namespace netns::ceph {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using test::TempDir;
+
+constexpr const char* kKey = "AQBzb21lc2VjcmV0a2V5dmFsdWUxMjM0NTY3OA==";
+
+MapRequest map_request() {
+  MapRequest r;
+  r.pool = "rbd";
+  r.image = "csi-vol-1";
+  r.monitors = {"198.18.0.10:6789", "198.18.0.11:6789"};
+  r.credentials.id = "csi-rbd-node";
+  r.credentials.keyfile = "/tmp/keyfile-123";
+  return r;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_script(const std::string& path, const std::string& body) {
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(path.c_str(), 0755);
+}
+
+TEST(CephCommands, MapIsBuiltLikeCephCsiWithNoudevOutsideTheInitialNamespace) {
+  MapRequest r = map_request();
+  r.map_options = "alloc_size=65536";
+  r.read_only = true;
+  EXPECT_THAT(map_argv(r, Target{.netns_fd = 7, .initial_netns = false}),
+              ElementsAre("rbd", "--id", "csi-rbd-node", "-m", "198.18.0.10:6789,198.18.0.11:6789",
+                          "--keyfile=/tmp/keyfile-123", "map", "rbd/csi-vol-1", "--device-type",
+                          "krbd", "--options", "noudev", "--options", "alloc_size=65536",
+                          "--read-only"));
+  r.map_options.clear();
+  r.read_only = false;
+  EXPECT_THAT(map_argv(r, Target{.netns_fd = -1, .initial_netns = true}),
+              ElementsAre("rbd", "--id", "csi-rbd-node", "-m", "198.18.0.10:6789,198.18.0.11:6789",
+                          "--keyfile=/tmp/keyfile-123", "map", "rbd/csi-vol-1", "--device-type",
+                          "krbd"));
+}
+
+TEST(CephCommands, ImageSpecCarriesNamespaceAndSnapshot) {
+  MapRequest r = map_request();
+  r.rados_namespace = "tenant";
+  r.snapshot = "snap1";
+  EXPECT_EQ(r.image_spec(), "rbd/tenant/csi-vol-1@snap1");
+}
+
+TEST(CephCommands, KeyByValueGoesToStdinNeverArgv) {
+  MapRequest r = map_request();
+  r.credentials.keyfile.clear();
+  r.credentials.key = kKey;
+  auto argv = map_argv(r, Target{});
+  for (const auto& arg : argv) EXPECT_THAT(arg, Not(HasSubstr(kKey)));
+  EXPECT_THAT(argv, ::testing::Contains("--keyfile=/dev/stdin"));
+
+  CephfsMountRequest m;
+  m.monitors = {"198.18.0.10:6789"};
+  m.root_path = "/volumes/csi/v1";
+  m.target = "/mnt/x";
+  m.credentials.id = "admin";
+  m.credentials.key = kKey;
+  m.fs_name = "myfs";
+  EXPECT_THAT(cephfs_mount_argv(m),
+              ElementsAre("mount", "-t", "ceph", "198.18.0.10:6789:/volumes/csi/v1", "/mnt/x", "-o",
+                          "name=admin,secretfile=/dev/stdin,mds_namespace=myfs,_netdev"));
+  m.ceph_conf = "/etc/ceph/ceph.conf";
+  m.mount_options = "debug";
+  EXPECT_THAT(ceph_fuse_argv(m),
+              ElementsAre("ceph-fuse", "/mnt/x", "-m", "198.18.0.10:6789", "-c",
+                          "/etc/ceph/ceph.conf", "-n", "client.admin", "--keyfile=/dev/stdin", "-r",
+                          "/volumes/csi/v1", "-o", "nonempty,debug",
+                          "--client_mds_namespace=myfs"));
+}
+
+TEST(CephCommands, UnmapNfsAndUmount) {
+  EXPECT_THAT(unmap_argv(UnmapRequest{.device_or_spec = "/dev/rbd3", .unmap_options = ""},
+                         Target{.netns_fd = 5, .initial_netns = false}),
+              ElementsAre("rbd", "unmap", "/dev/rbd3", "--device-type", "krbd", "--options", "noudev"));
+  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20", .export_path = "/export/a",
+                                             .target = "/mnt/n", .mount_options = "vers=4.1"}),
+              ElementsAre("mount", "-t", "nfs", "198.18.0.20:/export/a", "/mnt/n", "-o", "vers=4.1"));
+  EXPECT_THAT(umount_argv(UmountRequest{.target = "/mnt/n"}), ElementsAre("umount", "/mnt/n"));
+}
+
+TEST(CephCommands, InvalidRequestsAreRejectedBeforeAnythingRuns) {
+  MapRequest r = map_request();
+  r.pool = "-o";
+  EXPECT_THROW(map_argv(r, Target{}), Error);
+  r = map_request();
+  r.image = "a/b";
+  EXPECT_THROW(map_argv(r, Target{}), Error);
+  r = map_request();
+  r.credentials.key = kKey;  // both key and keyfile
+  EXPECT_THROW(map_argv(r, Target{}), Error);
+  r = map_request();
+  r.credentials.keyfile.clear();  // neither
+  EXPECT_THROW(map_argv(r, Target{}), Error);
+  r = map_request();
+  r.monitors.clear();
+  EXPECT_THROW(map_argv(r, Target{}), Error);
+
+  CephfsMountRequest m;
+  m.monitors = {"198.18.0.10"};
+  m.target = "/mnt/x";
+  m.credentials.id = "admin,secret=x";  // would add a mount option
+  m.credentials.keyfile = "/k";
+  EXPECT_THROW(cephfs_mount_argv(m), Error);
+  m.credentials.id = "admin";
+  m.target = "relative";
+  EXPECT_THROW(cephfs_mount_argv(m), Error);
+  EXPECT_THROW(umount_argv(UmountRequest{.target = ""}), Error);
+}
+
+TEST(CephRedact, SecretsAreReplacedFileNamesKept) {
+  EXPECT_EQ(redact("name=admin,secret=AQBabc==,secretfile=/etc/k"),
+            "name=admin,secret=<redacted>,secretfile=/etc/k");
+  EXPECT_EQ(redact("rbd map --key AQBabc== --keyfile=/k x"),
+            "rbd map --key <redacted> --keyfile=/k x");
+  EXPECT_EQ(redact("--key=AQBabc== --secret=xyz"), "--key=<redacted> --secret=<redacted>");
+  EXPECT_EQ(redact("[client.admin]\n\tkey = AQBabc==\n"), "[client.admin]\n\tkey = <redacted>\n");
+  EXPECT_EQ(redact("auth: failed to decode key 'AQBabc==\n'"), "auth: failed to decode key '<redacted>'");
+  EXPECT_EQ(redact("userKey=AQB,access_key=zzz"), "userKey=<redacted>,access_key=<redacted>");
+  EXPECT_EQ(redact("nothing secret here: keyring=/etc/ceph/keyring"),
+            "nothing secret here: keyring=/etc/ceph/keyring");
+  EXPECT_THAT(redact_argv({"rbd", "--key", "AQBabc==", "-o", "secret=s3,ro"}),
+              ElementsAre("rbd", "--key", "<redacted>", "-o", "secret=<redacted>,ro"));
+}
+
+// A Runner whose kernel probes and programs are stand-ins in a temp dir.
+struct Fixture {
+  TempDir dir;
+  Settings settings;
+  Fixture() {
+    settings.modprobe = dir / "modprobe";
+    write_script(settings.modprobe, "echo \"modprobe: FATAL: Module $1 not found in directory /lib/modules/test\" >&2; exit 1");
+    settings.sys_bus_rbd = dir / "no-sys-bus-rbd";
+    settings.proc_filesystems = dir / "filesystems";
+    std::ofstream(settings.proc_filesystems) << "nodev\tsysfs\nnodev\ttmpfs\n\text4\n";
+    settings.timeout = 10s;
+  }
+};
+
+TEST(CephRunner, MapFailsFastWhenTheRbdModuleIsMissing) {
+  Fixture f;
+  f.settings.rbd = f.dir / "rbd";
+  std::string marker = f.dir / "rbd-ran";
+  write_script(f.settings.rbd, "touch " + marker + "; sleep 100");
+  Runner runner(f.settings);
+  auto start = std::chrono::steady_clock::now();
+  OperationResult r = runner.map(map_request(), Target{});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("the rbd kernel module is not available on this node"));
+  EXPECT_THAT(r.message, HasSubstr("Module rbd not found"));
+  EXPECT_EQ(r.exit_code(), 125);
+  EXPECT_NE(::access(marker.c_str(), F_OK), 0) << "rbd must not run without the module";
+}
+
+TEST(CephRunner, MapReadsTheDeviceAndNeverShowsTheKey) {
+  Fixture f;
+  ::mkdir(f.settings.sys_bus_rbd.c_str(), 0755);
+  f.settings.rbd = f.dir / "rbd";
+  std::string args = f.dir / "args";
+  std::string input = f.dir / "stdin";
+  write_script(f.settings.rbd, "echo \"$@\" > " + args + "; cat > " + input + "; echo /dev/rbd7");
+  Runner runner(f.settings);
+  MapRequest req = map_request();
+  req.credentials.keyfile.clear();
+  req.credentials.key = kKey;
+  OperationResult r = runner.map(req, Target{});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.device, "/dev/rbd7");
+  EXPECT_EQ(read(input), kKey);
+  EXPECT_THAT(read(args), Not(HasSubstr(kKey)));
+  EXPECT_FALSE(r.shared);
+}
+
+TEST(CephRunner, FailureMessagesAreRedactedAndClassified) {
+  Fixture f;
+  ::mkdir(f.settings.sys_bus_rbd.c_str(), 0755);
+  f.settings.rbd = f.dir / "rbd";
+  write_script(f.settings.rbd, std::string("echo \"auth: failed to decode key '") + kKey +
+                                   "'\" >&2; echo 'rbd: map failed: secret=" + kKey +
+                                   "' >&2; exit 22");
+  Runner runner(f.settings);
+  OperationResult r = runner.map(map_request(), Target{});
+  EXPECT_EQ(r.failure, Failure::command_failed);
+  EXPECT_EQ(r.exit_code(), 22);
+  EXPECT_THAT(r.message, HasSubstr("map \"rbd/csi-vol-1\""));
+  EXPECT_THAT(r.message, HasSubstr("exited with code 22"));
+  EXPECT_THAT(r.message, HasSubstr("rbd: map failed"));
+  EXPECT_THAT(r.message, Not(HasSubstr(kKey)));
+
+  write_script(f.settings.rbd, "echo 'rbd: failed to load rbd kernel module (1)' >&2; echo 'rbd: map failed: (2) No such file or directory' >&2; exit 2");
+  OperationResult m = runner.map(map_request(), Target{});
+  EXPECT_EQ(m.failure, Failure::kernel_module_missing) << m.message;
+  EXPECT_EQ(m.exit_code(), 2);
+
+  f.settings.rbd = f.dir / "missing-rbd";
+  Runner missing(f.settings);
+  OperationResult nf = missing.map(map_request(), Target{});
+  EXPECT_EQ(nf.failure, Failure::not_found);
+  EXPECT_EQ(nf.exit_code(), 127);
+  EXPECT_THAT(nf.message, HasSubstr("installed"));
+}
+
+TEST(CephRunner, TimeoutIsClassified) {
+  Fixture f;
+  ::mkdir(f.settings.sys_bus_rbd.c_str(), 0755);
+  f.settings.rbd = f.dir / "rbd";
+  write_script(f.settings.rbd, "exec sleep 100");
+  f.settings.timeout = 200ms;
+  f.settings.kill_grace = 200ms;
+  Runner runner(f.settings);
+  OperationResult r = runner.map(map_request(), Target{});
+  EXPECT_EQ(r.failure, Failure::timed_out);
+  EXPECT_EQ(r.exit_code(), 124);
+  EXPECT_THAT(r.message, HasSubstr("reachable"));
+}
+
+TEST(CephRunner, KernelMountsFailFastWithoutTheFilesystem) {
+  Fixture f;
+  f.settings.mount = f.dir / "mount";
+  std::string marker = f.dir / "mount-ran";
+  write_script(f.settings.mount, "touch " + marker);
+  Runner runner(f.settings);
+  CephfsMountRequest m;
+  m.monitors = {"198.18.0.10:6789"};
+  m.target = f.dir.path();
+  m.credentials.id = "admin";
+  m.credentials.keyfile = "/k";
+  OperationResult r = runner.mount_cephfs(m, Target{});
+  EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("ceph kernel module is not available"));
+  OperationResult n = runner.mount_nfs(
+      NfsMountRequest{.server = "198.18.0.20", .export_path = "/e", .target = f.dir.path(), .mount_options = ""},
+      Target{});
+  EXPECT_EQ(n.failure, Failure::kernel_module_missing) << n.message;
+  EXPECT_NE(::access(marker.c_str(), F_OK), 0);
+
+  // Listed: the mount runs.
+  std::ofstream(f.settings.proc_filesystems) << "nodev\tceph\n";
+  OperationResult ok = Runner(f.settings).mount_cephfs(m, Target{});
+  EXPECT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(::access(marker.c_str(), F_OK), 0);
+}
+
+TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {
+  Fixture f;
+  Runner runner(f.settings);
+  OperationResult u = runner.umount(UmountRequest{.target = f.dir.path()}, Target{});
+  EXPECT_TRUE(u.ok()) << u.message;
+  EXPECT_TRUE(u.already_done);
+  OperationResult m = runner.unmap(UnmapRequest{.device_or_spec = "rbd/img", .unmap_options = ""}, Target{});
+  EXPECT_TRUE(m.ok()) << m.message;
+  EXPECT_TRUE(m.already_done);
+}
+
+spawn::Command append_and_sleep(const std::string& log, const std::string& tag,
+                                const std::string& sleep = "0.6") {
+  spawn::Command c;
+  c.argv = {"/bin/sh", "-c", "echo start-" + tag + " >> " + log + "; sleep " + sleep + "; echo end-" + tag + " >> " + log};
+  return c;
+}
+
+std::vector<std::string> lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
+  TempDir dir;
+  std::string log = dir / "log";
+  Runner runner;
+  OperationResult a, b;
+  std::thread t1([&] { a = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x"), Target{}); });
+  std::this_thread::sleep_for(150ms);
+  std::thread t2([&] { b = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x"), Target{}); });
+  t1.join();
+  t2.join();
+  EXPECT_THAT(lines(log), ElementsAre("start-x", "end-x"));
+  EXPECT_TRUE(a.ok()) << a.message;
+  EXPECT_TRUE(b.ok()) << b.message;
+  EXPECT_NE(a.shared, b.shared);
+  EXPECT_EQ(a.process.pid, b.process.pid);
+
+  // Not overlapping: a new request runs again.
+  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "0"), Target{});
+  EXPECT_FALSE(c.shared);
+  EXPECT_EQ(lines(log).size(), 4u);
+}
+
+TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
+  TempDir dir;
+  std::string log = dir / "log";
+  Runner runner;
+  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "0.4"), Target{}); });
+  std::this_thread::sleep_for(100ms);
+  std::thread t2([&] { runner.run_serialized("unmap", "rbd/vol-1", append_and_sleep(log, "b", "0.1"), Target{}); });
+  t1.join();
+  t2.join();
+  EXPECT_THAT(lines(log), ElementsAre("start-a", "end-a", "start-b", "end-b"));
+}
+
+TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
+  TempDir dir;
+  std::string log = dir / "log";
+  Runner runner;
+  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "0.6"), Target{}); });
+  std::this_thread::sleep_for(100ms);
+  std::thread t2([&] { runner.run_serialized("map", "rbd/vol-2", append_and_sleep(log, "b", "0.1"), Target{}); });
+  t1.join();
+  t2.join();
+  EXPECT_THAT(lines(log), ElementsAre("start-a", "start-b", "end-b", "end-a"));
+}
+
+TEST(CephSingleFlight, ManyIdenticalCallersOneExecution) {
+  TempDir dir;
+  std::string log = dir / "log";
+  Runner runner;
+  std::atomic<int> shared{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&] {
+      auto r = runner.run_serialized("mount", "/mnt/v", append_and_sleep(log, "m", "0.8"), Target{});
+      if (r.shared) ++shared;
+    });
+  for (auto& t : threads) t.join();
+  // Threads start within a few ms of each other; the command runs 0.8 s.
+  EXPECT_THAT(lines(log), ElementsAre("start-m", "end-m"));
+  EXPECT_EQ(shared.load(), 7);
+}
+
+}  // namespace
+}  // namespace netns::ceph
