@@ -485,6 +485,8 @@ set xlabel "caller RSS, touched pages (MiB)"
 set ylabel "latency per spawn of true (µs)"
 set logscale x 2
 set logscale y 10
+set xrange [{rows[0][0] / 1.3}:{rows[-1][0] * 1.3}]
+set xtics ({", ".join(str(r[0]) for r in rows)})
 set key top left
 set grid
 plot "{path}" using 1:2 with linespoints lw 2 pt 7 title "library (clone, CLONE_VM)", \\
@@ -507,7 +509,8 @@ set title "Spawn throughput vs threads (relative to 1 thread, higher is better)"
 set xlabel "threads spawning at once"
 set ylabel "throughput / 1-thread throughput"
 set logscale x 2
-set xtics (1, 2, 4, 8)
+set xrange [0.85:{threads[-1] * 1.15}]
+set xtics ({", ".join(map(str, threads))})
 set yrange [0:*]
 set key top left
 set grid
@@ -522,7 +525,8 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "ideal: min(thr
         os.makedirs(os.path.join(self.args.out, "plots"), exist_ok=True)
         for name, script in self.plots:
             target = os.path.join(self.args.out, "plots", name)
-            full = f'set terminal pngcairo size 900,560 font "DejaVu Sans,11"\nset output "{target}"\n' + script
+            full = (f'set terminal pngcairo size 900,560 font "DejaVu Sans,11" noenhanced\n'
+                    f'set output "{target}"\n' + script)
             p = subprocess.run(["gnuplot"], input=full, text=True, capture_output=True)
             if p.returncode != 0:
                 sys.exit(f"report.py: gnuplot failed for {name}: {p.stderr}")
@@ -624,7 +628,7 @@ def parse_kv(text):
 
 
 def parse_holder_rss(text):
-    return parse_kv(text)
+    return parse_kv("\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#")))
 
 
 def count_shared_libs(path):

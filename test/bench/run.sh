@@ -147,6 +147,7 @@ fi
 # --- figure 4: the holder's RSS and size vs catatonit -P (the holder's script) ---
 if [ -x "$src/scripts/measure-holder-rss.sh" ] && [ -x "$holder_bin" ]; then
   log "holder RSS vs catatonit -P"
+  [ "$quick" = 1 ] && export NETNS_RSS_SAMPLES=1
   "$src/scripts/measure-holder-rss.sh" "$holder_bin" >"$raw/holder-rss.txt" 2>"$raw/holder-rss.err" \
     || { log "measure-holder-rss.sh failed:"; cat "$raw/holder-rss.err" >&2; exit 1; }
 else
