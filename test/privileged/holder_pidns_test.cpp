@@ -84,4 +84,22 @@ TEST(HolderPidNs, AsPid1WithSocketPublishesNoLinkAndReapsOrphanedZombies) {
   EXPECT_FALSE(holder_test::exists(tmp / (id + ".net.sock")));
 }
 
+TEST(HolderPidNs, NotPid1InAChildPidNamespaceWarnsAndPublishes) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  std::string id = unique_name("kind");
+  // Like a hostPID pod on a kind node: a non-initial pid namespace, not its
+  // init. sh is PID 1 here, the holder its child (pid 2).
+  netns::test::Process proc({"unshare", "--pid", "--fork", "--kill-child", "--net", "--", "sh", "-c",
+                             holder_test::kHolder + " --cluster-id " + id + " --dir " + tmp.path() + " & wait"});
+  ASSERT_TRUE(netns::test::wait_until([&] { return proc.err().find("holding net:[") != std::string::npos; }, 10s))
+      << proc.err();
+  EXPECT_NE(proc.err().find("warning: running as pid 2 in a non-initial pid namespace"), std::string::npos)
+      << proc.err();
+  auto record = netns::parse_record(netns::read_file(tmp / (id + ".holder.json")), "record");
+  EXPECT_EQ(record.pid, 2);
+  EXPECT_NE(record.pidns_ino, netns::current_pidns_id().ino) << "readers compare this with their own";
+  EXPECT_EQ(holder_test::read_link(tmp / (id + ".net.ns")), "/proc/2/ns/net");
+}
+
 }  // namespace
