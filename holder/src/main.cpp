@@ -67,7 +67,8 @@ int hold(const Options& o) {
   UniqueFd lock = take_holder_lock(dir.get(), plan.names, o.dir);
   UniqueFd signals = make_signalfd(all, SFD_NONBLOCK);
   Published published = publish(dir.get(), plan, self);
-  // Pin no mount point: the directory is reached only through `dir`.
+  // Pin no other mount point than the directory's own (which `dir` and the
+  // lock hold anyway); a relative --dir was resolved above, before this.
   if (::chdir("/") != 0) log_warning(Error::sys("chdir", "/", errno).describe());
 
   std::string files = join_path(o.dir, plan.names.record);

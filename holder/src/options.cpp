@@ -13,7 +13,7 @@ namespace {
 constexpr std::string_view kHoldFlags = "--cluster-id, --dir, --socket, --allow-uid, --help, --version";
 constexpr std::string_view kCheckFlags = "--cluster-id, --dir, --help";
 
-Error usage(std::string message, std::string hint = "see netns-holder --help") {
+Error usage(std::string message, std::string hint = "run netns-holder --help") {
   return Error(Errc::invalid_argument, std::move(message), std::move(hint));
 }
 
