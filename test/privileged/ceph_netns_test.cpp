@@ -1,0 +1,126 @@
+// Ceph operations against this machine's real kernel and tools, inside a
+// throw-away network namespace: rbd map must fail fast and say why when the
+// rbd module is missing, and identical requests are recognised by the
+// namespace's identity, not by descriptor number.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "netns/fd.hpp"
+#include "netns/test/support.hpp"
+#include "netns/unique_fd.hpp"
+#include "netns_exec/ceph.hpp"
+
+namespace netns::ceph {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using test::NetnsChild;
+using test::TempDir;
+
+TEST(CephNetns, RbdMapFailsFastWithoutTheRbdModule) {
+  NETNS_REQUIRE_ROOT();
+  if (::access("/sys/bus/rbd", F_OK) == 0)
+    GTEST_SKIP() << "this node has the rbd module: the test is about nodes without it";
+  NetnsChild ns;
+  UniqueFd fd = open_fd(ns.ns_path(), O_RDONLY);
+  TempDir dir;
+  std::string keyfile = dir / "key";
+  std::ofstream(keyfile) << "AQBzb21lc2VjcmV0a2V5dmFsdWUxMjM0NTY3OA==\n";
+
+  MapRequest request;
+  request.pool = "rbd";
+  request.image = "img";
+  // Unreachable from the empty namespace: without the probe, rbd would wait
+  // for the monitor until the timeout.
+  request.monitors = {"198.18.0.1:6789"};
+  request.credentials.id = "admin";
+  request.credentials.keyfile = keyfile;
+  Settings settings;
+  settings.timeout = 60s;
+  Runner runner(settings);
+  auto start = std::chrono::steady_clock::now();
+  OperationResult r = runner.map(request, Target{.netns_fd = fd.get(), .initial_netns = false});
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(took, 10s);
+  EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("the rbd kernel module is not available on this node"));
+  EXPECT_THAT(r.message, HasSubstr("modprobe"));
+  EXPECT_EQ(r.exit_code(), 125);
+  EXPECT_TRUE(r.device.empty());
+  EXPECT_THAT(r.message, Not(HasSubstr("AQBzb21lc2VjcmV0")));
+}
+
+TEST(CephNetns, KernelCephfsMountFailsFastWithoutTheModule) {
+  NETNS_REQUIRE_ROOT();
+  std::ifstream fs("/proc/filesystems");
+  std::string all((std::istreambuf_iterator<char>(fs)), std::istreambuf_iterator<char>());
+  if (all.find("\tceph\n") != std::string::npos) GTEST_SKIP() << "this kernel has CephFS";
+  NetnsChild ns;
+  UniqueFd fd = open_fd(ns.ns_path(), O_RDONLY);
+  TempDir dir;
+  CephfsMountRequest request;
+  request.monitors = {"198.18.0.1:6789"};
+  request.target = dir.path();
+  request.credentials.id = "admin";
+  request.credentials.key = "AQBzb21lc2VjcmV0a2V5dmFsdWUxMjM0NTY3OA==";
+  Runner runner;
+  OperationResult r = runner.mount_cephfs(request, Target{.netns_fd = fd.get(), .initial_netns = false});
+  EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
+  EXPECT_THAT(r.message, HasSubstr("ceph kernel module is not available"));
+  EXPECT_THAT(r.message, Not(HasSubstr("AQBzb21lc2VjcmV0")));
+}
+
+spawn::Command append_and_sleep(const std::string& log) {
+  spawn::Command c;
+  c.argv = {"/bin/sh", "-c", "readlink /proc/self/ns/net >> " + log + "; sleep 0.6"};
+  return c;
+}
+
+TEST(CephNetns, IdenticalRequestsAreMatchedByNamespaceIdentity) {
+  NETNS_REQUIRE_ROOT();
+  NetnsChild a;
+  NetnsChild b;
+  UniqueFd a1 = open_fd(a.ns_path(), O_RDONLY);
+  UniqueFd a2 = open_fd(a.ns_path(), O_RDONLY);  // same namespace, another fd
+  UniqueFd b1 = open_fd(b.ns_path(), O_RDONLY);
+  TempDir dir;
+  std::string log = dir / "log";
+  Runner runner;
+
+  OperationResult r1, r2;
+  std::thread t1([&] { r1 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()}); });
+  std::this_thread::sleep_for(150ms);
+  std::thread t2([&] { r2 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a2.get()}); });
+  t1.join();
+  t2.join();
+  EXPECT_TRUE(r1.shared || r2.shared) << "same namespace through two descriptors is the same request";
+
+  // Another namespace is another request: it runs, after the first.
+  OperationResult r3, r4;
+  std::thread t3([&] { r3 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()}); });
+  std::this_thread::sleep_for(150ms);
+  std::thread t4([&] { r4 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = b1.get()}); });
+  t3.join();
+  t4.join();
+  EXPECT_FALSE(r3.shared);
+  EXPECT_FALSE(r4.shared);
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::string na = "net:[" + std::to_string(a.ns_id().ino) + "]";
+  const std::string nb = "net:[" + std::to_string(b.ns_id().ino) + "]";
+  EXPECT_THAT(lines, ::testing::ElementsAre(na, na, nb));
+}
+
+}  // namespace
+}  // namespace netns::ceph
