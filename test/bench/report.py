@@ -44,12 +44,14 @@ class Bench:
     """The rows of one Google Benchmark JSON file, keyed by a clean name:
     'spawn_true/plain', 'caller_rss/fork/256', 'threads/library/threads:2'."""
 
-    def __init__(self, data):
-        self.context = data.get("context", {}) if data else {}
+    def __init__(self, *datas):
+        datas = [d for d in datas if d]
+        self.context = datas[0].get("context", {}) if datas else {}
         self.rows = {}
-        for row in (data or {}).get("benchmarks", []):
-            key = clean_name(row.get("run_name", row["name"]))
-            self.rows.setdefault(key, []).append(row)
+        for data in datas:
+            for row in data.get("benchmarks", []):
+                key = clean_name(row.get("run_name", row["name"]))
+                self.rows.setdefault(key, []).append(row)
 
     def names(self):
         return list(self.rows)
@@ -145,10 +147,14 @@ class Report:
         self.summary = []   # rows of the summary table
         self.sections = []  # markdown blocks
         self.plots = []
-        self.bench = {}
+        # <binary>.pass<N>.json: one file per pass of a binary; rows are merged
+        # and every figure is the median over all passes and repetitions.
+        files = {}
         for name in sorted(os.listdir(self.raw)):
-            if name.endswith("_bench.json"):
-                self.bench[name[:-5]] = Bench(load_json(os.path.join(self.raw, name)))
+            m = re.fullmatch(r"(.+_bench)(?:\.pass\d+)?\.json", name)
+            if m:
+                files.setdefault(m.group(1), []).append(load_json(os.path.join(self.raw, name)))
+        self.bench = {name: Bench(*datas) for name, datas in files.items()}
 
     def b(self, name):
         return self.bench.get(name) or Bench(None)
@@ -256,13 +262,24 @@ class Report:
         r = lib_big["us"] / lib_small["us"]
         self.add(2, f"spawn latency at {sizes[-1]} MiB caller RSS", fmt_us(lib_big["us"]),
                  fmt_us(lib_small["us"]) + f" at {sizes[0]} MiB", r, "≤ 1.2×", verdict(r, 1.2), None)
+        nse_small, nse_big = data["nsenter"][sizes[0]], data["nsenter"][sizes[-1]]
+        nse_growth = nse_big["us"] / nse_small["us"] if nse_small and nse_big else None
         if r > 1.2:
-            notes.append(f"**Why it is missed:** the library's latency grew {fmt_ratio(r)} between "
-                         f"{sizes[0]} MiB and {sizes[-1]} MiB. The clone shares the address space "
-                         f"(CLONE_VM), so nothing proportional to the RSS is copied; the growth is "
-                         f"the noise of this shared machine (compare the nsenter column, which "
-                         f"posix_spawn also starts without copying) and the caller's bigger page "
-                         f"cache footprint.")
+            why = (f"**Why it is missed:** the library's latency grew {fmt_ratio(r)} between "
+                   f"{sizes[0]} MiB and {sizes[-1]} MiB although its clone shares the caller's "
+                   f"address space (CLONE_VM) and copies nothing proportional to the RSS.")
+            if nse_growth is not None:
+                why += (f" nsenter, which posix_spawn also starts without copying, grew "
+                        f"{fmt_ratio(nse_growth)} over the same sizes in the same run"
+                        + (", so the growth is this shared machine's load changing during the run, "
+                           "not the caller's size." if nse_growth > 1.1 else
+                           ", so the library has a size-dependent cost of its own to find."))
+            notes.append(why)
+        else:
+            notes.append(f"The library stays flat ({fmt_ratio(r)} from {sizes[0]} MiB to "
+                         f"{sizes[-1]} MiB): the child shares the caller's address space until "
+                         f"execve (CLONE_VM | CLONE_VFORK), so nothing proportional to the RSS is "
+                         f"copied.")
         self.sections[-1] = (2, "Caller RSS from 16 MiB to 2 GiB", notes)
 
     # --- figure 3 ---
@@ -432,8 +449,10 @@ class Report:
         self.add(7, "`netns-exec --net=P -- true` vs `nsenter --net=P true`",
                  fmt_us(e["median"] * 1e6), fmt_us(n["median"] * 1e6), r, "≤ 1.2×", verdict(r, 1.2), None)
         lines = ["| command (hyperfine, whole process) | median | mean ± σ | user + sys |", "|---|---|---|---|"]
+        su_e, su_n = res.get("netns-exec-startup"), res.get("nsenter-startup")
         for label, x in (("netns-exec --net=PATH -- true", e), ("nsenter --net=PATH true", n),
-                         ("true (the floor)", p)):
+                         ("true (the floor)", p), ("netns-exec --help (start-up only)", su_e),
+                         ("nsenter --version (start-up only)", su_n)):
             if x:
                 lines.append(f"| `{label}` | {fmt_us(x['median'] * 1e6)} | {fmt_us(x['mean'] * 1e6)} ± "
                              f"{fmt_us(x['stddev'] * 1e6)} | {fmt_us((x['user'] + x['system']) * 1e6)} |")
@@ -444,11 +463,21 @@ class Report:
                 (("netns-exec", os.path.join(self.args.build, "executor/cli/netns-exec")),
                  ("nsenter", shutil.which("nsenter") or ""))}
         if r > 1.2:
-            notes.append(f"**Why it is missed:** both run one exec of `true` after their own start; "
-                         f"the difference ({fmt_us((e['median'] - n['median']) * 1e6)}) is the CLI's "
-                         f"own start-up: it loads {libs['netns-exec']} shared libraries "
-                         f"(nsenter: {libs['nsenter']}) and validates the namespace file and the "
-                         f"holder record before spawning, which nsenter does not do.")
+            why = (f"**Why it is missed:** both exec `true` once after their own start; netns-exec "
+                   f"takes {fmt_us((e['median'] - n['median']) * 1e6)} longer")
+            if su_e and su_n:
+                d_su = su_e["median"] - su_n["median"]
+                why += (f", and {fmt_us(d_su * 1e6)} of that is start-up alone (`--help` vs "
+                        f"`--version`, same run): loading and relocating {libs['netns-exec']} shared "
+                        f"libraries (libstdc++, spdlog, fmt, libnl; nsenter: {libs['nsenter']}) and "
+                        f"the C++ static initialisation. The rest is the validation nsenter does not "
+                        f"do (nsfs, type, own namespace, holder record and pid checks).")
+            else:
+                why += (f": its start-up loads {libs['netns-exec']} shared libraries (nsenter: "
+                        f"{libs['nsenter']}) and it validates the namespace and the holder record.")
+            why += (" Linking the CLI statically (or without spdlog/libnl on the `--net` path) is "
+                    "where the time is.")
+            notes.append(why)
         else:
             notes.append(f"Shared libraries loaded at start: netns-exec {libs['netns-exec']}, "
                          f"nsenter {libs['nsenter']}.")
@@ -605,7 +634,9 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "ideal: min(thr
                "- In-process figures (1, 2, 3, 5) are Google Benchmark binaries in `test/bench/` "
                "(`*_bench.cpp`), real (wall-clock) time, because the work happens in child "
                "processes. Figure 1 runs its variants' repetitions in random interleaved order so "
-               "that load changes hit all variants alike.",
+               "that load changes hit all variants alike; the sweeps (figures 2 and 3) run whole "
+               "several times, one repetition per argument each time, and take the median over "
+               "the passes, so load drift spreads over every argument instead of biasing one.",
                "- Spawned command: `true` by absolute path for every variant (no PATH search "
                "difference); stdio inherited by every variant.",
                "- Namespaces: a throw-away network namespace held by a child the benchmark "
