@@ -69,8 +69,8 @@ Node container_security_context() {
   sc.set("capabilities", std::move(caps),
          "Nothing is added back: the holder creates files and a socket in a directory\n"
          "owned by uid 0 (owner permission, no CAP_DAC_OVERRIDE), takes a flock and\n"
-         "sleeps. It never calls setns(); the probe and the preStop guard run in the\n"
-         "holder's own namespace.");
+         "sleeps. Nothing in this container calls setns(): the probe and the preStop\n"
+         "guard work in the pod's namespace, which is their own.");
   sc.set("seccompProfile", std::move(seccomp));
   return sc;
 }
@@ -117,9 +117,10 @@ Node holder_container(const HolderOptions& o) {
   Node lifecycle = Node::map();
   lifecycle.set("preStop", std::move(pre_stop),
                 "Deleting a holder pod tears down the namespace every kernel session of\n"
-                "this cluster on the node uses. The guard logs the live Ceph sessions and\n"
-                "waits (bounded by --max-wait) until they are gone; if they are not, it\n"
-                "fails, and the kubelet records a FailedPreStopHook event on the pod.");
+                "this cluster on the node uses. The guard, run in this container and so in\n"
+                "that very namespace, logs the live Ceph sessions and waits (bounded by\n"
+                "--max-wait) until they are gone; if they are not, it fails, and the kubelet\n"
+                "records a FailedPreStopHook event on the pod.");
 
   Node c = Node::map();
   c.set("name", Node::str("holder"));
@@ -237,16 +238,12 @@ std::vector<std::string> holder_check_command(const HolderOptions& o) {
 }
 
 std::vector<std::string> guard_command(const HolderOptions& o) {
-  const HolderFileNames files = holder_file_names(o.cluster_id);
-  const std::string dir = dir_of(o);
-  std::vector<std::string> cmd = {kExecBinary, "guard", "--wait-idle"};
-  if (o.socket) {
-    cmd.insert(cmd.end(), {"--socket", dir + "/" + files.socket});
-  } else {
-    cmd.insert(cmd.end(), {"--netns", dir + "/" + files.ns_link});
-  }
-  cmd.insert(cmd.end(), {"--max-wait", fmt::format("{}s", o.guard_max_wait.count())});
-  return cmd;
+  // The preStop exec runs inside the holder container, so its own network
+  // namespace *is* the pod's, the one whose teardown is at stake. Reading it
+  // directly (rather than through the published link or socket) still works
+  // when the holder process has crashed and its files are stale.
+  return {kExecBinary, "guard", "--wait-idle", "--netns", "/proc/self/ns/net", "--allow-own-netns",
+          "--max-wait", fmt::format("{}s", o.guard_max_wait.count())};
 }
 
 std::string holder_invocation(const HolderOptions& o) {

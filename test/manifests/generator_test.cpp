@@ -146,15 +146,20 @@ TEST(ManifestHolder, CommandsFollowTheMode) {
   EXPECT_EQ(nm::holder_command(o),
             (std::vector<std::string>{"/usr/bin/netns-holder", "--cluster-id", "c1", "--dir",
                                       "/var/lib/kubelet/plugins/rbd.csi.ceph.com"}));
-  EXPECT_EQ(nm::guard_command(o)[3], "--netns");
-  EXPECT_EQ(nm::guard_command(o)[4], "/var/lib/kubelet/plugins/rbd.csi.ceph.com/c1.net.ns");
   o.socket = true;
   o.allow_uids = {0, 1000};
   const auto cmd = nm::holder_command(o);
   EXPECT_EQ(std::vector<std::string>(cmd.begin() + 5, cmd.end()),
             (std::vector<std::string>{"--socket", "--allow-uid", "0", "--allow-uid", "1000"}));
-  EXPECT_EQ(nm::guard_command(o)[3], "--socket");
-  EXPECT_EQ(nm::guard_command(o)[4], "/var/lib/kubelet/plugins/rbd.csi.ceph.com/c1.net.sock");
+}
+
+TEST(ManifestHolder, GuardWatchesThePodsOwnNamespace) {
+  auto o = holder("c1");
+  o.guard_max_wait = std::chrono::seconds{90};
+  EXPECT_EQ(nm::guard_command(o),
+            (std::vector<std::string>{"/usr/bin/netns-exec", "guard", "--wait-idle", "--netns",
+                                      "/proc/self/ns/net", "--allow-own-netns", "--max-wait",
+                                      "90s"}));
 }
 
 TEST(ManifestConfig, ParsesClusterSpecs) {

@@ -77,11 +77,11 @@ describe("each holder rule can fail", () => {
     podSpec(ds).hostPID = true;
     assert.match(runRules(holderRules, ds).join(), /holder-host-pid-only-in-symlink-mode: socket mode/);
   });
-  test("the socket-mode guard must use the socket", () => {
+  test("a guard that looks at another namespace is refused", () => {
     const [ds] = generate(holderArgs(SAMPLE_CLUSTERS[1], DRIVERS.rbd, true));
     const cmd = holderC(ds).lifecycle.preStop.exec.command;
-    cmd[cmd.indexOf("--socket")] = "--netns";
-    assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard/);
+    cmd[cmd.indexOf("/proc/self/ns/net")] = "/run/netns/elsewhere";
+    assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard: preStop guard does not watch/);
   });
   test("every rule has a breakage and no breakage is orphaned", () => {
     assert.deepEqual(Object.keys(holderBreakages).sort(), holderRules.map((r) => r.id).sort());

@@ -237,16 +237,15 @@ export const holderRules = [
   },
   {
     id: "holder-pre-stop-guard",
-    why: "deleting a holder waits for (and reports) live Ceph sessions",
+    why: "deleting a holder waits for (and reports) live Ceph sessions in the pod's namespace",
     check: (ds) => {
       const f = holderFacts(ds);
       const cmd = f?.container?.lifecycle?.preStop?.exec?.command ?? [];
       if (!/(^|\/)netns-exec$/.test(cmd[0] ?? "") || cmd[1] !== "guard" || !cmd.includes("--wait-idle"))
         return fail("preStop is not netns-exec guard --wait-idle");
-      const want = f.socket
-        ? ["--socket", `${f.dir}/${f.clusterId}.net.sock`]
-        : ["--netns", `${f.dir}/${f.clusterId}.net.ns`];
-      if (argAfter(cmd, want[0]) !== want[1]) return fail(`preStop guard does not use ${want.join(" ")}`);
+      // The hook runs in the holder container: its own namespace is the pod's.
+      if (argAfter(cmd, "--netns") !== "/proc/self/ns/net" || !cmd.includes("--allow-own-netns"))
+        return fail("preStop guard does not watch its own namespace (--netns /proc/self/ns/net --allow-own-netns)");
       if (Number.isNaN(parseSeconds(argAfter(cmd, "--max-wait"))))
         return fail("preStop guard has no valid --max-wait");
       return ok;
