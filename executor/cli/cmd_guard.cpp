@@ -74,11 +74,12 @@ class GuardCommand final : public Command {
     }
     auto result = inspect::wait_idle(
         fd.get(), shown, options, [&](const auto& groups, std::chrono::nanoseconds waited) {
-          log_info("guard: waited " + format_duration(waited) + " of " +
+          // warn, not info: it is what the operator must see at the default level.
+          log_warn("guard: waited " + format_duration(waited) + " of " +
                    format_duration(options.max_wait) + "; " + sessions_text(groups));
         });
     if (result.outcome == inspect::GuardOutcome::timed_out) {
-      log_warn("guard: gave up after " + format_duration(result.waited) + " with " +
+      log_error("guard: gave up after " + format_duration(result.waited) + " with " +
                std::to_string(result.sessions) +
                " Ceph sessions still established in " + shown +
                "; deleting the holder now hangs their mappings");

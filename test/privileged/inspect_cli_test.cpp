@@ -1,0 +1,181 @@
+// The inspect, doctor and guard subcommands of the netns-exec binary, end to
+// end against the two-namespace storage network (inspect_fixture.hpp).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "inspect_fixture.hpp"
+
+namespace netns::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using testing::HasSubstr;
+
+#ifdef NETNS_EXEC_BIN
+constexpr const char* kExec = NETNS_EXEC_BIN;
+#define NEED_CLI() NETNS_REQUIRE_ROOT()
+#else
+constexpr const char* kExec = "";
+#define NEED_CLI() GTEST_SKIP() << "netns-exec is not built"
+#endif
+
+RunResult exec(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{kExec};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.timeout = 20s;
+  return run_command(argv, options);
+}
+
+std::vector<std::string> fail_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t nl = out.find('\n', pos);
+    std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    if (line.rfind("FAIL", 0) == 0) lines.push_back(line);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+const std::string kMon = std::string(kMonAddr) + ":6789";
+
+TEST(InspectCli, InspectShowsTheMonitorSessionAsTableAndJson) {
+  NEED_CLI();
+  StorageNet net;
+  UniqueFd listener = net.listen_mon(6789);
+  UniqueFd client = net.connect_mon(6789);
+
+  auto table = exec({"inspect", "--netns", net.inspected.ns_path()});
+  ASSERT_TRUE(table.ok()) << table.describe();
+  EXPECT_THAT(table.out, HasSubstr("mon   " + kMon));
+  EXPECT_THAT(table.out, HasSubstr(net.va + "  veth"));
+
+  auto json = exec({"inspect", "--netns", net.inspected.ns_path(), "--json"});
+  ASSERT_TRUE(json.ok()) << json.describe();
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["format"], 1);
+  EXPECT_EQ(doc["namespace"]["netns_ino"], net.inspected.ns_id().ino);
+  ASSERT_EQ(doc["ceph_sessions"].size(), 1u);
+  EXPECT_EQ(doc["ceph_sessions"][0]["peer"], kMon);
+  EXPECT_EQ(doc["ceph_sessions"][0]["role"], "mon");
+  EXPECT_EQ(doc["ceph_sessions"][0]["established"], 1);
+}
+
+TEST(InspectCli, InspectRejectsABadSourceWith125) {
+  NEED_CLI();
+  auto r = exec({"inspect", "--netns", "/nonexistent/" + unique_name("c") + ".net.ns"});
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("No such file or directory"));
+}
+
+TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
+  NEED_CLI();
+  StorageNet net;
+  {
+    UniqueFd listener = net.listen_mon(6789);
+    auto ok = exec({"doctor", "--netns", net.inspected.ns_path(), "--mon", kMon});
+    EXPECT_EQ(ok.exit_code, 0) << ok.describe();
+    EXPECT_THAT(ok.out, HasSubstr("PASS  connect to " + kMon));
+    EXPECT_THAT(fail_lines(ok.out), testing::IsEmpty());
+  }
+  // The listener is gone: the route still passes, the connect is refused.
+  auto refused = exec({"doctor", "--netns", net.inspected.ns_path(), "--mon", kMon});
+  EXPECT_EQ(refused.exit_code, 1) << refused.describe();
+  auto lines = fail_lines(refused.out);
+  ASSERT_EQ(lines.size(), 1u) << refused.out;
+  EXPECT_THAT(lines[0], HasSubstr("connect to " + kMon));
+  EXPECT_THAT(lines[0], HasSubstr("refused"));
+
+  UniqueFd listener = net.listen_mon(6789);
+  net.del_route();
+  auto no_route = exec({"doctor", "--netns", net.inspected.ns_path(), "--mon", kMon});
+  EXPECT_EQ(no_route.exit_code, 1) << no_route.describe();
+  lines = fail_lines(no_route.out);
+  ASSERT_EQ(lines.size(), 1u) << no_route.out;
+  EXPECT_THAT(lines[0], HasSubstr("route to " + kMon));
+  EXPECT_THAT(lines[0], HasSubstr("no route"));
+}
+
+TEST(InspectCli, DoctorRejectsAMalformedMonNamingIt) {
+  NEED_CLI();
+  NetnsChild child;
+  auto r = exec({"doctor", "--netns", child.ns_path(), "--mon", "198.18.0.1:notaport"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("\"198.18.0.1:notaport\""));
+  EXPECT_EQ(r.out, "") << "no check runs before the input is valid";
+}
+
+TEST(InspectCli, DoctorGivesTheExecutorsMessageAnd125ForAMissingFile) {
+  NEED_CLI();
+  std::string path = "/nonexistent/" + unique_name("c") + ".net.ns";
+  auto r = exec({"doctor", "--netns", path, "--mon", "198.18.0.1:6789"});
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr("FAIL  file exists"));
+  EXPECT_THAT(r.err, HasSubstr(path));
+}
+
+TEST(InspectCli, DoctorTakesMonitorsFromTheCephCsiConfig) {
+  NEED_CLI();
+  StorageNet net;
+  UniqueFd listener = net.listen_mon(6789);
+  TempDir dir;
+  std::string id = unique_name("c");
+  ASSERT_EQ(::symlink(net.inspected.ns_path().c_str(), (dir / (id + ".net.ns")).c_str()), 0);
+  std::string config = dir / "config.json";
+  {
+    UniqueFd f = open_fd(config, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    write_all(f.get(),
+              R"([{"clusterID":")" + id + R"(","monitors":[")" + kMon +
+                  R"("],"rbd":{"netNamespaceFilePath":")" + (dir / (id + ".net.ns")) + R"("}}])",
+              config);
+  }
+  auto r = exec({"doctor", "--cluster-id", id, "--config", config});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_THAT(r.out, HasSubstr("PASS  connect to " + kMon));
+}
+
+TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {
+  NEED_CLI();
+  StorageNet net;
+  UniqueFd listener = net.listen_mon(6789);
+  UniqueFd client = net.connect_mon(6789);
+
+  auto count = exec({"guard", "--count", "--netns", net.inspected.ns_path()});
+  ASSERT_TRUE(count.ok()) << count.describe();
+  EXPECT_EQ(count.out, "1\n");
+
+  Process guard({kExec, "guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--max-wait",
+                 "30s", "--log-interval", "300ms"});
+  EXPECT_FALSE(guard.wait(1500ms).has_value()) << "returned while a session was open";
+  auto closed = Clock::now();
+  client.reset();
+  auto status = guard.wait(5s);
+  auto took = Clock::now() - closed;
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << guard.err();
+  EXPECT_LT(took, 1s);
+  EXPECT_THAT(guard.err(), HasSubstr(kMon)) << "open sessions are logged";
+}
+
+TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
+  NEED_CLI();
+  StorageNet net;
+  UniqueFd listener = net.listen_mon(6789);
+  UniqueFd client = net.connect_mon(6789);
+  auto start = Clock::now();
+  auto r = exec({"guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--max-wait", "800ms"});
+  auto took = Clock::now() - start;
+  EXPECT_EQ(r.exit_code, 124) << r.describe();
+  EXPECT_GE(took, 800ms);
+  EXPECT_LT(took, 3s);
+  EXPECT_THAT(r.err, HasSubstr("gave up"));
+}
+
+}  // namespace
+}  // namespace netns::test
