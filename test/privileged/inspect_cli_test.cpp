@@ -177,5 +177,17 @@ TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
   EXPECT_THAT(r.err, HasSubstr("gave up"));
 }
 
+// The holder pod's preStop hook: no capabilities, its own namespace. Reading
+// one's own namespace must not need setns().
+TEST(InspectCli, GuardReadsItsOwnNamespaceWithoutPrivileges) {
+  NEED_CLI();
+  auto r = run_command({"unshare", "--net", "--", "setpriv", "--reuid", "65534", "--regid",
+                        "65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--",
+                        kExec, "guard", "--count", "--netns", "/proc/self/ns/net",
+                        "--allow-own-netns"});
+  EXPECT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.out, "0\n");
+}
+
 }  // namespace
 }  // namespace netns::test

@@ -11,10 +11,19 @@
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/nsfd.hpp"
 
 namespace netns::inspect {
 
 void run_in_netns(int nsfd, std::string_view shown, const std::function<void()>& fn) {
+  // Already there (the holder pod's preStop guard reads its own namespace):
+  // no thread and no setns, which a container without CAP_SYS_ADMIN, or under
+  // a seccomp profile that forbids setns, could not do even for its own
+  // namespace.
+  if (ns_id_of_fd(nsfd, shown) == current_netns_id()) {
+    fn();
+    return;
+  }
   std::exception_ptr failure;
   // The thread is joined before we return, so references into this frame stay
   // valid; it never returns to anyone else in the namespace it entered.

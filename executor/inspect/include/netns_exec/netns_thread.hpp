@@ -16,7 +16,9 @@ namespace netns::inspect {
 
 // Runs `fn` on a new thread that first enters the network namespace `nsfd`
 // (`shown` names it in errors). Blocks until the thread has finished; an
-// exception thrown by `fn` (or by setns) is rethrown here.
+// exception thrown by `fn` (or by setns) is rethrown here. When `nsfd` is the
+// caller's own network namespace, `fn` runs on the caller's thread with no
+// setns at all (so it works without CAP_SYS_ADMIN).
 void run_in_netns(int nsfd, std::string_view shown, const std::function<void()>& fn);
 
 // socket(domain, type | SOCK_CLOEXEC, protocol) created inside `nsfd`.
