@@ -147,6 +147,7 @@ class Report:
         self.summary = []   # rows of the summary table
         self.sections = []  # markdown blocks
         self.plots = []
+        self.errors = []    # inputs that exist but gave no figure: run.sh fails on these
         # <binary>.pass<N>.json: one file per pass of a binary; rows are merged
         # and every figure is the median over all passes and repetitions.
         files = {}
@@ -158,6 +159,15 @@ class Report:
 
     def b(self, name):
         return self.bench.get(name) or Bench(None)
+
+    def library_built(self):
+        """Whether the benchmarks were built with the executor's libraries (then
+        every library figure must be there)."""
+        return any(b.context.get("library_entry_point", "none") != "none" for b in self.bench.values())
+
+    def expect(self, condition, message):
+        if not condition:
+            self.errors.append(message)
 
     def add(self, number, title, measured, anchor, ratio, goal_text, result, notes):
         self.summary.append((number, title, measured, anchor, fmt_ratio(ratio), goal_text, result))
@@ -186,6 +196,7 @@ class Report:
                 lines.append(f"| {label} | {fmt_us(s['us'])} | {fmt_ratio(s['us'] / nse['us'])} | "
                              f"{fmt_ratio(s['us'] / plain['us'])} | {cv} |")
         notes = ["\n".join(lines)]
+        self.expect(lib or not self.library_built(), "figure 1: no spawn_true/library result")
         if not lib:
             self.add(1, "spawn `true` in a namespace", "–", fmt_us(nse["us"]), None,
                      "≤ 0.55× nsenter, ≤ 1.05× floor", "not measured",
@@ -259,6 +270,8 @@ class Report:
                          f"({fmt_ratio(fork_big['us'] / fork_small['us'])}): fork copies the caller's "
                          f"page tables and the exit tears them down again, work proportional to the "
                          f"resident set.")
+        self.expect((lib_small and lib_big) or not self.library_built(),
+                    "figure 2: no caller_rss/library results")
         if not (lib_small and lib_big):
             self.add(2, "spawn latency vs caller RSS", "–", "–", None, "≤ 1.2× small caller",
                      "not measured", notes + ["The spawn library was not built."])
@@ -313,6 +326,8 @@ class Report:
                  f"This machine has {os.cpu_count()} CPUs; each spawn is a child process that needs a "
                  f"CPU too, so the ideal is min(threads, CPUs)×."]
         lib = rel.get("library")
+        self.expect((lib and 2 in lib) or not self.library_built(),
+                    "figure 3: no threads/library results for 1 and 2 threads")
         if not lib or 2 not in lib:
             self.add(3, "throughput vs threads", "–", "–", None, "≥ 1.7× at 2 threads", "not measured",
                      notes + ["The spawn library was not built."])
@@ -358,6 +373,8 @@ class Report:
         notes = ["Measured by `scripts/measure-holder-rss.sh` (the holder's own script), output:",
                  "```\n" + text.strip() + "\n```"]
         h, c = vals.get("holder_rss_kib"), vals.get("catatonit_rss_kib")
+        self.expect(h is not None and c is not None,
+                    "figure 4: measure-holder-rss.sh printed no holder_rss_kib=/catatonit_rss_kib=")
         if h is None or c is None:
             self.add(4, "holder RSS vs `catatonit -P`", "–", "–", None, "≤ 1.1× RSS",
                      "not parsed", notes + ["The script's output had no `holder_rss_kib=` / "
@@ -377,6 +394,8 @@ class Report:
     def figure5(self):
         b = self.b("holder_wake_bench")
         s = b.stat("holder_wake/library")
+        self.expect((s and "counters" in s) or "holder_wake_bench" not in self.bench
+                    or not self.library_built(), "figure 5: no holder_wake/library result")
         if not s or "counters" not in s:
             self.add(5, "wake-up on holder publish", "–", "–", None, "median ≤ 5 ms", "not measured",
                      ["holder_wake_bench did not run (needs libnetns_exec)."])
@@ -427,6 +446,8 @@ class Report:
                         ss = st["us"]
                     elif "inspect" in k:
                         ins = st["us"]
+        self.expect((ins is not None and ss is not None) or (not text and not b.names()),
+                    "figure 6: inspect's benchmark ran but gave no inspect and ss figures")
         if ins is None or ss is None:
             self.add(6, "`inspect` on 10,000 sockets vs `ss -tan`", "–", "–", None, "≤ 1.0×",
                      "not measured", ["inspect's benchmark (test/bench/inspect_bench.*) was not "
@@ -449,6 +470,11 @@ class Report:
             return
         res = {r["command"]: r for r in d["results"]}
         e, n, p = res.get("netns-exec"), res.get("nsenter"), res.get("plain")
+        self.expect(e and n, "figure 7: cli.json has no netns-exec and nsenter results")
+        if not (e and n):
+            self.add(7, "CLI vs nsenter, whole process", "–", "–", None, "≤ 1.2×", "not measured",
+                     ["hyperfine gave no result for netns-exec or nsenter."])
+            return
         r = e["median"] / n["median"]
         self.add(7, "`netns-exec --net=P -- true` vs `nsenter --net=P true`",
                  fmt_us(e["median"] * 1e6), fmt_us(n["median"] * 1e6), r, "≤ 1.2×", verdict(r, 1.2), None)
@@ -635,7 +661,12 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
             md += ["## Other benchmarks in test/bench", ""]
             for o in others:
                 md += [o, ""]
-        md += ["## Method", "",
+        md += ["## Reproduce", "",
+               "```sh",
+               "sudo ./dev bench                        # build, run everything, rewrite this file",
+               "test/bench/run.sh BUILD_DIR [--quick] [--out DIR]   # the same on an existing build",
+               "```", "",
+               "## Method", "",
                "- In-process figures (1, 2, 3, 5) are Google Benchmark binaries in `test/bench/` "
                "(`*_bench.cpp`), real (wall-clock) time, because the work happens in child "
                "processes. Figure 1 runs its variants' repetitions in random interleaved order so "
@@ -683,7 +714,10 @@ def main():
     p.add_argument("--mode", choices=("full", "quick"), default="full")
     p.add_argument("--source", required=True)
     p.add_argument("--build", required=True)
-    Report(p.parse_args()).write()
+    report = Report(p.parse_args())
+    report.write()
+    if report.errors:
+        sys.exit("report.py: written, but these inputs gave no figure:\n  " + "\n  ".join(report.errors))
 
 
 if __name__ == "__main__":
