@@ -1,0 +1,225 @@
+// netns-exec map | unmap | mount | umount: thin wrappers over netns_ceph,
+// run inside the namespace SOURCE names. A key is never taken on argv: give
+// --keyfile FILE, or --key-stdin to read it from our stdin (it is handed to
+// the command on its stdin).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <iterator>
+
+#include "command.hpp"
+#include "log.hpp"
+#include "netns/duration.hpp"
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns_exec/ceph.hpp"
+#include "netns_exec/redact.hpp"
+#include "output_json.hpp"
+#include "source_options.hpp"
+
+namespace netns::cli {
+
+namespace {
+
+// krbd's noudev is for a non-initial namespace. /proc/1 is the initial
+// namespace's init only with hostPID; without it we cannot tell, and
+// assuming "not initial" (noudev) is the safe side: rbd then does not wait
+// for udev events that would never arrive.
+bool is_initial_netns(const exec::ResolvedNamespace& ns) {
+  struct stat st {};
+  if (::stat("/proc/1/ns/net", &st) != 0) return false;
+  return NsId{st.st_dev, st.st_ino} == ns.id;
+}
+
+// Options every operation shares: SOURCE, timeout, JSON output.
+class CephCommand : public Command {
+ public:
+  void setup(CLI::App& app) override {
+    source_.add_to(app);
+    app.add_option("--timeout", timeout_, "Kill the command after this long; exit 124")
+        ->capture_default_str();
+    app.add_flag("--json", json_, "Print one JSON object with the outcome");
+    add_options(app);
+  }
+
+  int run() override {
+    exec::ResolvedNamespace ns = resolve_source(source_);
+    if (ns.own_namespace) log_warn(ns.describe());
+    ceph::Settings settings;
+    settings.timeout = parse_duration(timeout_, "--timeout");
+    ceph::Runner runner(settings);
+    ceph::Target target;
+    target.netns_fd = ns.own_namespace ? -1 : ns.fd.get();
+    target.initial_netns = is_initial_netns(ns);
+    ceph::OperationResult r = operate(runner, target);
+    if (json_) {
+      print_json({{"operation", name()},
+                  {"ok", r.ok()},
+                  {"failure", ceph::failure_name(r.failure)},
+                  {"message", exec::redact(r.message)},
+                  {"device", r.device},
+                  {"already_done", r.already_done},
+                  {"shared", r.shared},
+                  {"command", exec::redact_argv(r.argv)},
+                  {"exit_code", r.exit_code()},
+                  {"netns", namespace_json(ns)},
+                  {"outcome", outcome_json(r.process.outcome)},
+                  {"stdout", exec::redact(r.process.out.data)},
+                  {"stderr", exec::redact(r.process.err.data)}});
+    } else if (r.ok() && !r.device.empty()) {
+      std::cout << r.device << '\n' << std::flush;
+    }
+    if (!r.ok()) log_error(r.message);
+    return r.exit_code();
+  }
+
+ protected:
+  virtual void add_options(CLI::App& app) = 0;
+  virtual ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) = 0;
+
+  // --id, --keyfile | --key-stdin
+  void add_credentials(CLI::App& app) {
+    app.add_option("--id", credentials_.id, "cephx user without \"client.\"")->required();
+    auto* f = app.add_option("--keyfile", credentials_.keyfile, "File holding the key");
+    auto* s = app.add_flag("--key-stdin", key_stdin_, "Read the key from stdin");
+    f->excludes(s);
+  }
+  ceph::Credentials credentials() const {
+    ceph::Credentials c = credentials_;
+    if (key_stdin_) {
+      std::string key = read_all(STDIN_FILENO, "stdin", 64 * 1024);
+      while (!key.empty() && (key.back() == '\n' || key.back() == '\r')) key.pop_back();
+      c.key = std::move(key);
+    } else if (c.keyfile.empty()) {
+      throw Error(Errc::invalid_argument, "give --keyfile FILE or --key-stdin",
+                  "a key is never taken on the command line");
+    }
+    return c;
+  }
+
+  SourceOptions source_;
+  std::string timeout_ = "2m";
+  bool json_ = false;
+  ceph::Credentials credentials_;
+  bool key_stdin_ = false;
+};
+
+class MapCommand final : public CephCommand {
+ public:
+  [[nodiscard]] const char* name() const override { return "map"; }
+  [[nodiscard]] const char* description() const override {
+    return "rbd map (krbd) inside the namespace; prints the device";
+  }
+
+ private:
+  void add_options(CLI::App& app) override {
+    app.add_option("--pool", request_.pool)->required();
+    app.add_option("--rados-namespace", request_.rados_namespace);
+    app.add_option("--image", request_.image)->required();
+    app.add_option("--snap", request_.snapshot);
+    app.add_option("--mon", request_.monitors, "Monitor address (repeat)")->required();
+    app.add_option("--options", request_.map_options, "krbd map options, comma-separated");
+    app.add_flag("--read-only", request_.read_only);
+    add_credentials(app);
+  }
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
+    request_.credentials = credentials();
+    return runner.map(request_, target);
+  }
+  ceph::MapRequest request_;
+};
+
+class UnmapCommand final : public CephCommand {
+ public:
+  [[nodiscard]] const char* name() const override { return "unmap"; }
+  [[nodiscard]] const char* description() const override {
+    return "rbd unmap a device or image spec inside the namespace";
+  }
+
+ private:
+  void add_options(CLI::App& app) override {
+    app.add_option("device", request_.device_or_spec, "/dev/rbdN or pool/image")->required();
+    app.add_option("--options", request_.unmap_options, "krbd unmap options, comma-separated");
+  }
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
+    return runner.unmap(request_, target);
+  }
+  ceph::UnmapRequest request_;
+};
+
+class MountCommand final : public CephCommand {
+ public:
+  [[nodiscard]] const char* name() const override { return "mount"; }
+  [[nodiscard]] const char* description() const override {
+    return "mount CephFS (kernel or ceph-fuse) or NFS inside the namespace";
+  }
+
+ private:
+  void add_options(CLI::App& app) override {
+    app.add_option("--type", type_, "ceph (kernel), ceph-fuse or nfs")
+        ->check(CLI::IsMember({"ceph", "ceph-fuse", "nfs"}))
+        ->capture_default_str();
+    app.add_option("target", target_, "Mount point (must exist)")->required();
+    app.add_option("--mon", cephfs_.monitors, "Monitor address (repeat; ceph, ceph-fuse)");
+    app.add_option("--path", path_, "CephFS root path or NFS export")->capture_default_str();
+    app.add_option("--fs", cephfs_.fs_name, "CephFS file system name");
+    app.add_option("--ceph-conf", cephfs_.ceph_conf, "ceph-fuse: -c FILE");
+    app.add_option("--server", nfs_.server, "NFS server");
+    app.add_option("-o,--mount-options", options_, "Mount options, comma-separated");
+    app.add_option("--id", credentials_.id, "cephx user without \"client.\" (ceph, ceph-fuse)");
+    auto* f = app.add_option("--keyfile", credentials_.keyfile, "File holding the key");
+    auto* s = app.add_flag("--key-stdin", key_stdin_, "Read the key from stdin");
+    f->excludes(s);
+  }
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
+    if (type_ == "nfs") {
+      nfs_.export_path = path_;
+      nfs_.target = target_;
+      nfs_.mount_options = options_;
+      return runner.mount_nfs(nfs_, target);
+    }
+    cephfs_.root_path = path_;
+    cephfs_.target = target_;
+    cephfs_.mount_options = options_;
+    cephfs_.credentials = credentials();
+    return type_ == "ceph-fuse" ? runner.mount_ceph_fuse(cephfs_, target)
+                                : runner.mount_cephfs(cephfs_, target);
+  }
+  std::string type_ = "ceph";
+  std::string target_;
+  std::string path_ = "/";
+  std::string options_;
+  ceph::CephfsMountRequest cephfs_;
+  ceph::NfsMountRequest nfs_;
+};
+
+class UmountCommand final : public CephCommand {
+ public:
+  [[nodiscard]] const char* name() const override { return "umount"; }
+  [[nodiscard]] const char* description() const override {
+    return "umount a mount point (from inside the namespace, as ceph-csi would)";
+  }
+
+ private:
+  void add_options(CLI::App& app) override {
+    app.add_option("target", request_.target, "Mount point")->required();
+  }
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
+    return runner.umount(request_, target);
+  }
+  ceph::UmountRequest request_;
+};
+
+}  // namespace
+
+}  // namespace netns::cli
+
+using netns::cli::MapCommand;
+using netns::cli::MountCommand;
+using netns::cli::UmountCommand;
+using netns::cli::UnmapCommand;
+NETNS_CLI_REGISTER(MapCommand)
+NETNS_CLI_REGISTER(UnmapCommand)
+NETNS_CLI_REGISTER(MountCommand)
+NETNS_CLI_REGISTER(UmountCommand)

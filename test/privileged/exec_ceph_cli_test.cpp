@@ -1,0 +1,84 @@
+// netns-exec map | unmap | mount | umount: the SOURCE is validated first,
+// secrets never show, and results reach the caller's mount namespace.
+// (No rbd/ceph kernel modules here: those paths end in a clear refusal.)
+#include <sys/mount.h>
+
+#include <nlohmann/json.hpp>
+
+#include "exec_fixture.hpp"
+
+namespace netns::test::exec {
+namespace {
+
+struct ExecCephCli : ExecFixture {
+  void SetUp() override {
+    ExecFixture::SetUp();
+    if (IsSkipped()) return;
+    ns = std::make_unique<NetnsChild>();
+    publish_holder(holder_dir, "ceph-a", *ns);
+    link = holder_dir + "/ceph-a.net.ns";
+  }
+  std::unique_ptr<NetnsChild> ns;
+  std::string link;
+};
+
+TEST_F(ExecCephCli, MapRefusesABadSourceBeforeAnythingElse) {
+  auto r = exec({"map", "--netns", holder_dir + "/ceph-b.net.ns", "--pool", "p", "--image", "i",
+                 "--mon", "198.18.0.1:6789", "--id", "admin", "--keyfile", "/dev/null"});
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_NE(r.err.find("ceph-b.net.ns"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ENOENT"), std::string::npos) << r.err;
+}
+
+TEST_F(ExecCephCli, MapKeyFromStdinNeverShows) {
+  RunOptions options;
+  options.stdin_data = "AQBsecretXYZ==\n";
+  auto r = exec({"map", "--json", "--netns", link, "--pool", "p", "--image", "i", "--mon",
+                 "198.18.0.1:6789", "--id", "admin", "--key-stdin", "--timeout", "10s"},
+                options);
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out.find("AQBsecret"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("AQBsecret"), std::string::npos) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["operation"], "map");
+  EXPECT_EQ(doc["ok"], false);
+  EXPECT_EQ(doc["netns"]["ino"], ns->ns_id().ino);
+  // Not the initial namespace: krbd must not wait for udev.
+  std::string argv = doc["command"].dump();
+  EXPECT_NE(argv.find("noudev"), std::string::npos) << argv;
+  EXPECT_EQ(argv.find("AQBsecret"), std::string::npos) << argv;
+}
+
+TEST_F(ExecCephCli, MapWithoutAKeyIsRefused) {
+  auto r = exec({"map", "--netns", link, "--pool", "p", "--image", "i", "--mon",
+                 "198.18.0.1:6789", "--id", "admin"});
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_NE(r.err.find("--keyfile"), std::string::npos) << r.err;
+}
+
+TEST_F(ExecCephCli, UmountInsideTheNamespaceReachesTheCaller) {
+  std::string point = tmp / "mnt";
+  ASSERT_EQ(::mkdir(point.c_str(), 0755), 0);
+  ASSERT_EQ(::mount("exec-ceph-test", point.c_str(), "tmpfs", 0, nullptr), 0);
+  auto r = exec({"umount", "--netns", link, point});
+  EXPECT_TRUE(r.ok()) << r.describe();
+  std::string mounts = read_file("/proc/self/mountinfo", 16 << 20);
+  bool still = mounts.find(" " + point + " ") != std::string::npos;
+  EXPECT_FALSE(still);
+  if (still) ::umount2(point.c_str(), MNT_DETACH);
+}
+
+TEST_F(ExecCephCli, KernelCephMountWithoutTheModuleIsAClearFailure) {
+  std::string point = tmp / "mnt";
+  ASSERT_EQ(::mkdir(point.c_str(), 0755), 0);
+  auto r = exec({"mount", "--json", "--netns", link, "--mon", "198.18.0.1:6789", "--id", "admin",
+                 "--keyfile", "/dev/null", "--timeout", "10s", point});
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["operation"], "mount");
+  EXPECT_EQ(doc["ok"], false);
+  EXPECT_FALSE(doc["message"].get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace netns::test::exec
