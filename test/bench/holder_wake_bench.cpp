@@ -16,18 +16,13 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <ctime>
 #include <exception>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
-#include "netns/holder_record.hpp"
-#include "netns/nsfd.hpp"
-#include "netns/proc.hpp"
 #include "netns/bench/library.hpp"
 #include "netns/bench/samples.hpp"
 #include "netns/bench/target_ns.hpp"
@@ -35,18 +30,6 @@
 
 namespace netns::bench {
 namespace {
-
-HolderRecord record_for(const TargetNs& ns, const std::string& id) {
-  HolderRecord r;
-  r.cluster_id = id;
-  r.pid = ns.pid;
-  r.pid_start_time = pid_start_time(ns.pid).value_or(0);
-  r.netns = ns_id_of_fd(ns.fd, ns.path);
-  r.pidns_ino = current_pidns_id().ino;
-  r.boot_id = read_boot_id();
-  r.created_unix = static_cast<uint64_t>(std::time(nullptr));
-  return r;
-}
 
 void library(benchmark::State& state) {
   const auto& ns = target_ns();
@@ -69,10 +52,9 @@ void library(benchmark::State& state) {
     // Give the waiter time to find the file missing and block in inotify:
     // the figure is the wake-up, not a publication that raced the first look.
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    write_file_atomic(dirfd.get(), id + ".holder.json", serialize_record(record_for(ns, id)), 0644,
-                      dir.path());
+    publish_record(dirfd.get(), dir.path(), id, ns);
     const auto published = Clock::now();
-    symlink_atomic(dirfd.get(), id + ".net.ns", ns.path, dir.path());
+    publish_link(dirfd.get(), dir.path(), id, ns);
     waiter.join();
     if (failure) std::rethrow_exception(failure);
     const double latency = seconds_between(published, woke);
