@@ -6,7 +6,8 @@
 namespace netns::holder {
 
 inline constexpr int kExitOk = 0;        // stopped by SIGTERM/SIGINT; check: healthy
-inline constexpr int kExitFailure = 1;   // runtime failure (directory, lock file, publishing, socket); check: not healthy
+// Runtime failure (directory, lock file, publishing, socket); for check: not healthy.
+inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;     // bad command line: unknown flag, bad value, invalid cluster ID
 inline constexpr int kExitBusy = 3;      // another holder holds <ID>.lock
 inline constexpr int kExitRefused = 4;   // symlink mode as PID 1 of a child pid namespace

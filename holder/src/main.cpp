@@ -72,7 +72,8 @@ int hold(const Options& o) {
   if (::chdir("/") != 0) log_warning(Error::sys("chdir", "/", errno).describe());
 
   std::string files = join_path(o.dir, plan.names.record);
-  if (published.link_target) files += ", " + join_path(o.dir, plan.names.ns_link) + " -> " + *published.link_target;
+  if (published.link_target)
+    files += ", " + join_path(o.dir, plan.names.ns_link) + " -> " + *published.link_target;
   SocketService service;
   if (published.listener) {
     files += ", " + join_path(o.dir, plan.names.socket);

@@ -36,7 +36,8 @@ int pause_until_stopped(int signal_fd, const SocketService* service) {
       if (errno == EINTR) continue;
       throw Error::sys("poll", "signalfd", errno);
     }
-    if (service && (fds[1].revents & POLLIN)) serve_one(service->listen_fd, service->allow_uids, service->header, service->shown);
+    if (service && (fds[1].revents & POLLIN))
+      serve_one(service->listen_fd, service->allow_uids, service->header, service->shown);
     if (!(fds[0].revents & POLLIN)) continue;
     // Drain the signalfd (non-blocking): several signals may be pending.
     for (;;) {

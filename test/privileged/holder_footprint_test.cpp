@@ -28,8 +28,8 @@ TEST(HolderFootprint, IsStaticallyLinked) {
   ASSERT_EQ(std::string(reinterpret_cast<const char*>(eh.e_ident), 4), std::string(ELFMAG, 4));
   for (int i = 0; i < eh.e_phnum; ++i) {
     Elf64_Phdr ph{};
-    ASSERT_EQ(::pread(fd.get(), &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + static_cast<size_t>(i) * eh.e_phentsize)),
-              static_cast<ssize_t>(sizeof ph));
+    auto at = static_cast<off_t>(eh.e_phoff + static_cast<size_t>(i) * eh.e_phentsize);
+    ASSERT_EQ(::pread(fd.get(), &ph, sizeof ph, at), static_cast<ssize_t>(sizeof ph));
     EXPECT_NE(ph.p_type, static_cast<Elf64_Word>(PT_INTERP)) << "the holder needs a dynamic loader";
     EXPECT_NE(ph.p_type, static_cast<Elf64_Word>(PT_DYNAMIC)) << "the holder links shared libraries";
   }

@@ -65,8 +65,9 @@ class Holder {
 
   // True once the holder logged that it holds the namespace (after publishing).
   bool wait_ready() {
-    return netns::test::wait_until([&] { return err().find("holding net:[") != std::string::npos || !proc_->running(); }, 10s) &&
-           err().find("holding net:[") != std::string::npos;
+    auto ready = [&] { return err().find("holding net:[") != std::string::npos; };
+    netns::test::wait_until([&] { return ready() || !proc_->running(); }, 10s);
+    return ready();
   }
   // The exit status of the started process (unshare passes the holder's on).
   std::optional<int> stop(int sig = SIGTERM) {

@@ -90,10 +90,11 @@ TEST(HolderPidNs, NotPid1InAChildPidNamespaceWarnsAndPublishes) {
   std::string id = unique_name("kind");
   // Like a hostPID pod on a kind node: a non-initial pid namespace, not its
   // init. sh is PID 1 here, the holder its child (pid 2).
-  netns::test::Process proc({"unshare", "--pid", "--fork", "--kill-child", "--net", "--", "sh", "-c",
-                             holder_test::kHolder + " --cluster-id " + id + " --dir " + tmp.path() + " & wait"});
-  ASSERT_TRUE(netns::test::wait_until([&] { return proc.err().find("holding net:[") != std::string::npos; }, 10s))
-      << proc.err();
+  std::string script = holder_test::kHolder + " --cluster-id " + id + " --dir " + tmp.path() + " & wait";
+  netns::test::Process proc(
+      {"unshare", "--pid", "--fork", "--kill-child", "--net", "--", "sh", "-c", script});
+  auto ready = [&] { return proc.err().find("holding net:[") != std::string::npos; };
+  ASSERT_TRUE(netns::test::wait_until(ready, 10s)) << proc.err();
   EXPECT_NE(proc.err().find("warning: running as pid 2 in a non-initial pid namespace"), std::string::npos)
       << proc.err();
   auto record = netns::parse_record(netns::read_file(tmp / (id + ".holder.json")), "record");

@@ -40,7 +40,8 @@ void expect_one_line_error(const RunResult& r, int code, const std::vector<std::
   EXPECT_EQ(r.exit_code, code) << r.describe();
   EXPECT_EQ(lines(r.err), 1u) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
-  for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << "missing " << n << " in: " << r.err;
+  for (const auto& n : needles)
+    EXPECT_NE(r.err.find(n), std::string::npos) << "missing " << n << " in: " << r.err;
 }
 
 TEST(HolderCli, HelpDocumentsUsageAndExitCodes) {
@@ -140,7 +141,8 @@ TEST(HolderCli, UnwritableDirIsARuntimeErrorThatNamesThePath) {
     };
   }
   expect_one_line_error(holder({"--cluster-id", "c", "--dir", ro}, options), 1,
-                        {"\"" + ro + "/c.lock\"", "(EACCES)", "--dir must be a directory this holder can create files in"});
+                        {"\"" + ro + "/c.lock\"", "(EACCES)",
+                         "--dir must be a directory this holder can create files in"});
   expect_one_line_error(holder({"--cluster-id", "c", "--dir", ro + "/new"}, options), 1,
                         {"mkdir \"" + ro + "/new\"", "(EACCES)"});
   EXPECT_TRUE(dir_is_empty(ro));
