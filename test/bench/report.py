@@ -208,9 +208,14 @@ class Report:
         self.add("1b", "spawn `true`: library vs the floor", fmt_us(lib["us"]), fmt_us(plain["us"]) + " plain",
                  r_floor, "≤ 1.05×", verdict(r_floor, 1.05), None)
         nse_floor = nse["us"] / plain["us"]
-        why = [f"nsenter itself costs {fmt_ratio(nse_floor)} the floor here: it is one extra exec "
-               f"(nsenter, then `true`), so the library's best possible ratio to nsenter is about "
-               f"{fmt_ratio(1 / nse_floor)}."]
+        why = [f"nsenter itself costs {fmt_ratio(nse_floor)} the floor here: it is a second "
+               f"program start (nsenter, dynamically linked, then `true`), so the library's best "
+               f"possible ratio to nsenter is about {fmt_ratio(1 / nse_floor)}."]
+        cvs = [x["cv"] for x in (lib, nse, plain, eng) if x and x.get("cv") is not None]
+        if cvs:
+            why.append(f"Noise: the repetitions' coefficient of variation is {100 * min(cvs):.0f}–"
+                       f"{100 * max(cvs):.0f} % in this run, so a ratio within that distance of its "
+                       f"goal is not a clear result either way.")
         if r_nse > 0.55:
             why.append(f"**Why 1a is missed:** the library is {fmt_ratio(r_floor)} the floor and cannot "
                        f"go below it; with nsenter at only {fmt_ratio(nse_floor)} the floor on this "
