@@ -56,6 +56,7 @@ class Pod {
         "mount -o remount,bind,ro \"$1\"\n"
         "mount --bind \"$2\" \"$1" + std::string(kPodDir) + "\"\n"
         "mount -t proc proc \"$1/proc\"\n"
+        "ip link set lo up\n"
         "touch \"$3\"\n"
         "exec sleep 600\n";
     sandbox_ = std::make_unique<Process>(std::vector<std::string>{
@@ -85,6 +86,15 @@ class Pod {
       __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
       __user_cap_data_struct data[2] = {};
       if (::syscall(SYS_capset, &header, data) != 0) child_fail("capset");
+    };
+  }
+
+  // Only the sandbox's network namespace, with the host's files (for test
+  // peers that are not part of the image).
+  std::function<void()> network_only() const {
+    const int net = net_.get();
+    return [net] {
+      if (::setns(net, CLONE_NEWNET) != 0) child_fail("setns net");
     };
   }
 
@@ -148,6 +158,18 @@ void expect_holds_without_capabilities(bool socket) {
       10s, 50ms))
       << check.describe();
 
+  // The preStop hook, exactly as the DaemonSet renders it (with a short
+  // wait): no Ceph session in a fresh namespace, so it returns at once.
+  auto count = run_command({"/usr/bin/netns-exec", "guard", "--count", "--netns", "/proc/self/ns/net",
+                            "--allow-own-netns"},
+                           in_container);
+  EXPECT_TRUE(count.ok()) << count.describe();
+  EXPECT_EQ(count.out, "0\n");
+  auto guard = run_command({"/usr/bin/netns-exec", "guard", "--wait-idle", "--netns",
+                            "/proc/self/ns/net", "--allow-own-netns", "--max-wait", "5s"},
+                           in_container);
+  EXPECT_TRUE(guard.ok()) << guard.describe();
+
   holder.kill(SIGTERM);
   auto status = holder.wait(10s);
   ASSERT_TRUE(status.has_value());
@@ -188,6 +210,46 @@ TEST(HolderSecurityContext, DroppedCapabilitiesAreReallyDropped) {
   ASSERT_TRUE(status.has_value()) << "the holder without CAP_DAC_OVERRIDE kept running";
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) != 0);
   EXPECT_NE(dropped.err().find("Permission denied"), std::string::npos) << dropped.err();
+}
+
+// The preStop guard, without capabilities, sees a Ceph-like session in the
+// pod's namespace, keeps the pod from going while it lasts, and lets it go
+// once it is closed. The "session" is a loopback TCP connection to port 6789
+// inside the test's own namespace.
+TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
+  NETNS_REQUIRE_ROOT();
+  Pod pod;
+  Process session({"perl", "-MIO::Socket::INET", "-e",
+                   "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
+                   " Listen => 1, ReuseAddr => 1) or die $!;"
+                   " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
+                   " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
+                  pod.network_only());
+  ASSERT_TRUE(wait_until([&] { return session.out().find("up") != std::string::npos; }, 10s))
+      << session.err();
+
+  RunOptions in_container;
+  in_container.child_setup = pod.container();
+  const std::vector<std::string> own = {"--netns", "/proc/self/ns/net", "--allow-own-netns"};
+  auto with = [&](std::vector<std::string> argv) {
+    argv.insert(argv.end(), own.begin(), own.end());
+    return argv;
+  };
+  auto count = run_command(with({"/usr/bin/netns-exec", "guard", "--count"}), in_container);
+  EXPECT_TRUE(count.ok()) << count.describe();
+  EXPECT_EQ(count.out, "1\n");
+
+  auto busy = run_command(
+      with({"/usr/bin/netns-exec", "guard", "--wait-idle", "--max-wait", "1s", "--log-interval", "200ms"}),
+      in_container);
+  EXPECT_EQ(busy.exit_code, 124) << busy.describe();
+  EXPECT_NE(busy.err.find("127.0.0.1:6789"), std::string::npos) << busy.err;
+
+  session.kill(SIGKILL);
+  (void)session.wait(5s);
+  auto idle = run_command(with({"/usr/bin/netns-exec", "guard", "--wait-idle", "--max-wait", "10s"}),
+                          in_container);
+  EXPECT_TRUE(idle.ok()) << idle.describe();
 }
 
 #else
