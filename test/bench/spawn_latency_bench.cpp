@@ -1,5 +1,8 @@
-// Figure 1: spawning `true` in a holder's network namespace, one at a time.
-//   spawn_true/library  the executor's spawn engine (setns in the child)
+// Figure 1: spawning `true` in a holder's network namespace (target_ns.hpp:
+// published with a record, as the holder does), one at a time.
+//   spawn_true/library  the executor's public API given the same path nsenter
+//                       gets (opens and validates it each time, setns in the
+//                       child); see library.hpp
 //   spawn_true/nsenter  `nsenter --net=PATH true` spawned by the same caller
 //   spawn_true/plain    posix_spawn of `true` with no namespace change: the floor
 //   spawn_true/engine   the spawn engine alone with the open fd (no per-spawn
