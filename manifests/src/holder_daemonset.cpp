@@ -204,6 +204,8 @@ void validate(const HolderOptions& o) {
                 fmt::format("invalid guard wait {}s", o.guard_max_wait.count()),
                 "pass --guard-max-wait between 1s and 1h");
   }
+  // The same path ceph-csi's config will name (checks the socket path length).
+  (void)net_namespace_file_path(o.kubelet_dir, o.driver, o.cluster_id, o.socket);
   if (o.socket && o.allow_uids.empty()) {
     throw Error(Errc::invalid_argument, "socket mode without any --allow-uid",
                 "pass the uid the node plugin runs as (0 for ceph-csi)");

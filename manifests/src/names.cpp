@@ -162,8 +162,16 @@ std::string holder_dir(std::string_view kubelet_dir, std::string_view driver) {
 std::string net_namespace_file_path(std::string_view kubelet_dir, std::string_view driver,
                                     std::string_view cluster_id, bool socket_mode) {
   const HolderFileNames files = holder_file_names(cluster_id);
-  return fmt::format("{}/{}", holder_dir(kubelet_dir, driver),
-                     socket_mode ? files.socket : files.ns_link);
+  std::string path = fmt::format("{}/{}", holder_dir(kubelet_dir, driver),
+                                 socket_mode ? files.socket : files.ns_link);
+  // sizeof(sockaddr_un::sun_path) is 108, including the terminating NUL.
+  constexpr size_t kMaxSocketPath = 107;
+  if (socket_mode && path.size() > kMaxSocketPath) {
+    invalid(fmt::format("socket path {} is {} bytes; a unix socket path holds at most {}",
+                        quote(path), path.size(), kMaxSocketPath),
+            "use a shorter cluster ID, driver name or --kubelet-dir, or symlink mode");
+  }
+  return path;
 }
 
 }  // namespace netns::manifest

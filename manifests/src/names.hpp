@@ -44,7 +44,9 @@ std::string holder_name(Kind kind, std::string_view cluster_id);
 std::string holder_dir(std::string_view kubelet_dir, std::string_view driver);
 
 // The path ceph-csi's netNamespaceFilePath gets: the namespace link in symlink
-// mode, the holder socket in socket mode.
+// mode, the holder socket in socket mode. In socket mode the executor
+// connect()s to this path, and a unix socket path holds at most 107 bytes:
+// a longer one is refused here, not at the first mount on a node.
 std::string net_namespace_file_path(std::string_view kubelet_dir, std::string_view driver,
                                     std::string_view cluster_id, bool socket_mode);
 

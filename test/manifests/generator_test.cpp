@@ -107,6 +107,20 @@ TEST(ManifestNames, NetNamespaceFilePath) {
             "/k/plugins/cephfs.csi.ceph.com/c1.net.sock");
 }
 
+TEST(ManifestNames, SocketPathFitsSunPath) {
+  const std::string id64(64, 'a');
+  // 25 + 19 + 1 + 64 + 9 = 118 bytes: too long for sockaddr_un.
+  EXPECT_THROW(nm::net_namespace_file_path("/var/lib/kubelet", "cephfs.csi.ceph.com", id64, true),
+               netns::Error);
+  // The same ID in symlink mode is fine, and so is an fsid in socket mode.
+  EXPECT_NO_THROW(nm::net_namespace_file_path("/var/lib/kubelet", "cephfs.csi.ceph.com", id64, false));
+  EXPECT_NO_THROW(nm::net_namespace_file_path("/var/lib/kubelet", "rook-ceph.cephfs.csi.ceph.com",
+                                              "0b8f3a52-6d2e-4c71-9e0a-3f5d1c7b2a94", true));
+  auto o = holder(id64);
+  o.socket = true;
+  EXPECT_THROW((void)nm::holder_daemonset(o), netns::Error);
+}
+
 TEST(ManifestHolder, RefusesBadInput) {
   auto refuses = [](nm::HolderOptions o, const std::string& needle) {
     try {

@@ -28,6 +28,16 @@ describe("committed manifests", () => {
   }
 });
 
+describe("test fixtures", () => {
+  // The ceph-csi DaemonSets the patches are applied to must be valid
+  // themselves, or a valid merge result would prove little.
+  for (const file of yamlFiles(new URL("./fixtures/", import.meta.url).pathname)) {
+    test(file.split("/").pop(), async () => {
+      for (const doc of loadYaml(file)) await assertValid(doc, file);
+    });
+  }
+});
+
 describe("generated manifests for three sample clusters", () => {
   for (const socket of [false, true]) {
     const mode = socket ? "socket" : "symlink";
