@@ -216,6 +216,26 @@ TEST(SpawnEngine, TimeoutKillsTheWholeProcessGroup) {
   EXPECT_NE(::access(("/proc/" + std::to_string(r.pid)).c_str(), F_OK), 0);
 }
 
+TEST(SpawnEngine, ADaemonHoldingTheOutputPipesDoesNotHoldTheCaller) {
+  // Like ceph-fuse: the command forks a daemon that keeps stdout/stderr
+  // open, prints, and exits. run() returns with the command, not the daemon.
+  TempDir dir;
+  std::string pidfile = dir / "daemon.pid";
+  Command c = sh("sleep 30 & echo $! > " + pidfile + "; echo ceph-fuse[$!]: starting fuse >&2; exit 0");
+  c.timeout = 20s;
+  auto start = std::chrono::steady_clock::now();
+  Result r = run(c);
+  auto took = std::chrono::steady_clock::now() - start;
+  pid_t daemon = 0;
+  std::ifstream(pidfile) >> daemon;
+  bool daemon_alive = daemon > 0 && ::kill(daemon, 0) == 0;
+  if (daemon > 0) ::kill(daemon, SIGKILL);
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_LT(took, 5s);
+  EXPECT_NE(r.err.data.find("starting fuse"), std::string::npos) << r.err.data;
+  EXPECT_TRUE(daemon_alive) << "a normal exit must not kill what the command left running";
+}
+
 TEST(SpawnEngine, TimeoutEscalatesToSigkillAfterTheGrace) {
   Command c = sh("trap '' TERM; while :; do sleep 0.05; done");
   c.timeout = 200ms;

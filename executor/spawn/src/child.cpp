@@ -21,10 +21,19 @@
 // caller's memory and thread-local storage. syscall(2) itself only sets
 // errno, which lives in the caller's TLS; the caller is suspended (vfork) and
 // does not read it.
+// Sanitizer instrumentation (fake stacks, shadow bookkeeping in thread-local
+// state) must not run in the child either: it shares that state with the
+// suspended caller thread.
+#if defined(__clang__) || defined(__GNUC__)
+#define NETNS_CHILD_CODE __attribute__((no_sanitize("address", "thread", "undefined")))
+#else
+#define NETNS_CHILD_CODE
+#endif
+
 namespace netns::spawn::detail {
 namespace {
 
-[[noreturn]] void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
+NETNS_CHILD_CODE [[noreturn]] void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
   ChildReport report{static_cast<int32_t>(stage), static_cast<int32_t>(err)};
   // Nothing to do if this fails: the caller then sees an empty report pipe
   // and a child that exited 127 before exec, which it reports as exec failed.
@@ -37,7 +46,7 @@ namespace {
 // clone, so no handler of the caller can run on this stack in the meantime.
 // An all-zero kernel sigaction is SIG_DFL with no flags and an empty mask,
 // whatever the architecture's layout, so no struct definition is needed.
-void reset_dispositions() noexcept {
+NETNS_CHILD_CODE void reset_dispositions() noexcept {
   alignas(16) static const unsigned char kDefault[128] = {};
   for (int sig = 1; sig < _NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
@@ -46,7 +55,7 @@ void reset_dispositions() noexcept {
   }
 }
 
-int close_stray_fds(const ChildPlan& plan) noexcept {
+NETNS_CHILD_CODE int close_stray_fds(const ChildPlan& plan) noexcept {
   // Preferred: mark everything from 3 up close-on-exec. The report pipe stays
   // open until execve closes it (its EOF tells the caller exec succeeded).
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
@@ -73,7 +82,7 @@ int close_stray_fds(const ChildPlan& plan) noexcept {
 
 }  // namespace
 
-int child_main(void* arg) noexcept {
+NETNS_CHILD_CODE int child_main(void* arg) noexcept {
   const ChildPlan& plan = *static_cast<const ChildPlan*>(arg);
 
   reset_dispositions();

@@ -60,11 +60,12 @@ void finish_output(CapturedOutput& out, size_t limit) {
   out.truncated = out.total_bytes > out.data.size();
 }
 
-// Reads what is available now. Returns false at EOF (or a read error: the
-// stream is over for us either way).
-bool read_available(int fd, CapturedOutput& out, size_t limit) {
+// Reads what is available now, at most `max_reads` buffers (a writer that
+// never pauses cannot keep us here). Returns false at EOF (or a read error:
+// the stream is over for us either way).
+bool read_available(int fd, CapturedOutput& out, size_t limit, int max_reads = 16) {
   char buf[65536];
-  for (;;) {
+  for (int reads = 0; reads < max_reads; ++reads) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n > 0) {
       append_bounded(out, buf, static_cast<size_t>(n), limit);
@@ -75,6 +76,7 @@ bool read_available(int fd, CapturedOutput& out, size_t limit) {
     if (errno == EINTR) continue;
     return errno == EAGAIN;
   }
+  return true;
 }
 
 int send_signal(int pidfd, pid_t pid, ProcessGroup group, int sig) {
@@ -297,8 +299,12 @@ class Runner {
   }
 
   void close_outputs(Result& result, size_t limit) {
-    if (prep_.stdout_read) read_available(prep_.stdout_read.get(), result.out, limit);
-    if (prep_.stderr_read) read_available(prep_.stderr_read.get(), result.err, limit);
+    // The child's own output is at most a pipe buffer (64 KiB by default,
+    // up to 1 MiB if raised) per stream; whatever a surviving grandchild
+    // keeps writing after that is not the command's.
+    constexpr int kDrainReads = 20;
+    if (prep_.stdout_read) read_available(prep_.stdout_read.get(), result.out, limit, kDrainReads);
+    if (prep_.stderr_read) read_available(prep_.stderr_read.get(), result.err, limit, kDrainReads);
     prep_.stdout_read.reset();
     prep_.stderr_read.reset();
     if (prep_.stdin_write) {
