@@ -129,14 +129,17 @@ holder_bin=$build/holder/netns-holder
 exec_bin=$build/executor/cli/netns-exec
 id=bench-$$
 if [ -x "$holder_bin" ]; then
-  unshare --net -- "$holder_bin" --cluster-id "$id" --dir "$work" >"$raw/holder.log" 2>&1 &
+  # setpriv --pdeathsig: the holder dies with this script even if the script
+  # itself is SIGKILLed (a ctest timeout) and its trap never runs.
+  setpriv --pdeathsig KILL -- unshare --net -- "$holder_bin" --cluster-id "$id" --dir "$work" \
+    >"$raw/holder.log" 2>&1 &
   pids+=($!)
   ns=$work/$id.net.ns
   for _ in $(seq 100); do [ -e "$ns" ] && break; sleep 0.05; done
   [ -e "$ns" ] || { log "netns-holder did not publish $ns:"; cat "$raw/holder.log" >&2; exit 1; }
   echo "netns-holder" >"$raw/namespace-kind"
 else
-  unshare --net -- sleep 3600 &
+  setpriv --pdeathsig KILL -- unshare --net -- sleep 3600 &
   pids+=($!)
   ns=/proc/${pids[-1]}/ns/net
   for _ in $(seq 100); do
