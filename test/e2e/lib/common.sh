@@ -61,14 +61,33 @@ e2e_track_pid() {
 # Echo the PID recorded under NAME if that process is still the one we started and has not exited
 # (a zombie waiting for its reaper counts as gone).
 e2e_tracked_pid() {
-  local file=$1/pids/$2 pid start stat
+  local file=$1/pids/$2 pid start
   [ -f "$file" ] || return 1
   read -r pid start <"$file"
-  [ "$(e2e_starttime "$pid" 2>/dev/null)" = "$start" ] || return 1
-  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
-  stat=${stat##*) }
-  [ "${stat%% *}" != Z ] || return 1
+  e2e_pid_alive "$pid" "$start" || return 1
   echo "$pid"
+}
+
+# e2e_pid_alive PID START — PID is still the process that had START time, and not a zombie.
+e2e_pid_alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  # shellcheck disable=SC2086
+  set -- "$1" "$2" $stat
+  [ "$3" != Z ] && [ "${22}" = "$2" ]
+}
+
+# In a background child: close every fd above 2. Bash keeps copies of redirected fds (e.g. the
+# pipe of a $(...) or ctest's output pipe, saved as fd 10 or 255) without close-on-exec, and a
+# daemon that inherits one keeps its reader waiting for EOF until the daemon dies.
+e2e_close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"
+  done
+  return 0
 }
 
 # e2e_spawn SCOPE NAME NETNS LOG CMD... — start CMD in the background inside network namespace
@@ -78,11 +97,12 @@ e2e_tracked_pid() {
 e2e_spawn() {
   local scope=$1 name=$2 ns=$3 log=$4
   shift 4
-  if [ "$ns" = - ]; then
-    setsid "$@" </dev/null >"$log" 2>&1 &
-  else
-    setsid nsenter --net="/run/netns/$ns" -- "$@" </dev/null >"$log" 2>&1 &
-  fi
+  local enter=()
+  [ "$ns" = - ] || enter=(nsenter --net="/run/netns/$ns" --)
+  (
+    e2e_close_inherited_fds
+    exec setsid "${enter[@]}" "$@"
+  ) </dev/null >"$log" 2>&1 &
   local pid=$!
   disown "$pid" # no job-control notices when it is killed later
   # The exec chain (setsid -> nsenter -> CMD) keeps the PID; record it once it is the command.
@@ -95,31 +115,46 @@ e2e__is_not_launcher() {
   [ "$comm" != setsid ] && [ "$comm" != nsenter ]
 }
 
-# Stop every process a scope recorded: TERM, up to GRACE seconds, then KILL.
+# The descendants of PID (children first-level first), read from /proc: a tracked helper subshell
+# dies of a TERM without taking the command it waits for along.
+e2e__descendants() {
+  local pid=$1 child
+  for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
+    echo "$child"
+    e2e__descendants "$child"
+  done
+}
+
+# Stop every process a scope recorded, and their descendants: TERM, up to GRACE seconds, then KILL.
 e2e_scope_kill() {
-  local scope=$1 grace=${2:-2} f pid pids=()
+  local scope=$1 grace=${2:-2} f pid victims=()
   for f in "$scope"/pids/*; do
     [ -e "$f" ] || continue
     if pid=$(e2e_tracked_pid "$scope" "$(basename "$f")"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid:$(basename "$f")")
+      victims+=("$pid:$(e2e_starttime "$pid")")
+      for pid in $(e2e__descendants "$pid"); do
+        victims+=("$pid:$(e2e_starttime "$pid" 2>/dev/null)")
+      done
     fi
   done
-  local deadline=$((SECONDS + grace)) entry alive
-  while :; do
-    alive=0
-    for entry in "${pids[@]}"; do
-      e2e_tracked_pid "$scope" "${entry#*:}" >/dev/null && alive=1
+  # Signal a victim only while its start time still matches what we saw.
+  e2e__signal_victims() {
+    local sig=$1 v alive=1
+    shift
+    for v in "$@"; do
+      if e2e_pid_alive "${v%%:*}" "${v#*:}"; then
+        alive=0
+        [ "$sig" = 0 ] || kill -"$sig" "${v%%:*}" 2>/dev/null || true
+      fi
     done
-    [ "$alive" = 0 ] && break
-    [ "$SECONDS" -ge "$deadline" ] && break
+    return $alive
+  }
+  e2e__signal_victims TERM "${victims[@]}" || true
+  local deadline=$((SECONDS + grace))
+  while e2e__signal_victims 0 "${victims[@]}" && [ "$SECONDS" -lt "$deadline" ]; do
     sleep 0.1
   done
-  for entry in "${pids[@]}"; do
-    if pid=$(e2e_tracked_pid "$scope" "${entry#*:}"); then
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  done
+  e2e__signal_victims KILL "${victims[@]}" || true
   rm -f "$scope"/pids/*
 }
 

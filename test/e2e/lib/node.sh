@@ -29,12 +29,13 @@ e2e_cluster_var() {
 }
 
 # e2e_require_exec [SUBCOMMAND] — fail (not skip) while the executor or a subcommand is missing.
+# The subcommand must be listed by `netns-exec --help` (an unknown one may still print help).
 e2e_require_exec() {
   [ -n "${E2E_EXEC_BIN:-}" ] && [ -x "$E2E_EXEC_BIN" ] ||
     e2e_die "netns-exec is not built (no target netns-exec in this build); this scenario needs it"
   if [ $# -gt 0 ]; then
-    "$E2E_EXEC_BIN" "$1" --help >/dev/null 2>&1 ||
-      e2e_die "netns-exec has no '$1' subcommand yet ('$E2E_EXEC_BIN $1 --help' fails); this scenario needs it"
+    "$E2E_EXEC_BIN" --help 2>/dev/null | sed -n '/^Subcommands:/,$p' | grep -qE "^ +$1( |\$)" ||
+      e2e_die "netns-exec has no '$1' subcommand yet (not in 'netns-exec --help'); this scenario needs it"
   fi
 }
 e2e_require_holder() {
@@ -42,17 +43,17 @@ e2e_require_holder() {
     e2e_die "netns-holder is not built (no target netns-holder in this build); this scenario needs it"
 }
 
-# e2e_csi_config FILE CLUSTER_ID NETNS_FILE_PATH [CLUSTER_ID PATH]... — ceph-csi's config.json.
+# e2e_csi_config FILE CLUSTER_ID CLUSTER NETNS_FILE_PATH [CLUSTER_ID CLUSTER PATH]... — ceph-csi's
+# config.json; CLUSTER (c1, c2) says which Ceph cluster's monitors the entry lists.
 e2e_csi_config() {
   local file=$1 json='[]'
   shift
   mkdir -p "$(dirname "$file")"
-  while [ $# -ge 2 ]; do
-    local cid=$1 path=$2 cluster
-    cluster=${cid##*-} # scenario cluster IDs end in -c1 / -c2
+  while [ $# -ge 3 ]; do
+    local cid=$1 cluster=$2 path=$3
     json=$(jq -c --arg id "$cid" --arg mon "$(e2e_cluster_var "$cluster" E2E_CEPH_MON)" --arg p "$path" \
       '. + [{clusterID: $id, monitors: [$mon], rbd: {netNamespaceFilePath: $p}, cephFS: {netNamespaceFilePath: $p}}]' <<<"$json")
-    shift 2
+    shift 3
   done
   jq . <<<"$json" >"$file.tmp" && mv "$file.tmp" "$file"
 }
@@ -68,8 +69,10 @@ e2e_holder_start() {
   ns=$(e2e_podnet_create "$scope" "h-$cid")
   addr=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/$cluster/env")
   local args=("$E2E_HOLDER_BIN" --cluster-id "$cid" --dir "$E2E_HOLDER_DIR") opts=() want=$E2E_HOLDER_DIR/$cid.net.ns
+  # As the holder's manifest runs it: no capabilities, read-only root; socket mode allows uid 0.
+  opts+=(--unprivileged)
   if [ "$mode" = --socket ]; then
-    args+=(--socket)
+    args+=(--socket --allow-uid 0)
     opts+=(--own-pid)
     want=$E2E_HOLDER_DIR/$cid.net.sock
   fi

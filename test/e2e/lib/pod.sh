@@ -6,6 +6,8 @@
 #     (linux.namespaces {"type":"network","path":...}) exactly as a pod's containers share it;
 #   - no "pid" entry = hostPID: true; with --own-pid the container gets its own pid namespace;
 #   - privileged like a CSI node plugin: all capabilities, host /dev, no device cgroup limits;
+#     or, with --unprivileged, like the holder's manifest: every capability dropped, no privilege
+#     escalation, read-only root filesystem, a private /dev;
 #   - hostPath volumes are bind mounts at the same path; "--bidir PATH" is mountPropagation:
 #     Bidirectional (the container's mounts under PATH appear on the host).
 # Containers live under our own runc state root, so nothing here sees anybody else's containers.
@@ -30,7 +32,7 @@ e2e_host_caps() {
   jq -c -n '$ARGS.positional' --args -- "${out[@]}"
 }
 
-# e2e_pod_run SCOPE ID NETNS [--own-pid] [--ro SRC:DST]... [--rw SRC:DST]... [--bidir PATH]...
+# e2e_pod_run SCOPE ID NETNS [--own-pid] [--unprivileged] [--ro SRC:DST]... [--rw SRC:DST]... [--bidir PATH]...
 #             [--env K=V]... -- ARGS...
 # Create the bundle and start the container detached; its init is ARGS. The init's stdout and
 # stderr go to $E2E_RUN/pods/ID/log.
@@ -38,10 +40,11 @@ e2e_pod_run() {
   local scope=$1 id=$2 netns=$3
   shift 3
   local own_pid=0 mounts='[]' env='["PATH=/opt/netns:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]'
-  local bidir=0
+  local bidir=0 priv=1
   while [ $# -gt 0 ]; do
     case $1 in
     --own-pid) own_pid=1 ;;
+    --unprivileged) priv=0 ;;
     --ro | --rw)
       local opts='["rbind","ro"]'
       [ "$1" = --rw ] && opts='["rbind","rw"]'
@@ -79,7 +82,7 @@ e2e_pod_run() {
   args=$(jq -c -n '$ARGS.positional' --args -- "$@")
   jq -n \
     --arg hostname "${id:0:63}" --arg netns "$netns" --argjson args "$args" --argjson env "$env" \
-    --argjson caps "$(e2e_host_caps)" --argjson extra "$mounts" --argjson ownpid "$own_pid" --argjson bidir "$bidir" \
+    --argjson caps "$([ "$priv" = 1 ] && e2e_host_caps || echo '[]')" --argjson priv "$priv" --argjson extra "$mounts" --argjson ownpid "$own_pid" --argjson bidir "$bidir" \
     --argjson base "$(jq -c -n '$ARGS.positional' --args -- /usr /etc "${base[@]}")" \
     -f /dev/stdin >"$bundle/config.json" <<'EOF'
 {
@@ -87,13 +90,14 @@ e2e_pod_run() {
   process: {
     terminal: false, user: {uid: 0, gid: 0}, args: $args, env: $env, cwd: "/",
     capabilities: {bounding: $caps, effective: $caps, permitted: $caps},
-    noNewPrivileges: false
+    noNewPrivileges: ($priv == 0)
   },
-  root: {path: "rootfs", readonly: false},
+  root: {path: "rootfs", readonly: ($priv == 0)},
   hostname: $hostname,
   mounts: ([
     {destination: "/proc", type: "proc", source: "proc"},
-    {destination: "/dev", type: "bind", source: "/dev", options: ["rbind", "rw"]},
+    (if $priv == 1 then {destination: "/dev", type: "bind", source: "/dev", options: ["rbind", "rw"]}
+     else {destination: "/dev", type: "tmpfs", source: "tmpfs", options: ["nosuid", "strictatime", "mode=755", "size=65536k"]} end),
     {destination: "/sys", type: "bind", source: "/sys", options: ["rbind", "ro"]},
     {destination: "/tmp", type: "tmpfs", source: "tmpfs", options: ["nosuid", "nodev", "mode=1777"]},
     {destination: "/run", type: "tmpfs", source: "tmpfs", options: ["nosuid", "nodev", "mode=755"]}
@@ -101,7 +105,7 @@ e2e_pod_run() {
   linux: ({
     namespaces: ([{type: "mount"}, {type: "uts"}, {type: "ipc"}, {type: "network", path: $netns}]
       + (if $ownpid == 1 then [{type: "pid"}] else [] end)),
-    resources: {devices: [{allow: true, access: "rwm"}]}
+    resources: (if $priv == 1 then {devices: [{allow: true, access: "rwm"}]} else {} end)
   } + (if $bidir == 1 then {rootfsPropagation: "rshared"} else {} end))
 }
 EOF
@@ -116,11 +120,12 @@ EOF
 # The host PID of a pod's init.
 e2e_pod_pid() { cat "$E2E_RUN/pods/$1/pid"; }
 
-# e2e_pod_exec ID ARGS... — run a command in a running pod (kubectl exec), output to ours.
+# e2e_pod_exec ID ARGS... — run a command in a running pod (kubectl exec), output to ours. Bounded
+# by E2E_POD_EXEC_LIMIT seconds (runc exec passes the TERM on to the command).
 e2e_pod_exec() {
   local id=$1
   shift
-  e2e_runc exec --env "PATH=/opt/netns:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$id" "$@"
+  timeout -k 5 "${E2E_POD_EXEC_LIMIT:-150}" runc --root "$E2E_RUN/runc" exec --env "PATH=/opt/netns:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$id" "$@"
 }
 
 # e2e_pod_delete SCOPE ID [SIGNAL] — stop the pod's init (TERM by default, then KILL after 2 s)

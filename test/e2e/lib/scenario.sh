@@ -33,21 +33,22 @@ e2e_sessions() {
     )] | length' <<<"$1"
 }
 
-# e2e_bg SCOPE NAME LOG CMD... — a background helper process of the scenario, tracked by PID; its
-# exit status lands in LOG.rc.
+# e2e_bg SCOPE NAME LOG CMD... — a background helper process of the scenario, tracked by PID
+# (also left in E2E_BG_PID); its exit status lands in LOG.rc. Call it without redirections and
+# outside $(...): see e2e_close_inherited_fds.
 e2e_bg() {
   local scope=$1 name=$2 log=$3
   shift 3
   rm -f "$log.rc"
   (
+    e2e_close_inherited_fds
     rc=0
     "$@" || rc=$?
     echo "$rc" >"$log.rc"
   ) </dev/null >"$log" 2>&1 &
-  local pid=$!
-  disown "$pid"
-  e2e_track_pid "$scope" "$name" "$pid" || true
-  echo "$pid"
+  E2E_BG_PID=$!
+  disown "$E2E_BG_PID"
+  e2e_track_pid "$scope" "$name" "$E2E_BG_PID" || true
 }
 
 # e2e_pid_from_file FILE SECONDS — wait for FILE (a pid written by a process in a hostPID pod).

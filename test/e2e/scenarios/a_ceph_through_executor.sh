@@ -14,7 +14,7 @@ plugin=$E2E_ID-a-plugin
 e2e_section "holder pod for cluster $cid: pod network + Multus storage interface, hostPID"
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
 ls -l "$E2E_HOLDER_DIR/$cid".*
-e2e_csi_config "$cfg" "$cid" "$E2E_HOLDER_DIR/$cid.net.ns"
+e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 
 e2e_section "plugin pod: pod network only, no route to 198.18.0.0/20"
 e2e_plugin_start "$E2E_SCOPE" "$plugin"

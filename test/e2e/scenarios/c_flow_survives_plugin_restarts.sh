@@ -23,13 +23,17 @@ ping_stats() {
 
 # start_ping NAME ADDR — continuous pings from the storage namespace, 20 per second.
 start_ping() {
-  e2e_bg "$E2E_SCOPE" "$1" "$E2E_SCOPE/$1.log" nsenter --net="/run/netns/$st" -- ping -n -i 0.05 -W 1 "$2" >/dev/null
-  e2e_tracked_pid "$E2E_SCOPE" "$1"
+  e2e_bg "$E2E_SCOPE" "$1" "$E2E_SCOPE/$1.log" nsenter --net="/run/netns/$st" -- ping -n -i 0.05 -W 1 "$2"
 }
 
-# stop_ping NAME PID — SIGINT makes ping print its summary; wait for it, bounded.
+# stop_ping NAME — SIGINT makes ping print its summary; wait for it, bounded. The tracked process
+# is the subshell that waits for ping; ping (nsenter exec'd it) is its only child.
 stop_ping() {
-  kill -INT "$2"
+  local sub child
+  sub=$(e2e_tracked_pid "$E2E_SCOPE" "$1") || e2e_die "ping $1 is not running: $(tail -n 3 "$E2E_SCOPE/$1.log")"
+  for child in $(cat "/proc/$sub/task/$sub/children"); do
+    kill -INT "$child"
+  done
   e2e_wait_until 5 "ping to print its summary" grep -q 'packets transmitted' "$E2E_SCOPE/$1.log" ||
     e2e_die "ping did not finish"
   rm -f "$E2E_SCOPE/pids/$1"
@@ -44,7 +48,7 @@ reachable() { nsenter --net="/run/netns/$st" -- ping -n -c 2 -i 0.2 -W 1 "$1" >/
 
 e2e_section "run 1: vxlan created through the executor in the holder's namespace"
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
-e2e_csi_config "$cfg" "$cid" "$E2E_HOLDER_DIR/$cid.net.ns"
+e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 e2e_plugin_start "$E2E_SCOPE" "$plugin"
 
 ip -n "$st" link add cvx-h type vxlan id 4201 remote "$E2E_HOLDER_ADDR" dstport 4789 dev storage0
@@ -57,7 +61,7 @@ ip -n "$E2E_HOLDER_NS" -br addr show vx0
 e2e_wait_until 10 "the vxlan peer in the holder to answer" reachable 198.19.200.2 ||
   e2e_die "no answer across the vxlan link created through the executor"
 
-pid=$(start_ping ping-holder 198.19.200.2)
+start_ping ping-holder 198.19.200.2
 sleep 1
 t0=$SECONDS
 for i in $(seq 1 "$restarts"); do
@@ -66,7 +70,7 @@ for i in $(seq 1 "$restarts"); do
   e2e_log "plugin restart $i/$restarts done (new pod namespace $E2E_PLUGIN_NS)"
 done
 sleep 1
-stop_ping ping-holder "$pid"
+stop_ping ping-holder
 read -r h_sent h_recv < <(ping_stats "$E2E_SCOPE/ping-holder.log")
 h_lost=$((h_sent - h_recv))
 e2e_log "run 1: $restarts restarts in $((SECONDS - t0))s; pings sent $h_sent, received $h_recv, lost $h_lost"
@@ -83,7 +87,7 @@ e2e_pod_exec "$plugin" sh -c \
 e2e_wait_until 10 "the vxlan peer in the plugin to answer" reachable 198.19.201.2 ||
   e2e_die "control: no answer across the vxlan link created in the plugin's namespace"
 
-pid=$(start_ping ping-control 198.19.201.2)
+start_ping ping-control 198.19.201.2
 sleep 1
 c_dead_after=
 for i in $(seq 1 "$restarts"); do
@@ -95,7 +99,7 @@ for i in $(seq 1 "$restarts"); do
   e2e_log "control: plugin restart $i/$restarts done"
 done
 sleep 1
-stop_ping ping-control "$pid"
+stop_ping ping-control
 read -r c_sent c_recv < <(ping_stats "$E2E_SCOPE/ping-control.log")
 c_lost=$((c_sent - c_recv))
 

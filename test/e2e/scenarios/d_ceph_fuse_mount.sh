@@ -1,30 +1,34 @@
 # shellcheck shell=bash
-# d. ceph-fuse mounted through the executor from the plugin: its sessions are in the holder's
-#    namespace, the mount is visible in the host's mount namespace (the plugin's kubelet volume is
-#    Bidirectional, and the executor changes no namespace but the network one), and it reads back
-#    what was written, from either side.
+# d. ceph-fuse mounted through the executor from the plugin (`netns-exec mount --type ceph-fuse`):
+#    its sessions are in the holder's namespace, the mount is visible in the host's mount namespace
+#    (the plugin's kubelet volume is Bidirectional and the executor changes no namespace but the
+#    network one), and it reads back what was written, from either side.
 e2e_require_holder
-e2e_require_exec run
+e2e_require_exec mount
+e2e_require_exec umount
 
 cid=d-c1
 cfg=$E2E_RUN/csi/d/config.json
 conf=$E2E_RUN/c1/ceph.conf
 holder=$E2E_ID-d-holder
 plugin=$E2E_ID-d-plugin
-target=$E2E_KUBELET/pods/d-pod/volumes/kubernetes.io~csi/pvc-d/mount
+pod_dir=$E2E_KUBELET/pods/d-pod
+target=$pod_dir/volumes/kubernetes.io~csi/pvc-d/mount
 mkdir -p "$target"
 
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
-e2e_csi_config "$cfg" "$cid" "$E2E_HOLDER_DIR/$cid.net.ns"
+e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 e2e_plugin_start "$E2E_SCOPE" "$plugin"
 
-e2e_section "ceph-fuse through the executor, from the plugin pod"
+e2e_section "netns-exec mount --type ceph-fuse, from the plugin pod"
 e2e_track_mount "$E2E_SCOPE" "$target"
-# ceph-fuse daemonizes; its pid file (a host pid: the plugin is hostPID) lets the scenario check
-# where its sessions live.
-e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- \
-  ceph-fuse -c "$conf" --client-mount-timeout 10 --pid-file "$E2E_KUBELET/pods/d-pod/ceph-fuse.pid" "$target"
-fuse_pid=$(e2e_pid_from_file "$E2E_KUBELET/pods/d-pod/ceph-fuse.pid" 10) || e2e_die "ceph-fuse wrote no pid file"
+# ceph-fuse daemonizes; CEPH_ARGS gives it a pid file (a host pid: the plugin is hostPID) so the
+# scenario can check where its sessions live.
+e2e_pod_exec "$plugin" env CEPH_ARGS="--pid-file $pod_dir/ceph-fuse.pid" \
+  "$E2E_EXEC_BIN" mount --cluster-id "$cid" --config "$cfg" --kind cephfs --timeout 60s \
+  --type ceph-fuse --ceph-conf "$conf" --mon "$(e2e_cluster_var c1 E2E_CEPH_MON)" \
+  --id admin --keyfile "$E2E_RUN/c1/admin.key" --fs cephfs "$target"
+fuse_pid=$(e2e_pid_from_file "$pod_dir/ceph-fuse.pid" 10) || e2e_die "ceph-fuse wrote no pid file"
 e2e_track_pid "$E2E_SCOPE" ceph-fuse "$fuse_pid"
 [ "$(e2e_ns_id "/proc/$fuse_pid/ns/net")" = "$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")" ] ||
   e2e_die "ceph-fuse (pid $fuse_pid) is not in the holder's network namespace"
@@ -43,7 +47,8 @@ echo "written by the host" >"$target/from-host"
 echo "plugin reads back what the host wrote"
 rm -f "$target/from-plugin" "$target/from-host"
 
-e2e_section "unmount"
-umount "$target"
+e2e_section "netns-exec umount, from the plugin pod"
+e2e_plugin_exec "$plugin" umount --cluster-id "$cid" --config "$cfg" --kind cephfs --timeout 30s "$target"
+! grep -q " $target " /proc/self/mountinfo || e2e_die "the mount is still on the host after netns-exec umount"
 e2e_wait_until 10 "ceph-fuse to exit after the unmount" e2e_pid_gone "$E2E_SCOPE" ceph-fuse ||
   e2e_die "ceph-fuse (pid $fuse_pid) still runs after the unmount"

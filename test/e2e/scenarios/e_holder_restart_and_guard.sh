@@ -23,7 +23,8 @@ netns_of_command() { run --timeout 10s -- stat -L -c %i /proc/self/ns/net; }
 
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
 old_ns=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
-e2e_csi_config "$cfg" "$cid" "$link"
+old_addr=$E2E_HOLDER_ADDR
+e2e_csi_config "$cfg" "$cid" c1 "$link"
 e2e_plugin_start "$E2E_SCOPE" "$plugin"
 [ "$(netns_of_command)" = "$old_ns" ] || e2e_die "the executor did not run in the first holder's namespace"
 
@@ -42,22 +43,25 @@ e2e_log "refused with 125, naming $cid"
 e2e_section "the new holder publishes; the executor works in the new namespace"
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
 new_ns=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
-[ "$new_ns" != "$old_ns" ] || e2e_die "the new holder pod got the old namespace"
 got=$(netns_of_command)
 [ "$got" = "$new_ns" ] || e2e_die "the executor ran in namespace $got, not the new holder's $new_ns"
+# The kernel may give the new namespace the old one's inode number; its interfaces tell them apart.
+run --timeout 10s -- ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
+  e2e_die "a command run through the executor does not see the new holder's net1 ($E2E_HOLDER_ADDR)"
 run --timeout 30s -- ceph -c "$conf" --connect-timeout 5 health
-e2e_log "the executor runs in the new holder's namespace (inode $new_ns)"
+e2e_log "the executor runs in the new holder's namespace (net1 $E2E_HOLDER_ADDR; the old one had $old_addr)"
 
 e2e_section "holder deletion under a live session: the preStop guard waits"
 run --timeout 30s -- rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/e-img
 e2e_bg "$E2E_SCOPE" watch-exec "$E2E_SCOPE/watch.log" \
-  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/e-img" >/dev/null
+  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/e-img <>/tmp/stdin.\$\$"
 watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
 e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 
-# The preStop hook runs in the holder's container, on the namespace the holder publishes.
+# The preStop hook as the holder's manifest has it: in the holder's container, on its own namespace.
 e2e_bg "$E2E_SCOPE" guard "$E2E_SCOPE/guard.log" \
-  e2e_pod_exec "$holder" "$E2E_EXEC_BIN" guard --wait-idle --netns "$link" --max-wait 60s >/dev/null
+  e2e_pod_exec "$holder" "$E2E_EXEC_BIN" guard --wait-idle --netns /proc/self/ns/net --allow-own-netns \
+  --max-wait 60s --log-interval 1s
 sleep 3
 e2e_pid_gone "$E2E_SCOPE" guard &&
   e2e_die "the guard returned while a session was live: $(cat "$E2E_SCOPE/guard.log")"

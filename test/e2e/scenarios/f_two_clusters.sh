@@ -14,7 +14,7 @@ for c in c1 c2; do
   fsid[$c]=$(e2e_cluster_var "$c" E2E_CEPH_FSID)
   conf[$c]=$E2E_RUN/$c/ceph.conf
 done
-e2e_csi_config "$cfg" f-c1 "$E2E_HOLDER_DIR/f-c1.net.ns" f-c2 "$E2E_HOLDER_DIR/f-c2.net.ns"
+e2e_csi_config "$cfg" f-c1 c1 "$E2E_HOLDER_DIR/f-c1.net.ns" f-c2 c2 "$E2E_HOLDER_DIR/f-c2.net.ns"
 cat "$cfg"
 e2e_plugin_start "$E2E_SCOPE" "$plugin"
 

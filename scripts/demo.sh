@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The demo (`sudo ./dev demo`): one simulated Kubernetes node with a real Ceph cluster, a
+# netns-holder pod and a Ceph CSI plugin pod (real runc containers), in about a minute.
+#   scripts/demo.sh BUILD_DIR
+# It shows a Ceph command working through the executor from a plugin pod that has no route to the
+# storage network, `netns-exec inspect` with the live sessions, a plugin restart that the sessions
+# survive, and then removes everything it created. Everything stays inside network namespaces it
+# creates, on 198.18.0.0/15; nothing leaves the machine.
+set -Eeuo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../test/e2e/lib/all.sh
+. "$here/../test/e2e/lib/all.sh"
+
+build=${1:?usage: scripts/demo.sh BUILD_DIR}
+build=$(cd "$build" && pwd)
+[ "$(id -u)" -eq 0 ] || e2e_die "the demo creates network namespaces and containers: run it as root (sudo ./dev demo)"
+
+find_bin() {
+  local name=$1 c
+  for c in "$build/holder/$name" "$build/executor/cli/$name" "$build/executor/$name"; do
+    [ -x "$c" ] && { echo "$c"; return 0; }
+  done
+  find "$build" -maxdepth 4 -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1
+}
+has_sub() { [ -n "$E2E_EXEC_BIN" ] && "$E2E_EXEC_BIN" "$1" --help >/dev/null 2>&1; }
+
+E2E_BUILD_DIR=$build
+E2E_HOLDER_BIN=$(find_bin netns-holder)
+E2E_EXEC_BIN=$(find_bin netns-exec)
+E2E_ID=demo$$
+E2E_RUN=$(mktemp -d /tmp/nsdemo.XXXXXX)
+export E2E_RUN E2E_ID
+E2E_STATE_FILE=$E2E_RUN/run.env
+printf 'E2E_RUN=%s\nE2E_ID=%s\n' "$E2E_RUN" "$E2E_ID" >"$E2E_STATE_FILE"
+e2e_run_load
+scope=$E2E_RUN/demo
+e2e_scope_new "$scope"
+
+t0=$SECONDS
+finish() {
+  local rc=$?
+  e2e_section "clean up: every container, mount, process and namespace the demo created"
+  e2e_scope_cleanup "$scope"
+  if grep -q " $E2E_RUN[/ ]" /proc/self/mountinfo; then
+    echo "mounts remain under $E2E_RUN; left in place" >&2
+  else
+    rm -rf "$E2E_RUN"
+  fi
+  echo "namespaces left by the demo: $(ip netns list | grep -c "^$E2E_ID-" || true)"
+  if [ "$rc" -eq 0 ]; then
+    echo "demo finished in $((SECONDS - t0))s"
+  else
+    echo "demo FAILED (exit $rc) after $((SECONDS - t0))s"
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+explain() { printf '\n%s\n' "$*" | fold -s -w 100; }
+# show WHERE CMD... — print the command as a reader would type it, then run it. WHERE is "host",
+# or a pod: the command runs in that pod's container (kubectl exec).
+show() {
+  local where=$1 line
+  shift
+  line="$*"
+  line=${line//"$E2E_EXEC_BIN"/netns-exec}
+  line=${line//"$E2E_HOLDER_BIN"/netns-holder}
+  case $where in
+  host) printf '[host] $ %s\n' "$line"; "$@" ;;
+  "$holder") printf '[holder pod] $ %s\n' "$line"; e2e_pod_exec "$where" "$@" ;;
+  "$plugin") printf '[plugin pod] $ %s\n' "$line"; e2e_pod_exec "$where" "$@" ;;
+  esac
+}
+
+cid=ceph-demo
+cfg=$E2E_RUN/csi/config.json
+conf=$E2E_RUN/c1/ceph.conf
+holder=$E2E_ID-holder
+plugin=$E2E_ID-plugin
+
+e2e_section "1. A real Ceph cluster on its own storage network"
+explain "Ceph 16 from the Debian packages: one monitor and one OSD (memstore), cephx on, all running in
+the network namespace $E2E_ID-st1 with the address 198.18.0.1. Only pods with a storage interface
+can reach it."
+mkdir -p "$E2E_HOLDER_DIR"
+e2e_node_create "$scope" >/dev/null
+mount --bind "$E2E_KUBELET" "$E2E_KUBELET"
+e2e_track_mount "$scope" "$E2E_KUBELET"
+mount --make-shared "$E2E_KUBELET"
+e2e_ceph_create "$scope" "$E2E_RUN/c1" "$E2E_ID-st1" 198.18.0.1/20 >/dev/null
+e2e_ceph "$E2E_RUN/c1" "$E2E_ID-st1" -s
+
+if [ -z "$E2E_HOLDER_BIN" ]; then
+  explain "netns-holder is not built in $build yet: the demo stops here."
+  exit 0
+fi
+
+e2e_section "2. The holder pod: pod network + a Multus-like storage interface"
+explain "netns-holder runs as a runc container whose network namespace is a pod sandbox: eth0 on the
+pod network and net1 on the storage network. It is hostPID, has no capabilities, and publishes its
+namespace in the hostPath directory the plugin also mounts."
+e2e_holder_start "$scope" "$holder" "$cid" c1
+show host ip -n "$E2E_HOLDER_NS" -br addr
+show host ls -l "$E2E_HOLDER_DIR"
+if [ -f "$E2E_HOLDER_DIR/$cid.holder.json" ]; then
+  explain "The identity record: a reader checks the namespace it opened against it (inode, pid, start time)."
+  show host jq . "$E2E_HOLDER_DIR/$cid.holder.json"
+fi
+explain "The readiness probe, run inside the holder's container:"
+if show "$holder" "$E2E_HOLDER_BIN" check --cluster-id "$cid" --dir "$E2E_HOLDER_DIR"; then
+  echo "-> exit 0: the published files name this very namespace and a live holder"
+else
+  echo "-> exit $?: the probe fails"
+fi
+
+e2e_section "3. The plugin pod: pod network only"
+e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
+e2e_plugin_start "$scope" "$plugin"
+explain "The ceph-csi node plugin runs with pod networking (hostNetwork: false): no route to 198.18.0.0/20."
+show "$plugin" ip route
+explain "So a Ceph command run directly in the plugin cannot reach the monitor:"
+rc=0
+show "$plugin" ceph -c "$conf" --connect-timeout 5 health || rc=$?
+echo "-> exit $rc after the 5 s connect timeout"
+explain "ceph-csi's config names the holder's namespace for this cluster:"
+show host jq -c . "$cfg"
+
+if [ -z "$E2E_EXEC_BIN" ] || ! has_sub run; then
+  explain "netns-exec is not built in $build yet: the demo stops here."
+  exit 0
+fi
+
+run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- "$@"; }
+show_run() { show "$plugin" "$E2E_EXEC_BIN" run --cluster-id "$cid" --config "$cfg" -- "$@"; }
+
+e2e_section "4. The same command through the executor"
+explain "netns-exec opens the holder's namespace file once, validates the descriptor (nsfs, a network
+namespace, not its own, the holder record matches a live holder), then runs the command in a child
+that entered the namespace with setns(CLONE_NEWNET) — nothing else changes."
+show_run ceph -c "$conf" --connect-timeout 5 -s
+show_run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/demo-img
+show_run rbd -c "$conf" --client-mount-timeout 5 ls -l rbd
+
+e2e_section "5. A live session, and what inspect sees"
+explain "A long-running client through the executor (rbd watch: sessions to the monitor and the OSD).
+It stands in for the kernel's rbd/ceph sessions, which this machine's kernel cannot create."
+mkdir -p "$E2E_KUBELET/demo"
+e2e_bg "$scope" watch-exec "$E2E_RUN/watch.log" \
+  run sh -c "echo \$\$ >'$E2E_KUBELET/demo/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/demo-img <>/tmp/stdin.\$\$"
+watch_pid=$(e2e_pid_from_file "$E2E_KUBELET/demo/watch.pid" 15) || e2e_die "rbd watch did not start"
+e2e_track_pid "$scope" rbd-watch "$watch_pid"
+sleep 2
+inspect_holder() {
+  if has_sub inspect; then
+    show "$plugin" "$E2E_EXEC_BIN" inspect --cluster-id "$cid" --config "$cfg"
+  else
+    explain "(netns-exec inspect is not built yet; ss inside the holder's namespace instead)"
+    show host nsenter --net="/run/netns/$E2E_HOLDER_NS" -- ss -tn
+  fi
+}
+inspect_holder
+echo "rbd watch pid $watch_pid runs in namespace $(readlink "/proc/$watch_pid/ns/net"); the holder's is net:[$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")]"
+
+e2e_section "6. Restart the plugin: container AND pod namespace deleted, new ones created"
+old_ns=$E2E_PLUGIN_NS
+e2e_plugin_stop "$scope" "$plugin"
+e2e_plugin_start "$scope" "$plugin"
+echo "plugin pod namespace: $old_ns (deleted) -> $E2E_PLUGIN_NS (new)"
+e2e_tracked_pid "$scope" rbd-watch >/dev/null ||
+  e2e_die "the session started through the executor died with the plugin"
+explain "The session lives in the holder's namespace, so it did not notice:"
+inspect_holder
+explain "And the new plugin pod uses the holder at once:"
+show_run ceph -c "$conf" --connect-timeout 5 health
+kill -TERM "$watch_pid"
