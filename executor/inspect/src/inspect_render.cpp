@@ -50,13 +50,20 @@ json str_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json
 std::string yes_no(std::optional<bool> b) { return !b ? "unknown" : *b ? "yes" : "no"; }
 
 std::map<std::string, std::map<std::string, size_t>> state_counts(const Report& r) {
+  // Counted in a flat array first: this runs over every socket.
+  size_t raw[2][256] = {};
+  for (const auto& s : r.sockets) ++raw[s.proto == Proto::tcp ? 0 : 1][s.state];
   std::map<std::string, std::map<std::string, size_t>> counts;
-  for (const auto& s : r.sockets) ++counts[proto_name(s.proto)][std::string(state_name(s.proto, s.state))];
+  for (Proto p : {Proto::tcp, Proto::udp})
+    for (size_t st = 0; st < 256; ++st)
+      if (size_t n = raw[p == Proto::tcp ? 0 : 1][st])
+        counts[proto_name(p)][std::string(state_name(p, static_cast<uint8_t>(st)))] += n;
   return counts;
 }
 
+// null in JSON: not looked up, so unknown.
 std::optional<bool> kernel_flag(const Report& r, const InetSocket& s) {
-  if (s.inode != 0 && !r.owners_scanned) return std::nullopt;
+  if (s.inode != 0 && !r.looked_up.contains(s.inode)) return std::nullopt;
   return r.is_kernel_socket(s);
 }
 

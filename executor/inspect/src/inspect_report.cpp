@@ -12,10 +12,16 @@
 namespace netns::inspect {
 
 bool Report::is_kernel_socket(const InetSocket& s) const {
-  if (s.inode == 0) return s.state != TCP_TIME_WAIT && s.state != TCP_SYN_RECV;
-  // Only root-created sockets are looked up (see collect_report); a socket
-  // that was not looked up is treated as a process's.
-  return s.uid == 0 && !owners.contains(s.inode) && owners_scanned;
+  if (s.inode == 0) {
+    // No struct socket at all. For TIME-WAIT, SYN-RECV and closed-but-not-gone
+    // (orphaned FIN-WAIT, CLOSING, LAST-ACK) entries that is normal; a live
+    // connection or a UDP socket without one was made by the kernel.
+    return s.proto == Proto::udp || s.state == TCP_ESTABLISHED || s.state == TCP_SYN_SENT ||
+           s.state == TCP_CLOSE_WAIT || s.state == TCP_LISTEN;
+  }
+  // A socket that was not looked up (see collect_report) is not reported as
+  // the kernel's.
+  return looked_up.contains(s.inode) && !owners.contains(s.inode);
 }
 
 std::vector<InetSocket> Report::kernel_sockets() const {
@@ -54,13 +60,18 @@ Report collect_report(int nsfd, std::string_view shown, Identity identity,
   r.sessions = group_sessions(r.sockets, r.ports);
 
   if (options.find_owners) {
-    // Kernel sockets are created with the credentials of whoever triggered
-    // them (a root `rbd map`, a kworker, `ip link`), so only uid-0 sockets can
-    // be the kernel's; the scan stops as soon as every candidate is found.
+    // Only where "kernel or process?" is the question: Ceph sessions (krbd
+    // and CephFS clients are the kernel's) and UDP sockets (vxlan and other
+    // tunnels). Kernel sockets are created with the credentials of whoever
+    // triggered them (a root `rbd map`, a kworker, `ip link`), so only uid-0
+    // ones can be the kernel's. The scan costs a readlink per descriptor on
+    // the node and stops as soon as every candidate is found.
     std::unordered_set<uint64_t> wanted;
     for (const auto& s : r.sockets)
-      if (s.inode != 0 && s.uid == 0) wanted.insert(s.inode);
+      if (s.inode != 0 && s.uid == 0 && (s.proto == Proto::udp || is_ceph_session(s, r.ports)))
+        wanted.insert(s.inode);
     r.owners = find_socket_owners(wanted);
+    r.looked_up = std::move(wanted);
     r.owners_scanned = true;
   }
   for (auto& g : r.sessions)

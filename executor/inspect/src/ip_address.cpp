@@ -34,6 +34,17 @@ IpAddr IpAddr::from_bytes(int family, const void* data) {
 
 std::string IpAddr::str() const {
   if (empty()) return {};
+  if (family == AF_INET) {
+    // glibc's inet_ntop formats IPv4 through sprintf; this is on the path of
+    // every socket inspect prints.
+    char buf[16];
+    char* p = buf;
+    for (size_t i = 0; i < 4; ++i) {
+      if (i) *p++ = '.';
+      p = std::to_chars(p, buf + sizeof buf, bytes[i]).ptr;
+    }
+    return std::string(buf, p);
+  }
   char buf[INET6_ADDRSTRLEN] = {};
   if (::inet_ntop(family, bytes.data(), buf, sizeof buf) == nullptr) return "?";
   return buf;

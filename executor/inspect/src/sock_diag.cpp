@@ -52,7 +52,7 @@ struct DumpState {
 
 int on_msg(const nlmsghdr* nlh, void* data) {
   auto* state = static_cast<DumpState*>(data);
-  if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY) return MNL_CB_OK;
+  if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY && nlh->nlmsg_type != TCPDIAG_GETSOCK) return MNL_CB_OK;
   if (mnl_nlmsg_get_payload_len(nlh) < sizeof(inet_diag_msg)) return MNL_CB_OK;
   const auto* m = static_cast<const inet_diag_msg*>(mnl_nlmsg_get_payload(nlh));
   if (m->idiag_family != AF_INET && m->idiag_family != AF_INET6) return MNL_CB_OK;
@@ -90,15 +90,36 @@ void SockDiag::dump(int family, Proto proto, uint32_t states, std::vector<InetSo
   nlmsghdr* nlh = mnl_nlmsg_put_header(req_buf);
   nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
   nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-  nlh->nlmsg_seq = ++seq_;
   auto* req = static_cast<inet_diag_req_v2*>(mnl_nlmsg_put_extra_header(nlh, sizeof(inet_diag_req_v2)));
   req->sdiag_family = static_cast<uint8_t>(family);
   req->sdiag_protocol = proto == Proto::tcp ? IPPROTO_TCP : IPPROTO_UDP;
   req->idiag_states = states;
   req->idiag_ext = 0;  // no extensions: the fixed part has everything we show
-
   std::string what = std::string("sock_diag dump ") + proto_name(proto) +
                      (family == AF_INET6 ? "6" : "4");
+  (void)run_dump(nlh, proto, what, out);
+}
+
+bool SockDiag::dump_tcp_any_family(uint32_t states, std::vector<InetSocket>& out) {
+  // The original TCPDIAG_GETSOCK request dumps with family AF_UNSPEC: one walk
+  // of the kernel's (node-wide) TCP hash tables for IPv4 and IPv6 together,
+  // where the per-family SOCK_DIAG_BY_FAMILY requests walk them twice.
+  alignas(nlmsghdr) char req_buf[256] = {};
+  nlmsghdr* nlh = mnl_nlmsg_put_header(req_buf);
+  nlh->nlmsg_type = TCPDIAG_GETSOCK;
+  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  auto* req = static_cast<inet_diag_req*>(mnl_nlmsg_put_extra_header(nlh, sizeof(inet_diag_req)));
+  req->idiag_family = AF_INET;  // ignored by the dump, which is family-agnostic
+  req->idiag_states = states;
+  size_t before = out.size();
+  if (run_dump(nlh, Proto::tcp, "sock_diag dump tcp (TCPDIAG_GETSOCK)", out)) return true;
+  out.resize(before);
+  return false;
+}
+
+bool SockDiag::run_dump(nlmsghdr* nlh, Proto proto, const std::string& what,
+                        std::vector<InetSocket>& out) {
+  nlh->nlmsg_seq = ++seq_;
   if (mnl_socket_sendto(sock_, nlh, nlh->nlmsg_len) < 0) throw Error::sys("sendto", what, errno);
 
   DumpState state{proto, &out};
@@ -109,11 +130,13 @@ void SockDiag::dump(int family, Proto proto, uint32_t states, std::vector<InetSo
       throw Error::sys("recvfrom", what, errno);
     }
     int rc = mnl_cb_run(buf_.data(), static_cast<size_t>(n), seq_, portid_, on_msg, &state);
-    if (rc == MNL_CB_STOP) return;
+    if (rc == MNL_CB_STOP) return true;
     if (rc < 0) {
-      // The kernel answers ENOENT/EAFNOSUPPORT for a family or protocol it
-      // does not have (IPv6 off, udp_diag absent): nothing of that kind.
-      if (errno == ENOENT || errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT) return;
+      // The kernel answers ENOENT/EAFNOSUPPORT/EINVAL for a family, protocol
+      // or request it does not have (IPv6 off, udp_diag absent, no
+      // compatibility requests): nothing of that kind.
+      if (errno == ENOENT || errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT || errno == EINVAL)
+        return false;
       throw Error::sys("sock_diag", what, errno,
                        errno == EPERM ? "reading sockets needs CAP_NET_ADMIN in the namespace" : "");
     }
@@ -123,8 +146,9 @@ void SockDiag::dump(int family, Proto proto, uint32_t states, std::vector<InetSo
 std::vector<InetSocket> SockDiag::dump_all() {
   std::vector<InetSocket> out;
   out.reserve(1024);
-  for (Proto proto : {Proto::tcp, Proto::udp})
-    for (int family : {AF_INET, AF_INET6}) dump(family, proto, kAllStates, out);
+  if (!dump_tcp_any_family(kAllStates, out))
+    for (int family : {AF_INET, AF_INET6}) dump(family, Proto::tcp, kAllStates, out);
+  for (int family : {AF_INET, AF_INET6}) dump(family, Proto::udp, kAllStates, out);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "netns/holder_record.hpp"
@@ -43,12 +44,16 @@ struct Report {
   std::vector<InetSocket> sockets;
   CephPorts ports;
   std::vector<PeerSessions> sessions;
-  // Socket inode -> pid of a process holding it, for the inodes looked up.
+  // The socket inodes whose owner was looked up in /proc (uid-0 Ceph sessions
+  // and UDP sockets), and of those, inode -> pid of a process holding it.
+  std::unordered_set<uint64_t> looked_up;
   std::unordered_map<uint64_t, pid_t> owners;
-  bool owners_scanned = false;  // false: "kernel" cannot be told for inode != 0
+  bool owners_scanned = false;
 
   // True when no visible process holds `s`: a kernel socket (krbd/CephFS
-  // sessions, vxlan). TIME-WAIT and SYN-RECV entries are never "kernel".
+  // sessions, vxlan). Inode 0 counts for live connections and UDP sockets
+  // (TIME-WAIT, SYN-RECV and orphaned closing entries also have no inode and
+  // are not the kernel's); sockets that were not looked up never count.
   [[nodiscard]] bool is_kernel_socket(const InetSocket& s) const;
   [[nodiscard]] std::vector<InetSocket> kernel_sockets() const;
 };

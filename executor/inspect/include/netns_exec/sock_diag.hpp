@@ -4,6 +4,7 @@
 // One dump per family and protocol, read in large batches: no per-socket
 // system call, so 10,000 sockets cost a few dozen recv() calls.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "netns_exec/ip_address.hpp"
 
 struct mnl_socket;
+struct nlmsghdr;
 
 namespace netns::inspect {
 
@@ -46,10 +48,18 @@ class SockDiag {
   // state is in `states`. A family the kernel does not have (IPv6 disabled)
   // yields nothing.
   void dump(int family, Proto proto, uint32_t states, std::vector<InetSocket>& out);
+  // TCP of both families in one kernel walk (TCPDIAG_GETSOCK); false (and
+  // nothing appended) when the kernel does not take that request.
+  bool dump_tcp_any_family(uint32_t states, std::vector<InetSocket>& out);
   // TCP and UDP, IPv4 and IPv6, every state.
   std::vector<InetSocket> dump_all();
 
  private:
+  // Sends the prepared dump request and parses the answer into `out`; false
+  // when the kernel does not know the request.
+  bool run_dump(nlmsghdr* request, Proto proto, const std::string& what,
+                std::vector<InetSocket>& out);
+
   mnl_socket* sock_ = nullptr;
   unsigned portid_ = 0;
   unsigned seq_ = 0;
