@@ -61,9 +61,15 @@ explain() { printf '\n%s\n' "$*" | fold -s -w 100; }
 # show WHERE CMD... — print the command as a reader would type it, then run it. WHERE is "host",
 # or a pod: the command runs in that pod's container (kubectl exec).
 show() {
-  local where=$1 line
+  local where=$1 line='' arg
   shift
-  line="$*"
+  for arg in "$@"; do
+    case $arg in
+    *[[:space:]]* | *'&'* | *'$'*) line+=" '$arg'" ;;
+    *) line+=" $arg" ;;
+    esac
+  done
+  line=${line# }
   line=${line//"$E2E_EXEC_BIN"/netns-exec}
   line=${line//"$E2E_HOLDER_BIN"/netns-holder}
   case $where in
@@ -142,9 +148,10 @@ show_run ceph -c "$conf" --connect-timeout 5 -s
 show_run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/demo-img
 show_run rbd -c "$conf" --client-mount-timeout 5 ls -l rbd
 
-e2e_section "5. A live session, and what inspect sees"
-explain "A long-running client through the executor (rbd watch: sessions to the monitor and the OSD).
-It stands in for the kernel's rbd/ceph sessions, which this machine's kernel cannot create."
+e2e_section "5. Live sessions, and what inspect sees"
+explain "A long-running client started through the executor (rbd watch keeps sessions to the monitor
+and the OSD). netns-exec inspect reads the holder's namespace from inside (netlink, sock_diag)
+without spawning anything:"
 mkdir -p "$E2E_KUBELET/demo"
 e2e_bg "$scope" watch-exec "$E2E_RUN/watch.log" \
   run sh -c "echo \$\$ >'$E2E_KUBELET/demo/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/demo-img <>/tmp/stdin.\$\$"
@@ -160,17 +167,38 @@ inspect_holder() {
   fi
 }
 inspect_holder
-echo "rbd watch pid $watch_pid runs in namespace $(readlink "/proc/$watch_pid/ns/net"); the holder's is net:[$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")]"
+kill -TERM "$watch_pid"
 
-e2e_section "6. Restart the plugin: container AND pod namespace deleted, new ones created"
+e2e_section "6. A kernel-owned flow survives a plugin restart"
+explain "What must survive a plugin restart is what the kernel owns: krbd's and kernel CephFS's sessions.
+This kernel has no rbd/ceph modules, so a vxlan link stands in: its UDP socket belongs to the kernel
+and to the namespace the link was created in. The plugin creates it through the executor, in the
+holder's namespace; the storage side pings across it, 20 times a second."
+st=$E2E_ID-st1
+ip -n "$st" link add demo-vx type vxlan id 4242 remote "$E2E_HOLDER_ADDR" dstport 4789 dev storage0
+e2e_track_link "$scope" "$st" demo-vx
+ip -n "$st" addr add 198.19.200.1/24 dev demo-vx
+ip -n "$st" link set demo-vx up
+show_run sh -c "ip link add vx0 type vxlan id 4242 remote 198.18.0.1 dstport 4789 dev net1 && ip addr add 198.19.200.2/24 dev vx0 && ip link set vx0 up"
+reachable() { nsenter --net="/run/netns/$st" -- ping -n -c 1 -W 1 198.19.200.2 >/dev/null 2>&1; }
+e2e_wait_until 10 "an answer across the vxlan link" reachable || e2e_die "no answer across the vxlan link"
+e2e_bg "$scope" ping "$E2E_RUN/ping.log" nsenter --net="/run/netns/$st" -- ping -n -i 0.05 -W 1 198.19.200.2
+sleep 1
+explain "Now the plugin pod is deleted — its container (every process in it, as Kubernetes does) and its
+pod namespace — and a new one is created:"
 old_ns=$E2E_PLUGIN_NS
 e2e_plugin_stop "$scope" "$plugin"
 e2e_plugin_start "$scope" "$plugin"
 echo "plugin pod namespace: $old_ns (deleted) -> $E2E_PLUGIN_NS (new)"
-e2e_tracked_pid "$scope" rbd-watch >/dev/null ||
-  e2e_die "the session started through the executor died with the plugin"
-explain "The session lives in the holder's namespace, so it did not notice:"
-inspect_holder
+sleep 1
+ping_sub=$(e2e_tracked_pid "$scope" ping) || e2e_die "ping stopped"
+for child in $(cat "/proc/$ping_sub/task/$ping_sub/children"); do kill -INT "$child"; done
+e2e_wait_until 5 "ping's summary" grep -q 'packets transmitted' "$E2E_RUN/ping.log" || e2e_die "ping did not finish"
+show host grep -A1 'packets transmitted' "$E2E_RUN/ping.log"
+explain "The link and its kernel socket live in the holder's namespace, so the restart did not touch
+them; inspect from the new plugin pod lists the socket under \"Kernel sockets\":"
+if has_sub inspect; then
+  show "$plugin" "$E2E_EXEC_BIN" inspect --cluster-id "$cid" --config "$cfg"
+fi
 explain "And the new plugin pod uses the holder at once:"
 show_run ceph -c "$conf" --connect-timeout 5 health
-kill -TERM "$watch_pid"

@@ -48,6 +48,7 @@ osd crush chooseleaf type = 0
 osd objectstore = memstore
 memstore device bytes = 536870912
 paxos propose interval = 0.1
+mon data avail warn = 1
 run dir = $dir/run
 mon data = $dir/mon/\$cluster-\$id
 osd data = $dir/osd/\$cluster-\$id

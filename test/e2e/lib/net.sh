@@ -81,8 +81,12 @@ e2e_podnet_attach_storage() {
   ip -n "$E2E_CEPH_NETNS" link set "s$idx" master storage0 up
   ip -n "$ns" addr add "$addr/20" dev net1
   ip -n "$ns" link set net1 up
+  # Like a CNI ADD, return once the interface is usable.
+  e2e_wait_until 5 "net1 in $ns to come up" e2e__link_up "$ns" net1 || true
   echo "$addr"
 }
+
+e2e__link_up() { ip -n "$1" link show "$2" | grep -q 'state UP'; }
 
 # e2e_podnet_delete SCOPE NS — CNI DEL plus sandbox removal: the namespace goes, and with it the
 # veth pairs (their peers leave the bridges).
