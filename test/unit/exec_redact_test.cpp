@@ -22,6 +22,11 @@ TEST(ExecRedact, Flags) {
   EXPECT_EQ(redact("ceph-fuse --secret  S3cr3t /mnt"), "ceph-fuse --secret  <redacted> /mnt");
 }
 
+TEST(ExecRedact, KeyringLines) {
+  EXPECT_EQ(redact("[client.admin]\n\tkey = AQBxyz==\n\tcaps mon = \"allow r\"\n"),
+            "[client.admin]\n\tkey = <redacted>\n\tcaps mon = \"allow r\"\n");
+}
+
 TEST(ExecRedact, FilesAndLookalikesStay) {
   EXPECT_EQ(redact("secretfile=/etc/ceph/k,keyring=/etc/ceph/x"),
             "secretfile=/etc/ceph/k,keyring=/etc/ceph/x");

@@ -14,6 +14,18 @@ std::string ns_text(NsId id) {
   return "net:[" + std::to_string(id.ino) + "] (dev " + std::to_string(id.dev) + ")";
 }
 
+// Neither changes while this process lives (setns(CLONE_NEWPID) changes only
+// the namespace of future children, not /proc/self/ns/pid), so each is read
+// once: run() is called for every rbd map of a busy plugin.
+const std::string& our_boot_id() {
+  static const std::string boot = read_boot_id();
+  return boot;
+}
+uint64_t our_pidns_ino() {
+  static const uint64_t ino = current_pidns_id().ino;
+  return ino;
+}
+
 Error mismatch_error(const std::string& shown, const std::string& why, std::string hint = {}) {
   return Error(Errc::identity_mismatch, "holder record " + quote(shown) + ": " + why,
                std::move(hint));
@@ -33,11 +45,11 @@ void check_record(const HolderRecord& record, const std::string& cluster_id, NsI
   if (!cluster_id.empty() && record.cluster_id != cluster_id)
     throw mismatch_error(shown, "it is for cluster " + quote(record.cluster_id) + ", not " +
                               quote(cluster_id));
-  std::string boot = read_boot_id();
+  const std::string& boot = our_boot_id();
   if (record.boot_id != boot)
     throw stale_error(shown, "it was written before the last reboot (boot id " + record.boot_id +
                            ", now " + boot + ")");
-  uint64_t our_pidns = current_pidns_id().ino;
+  uint64_t our_pidns = our_pidns_ino();
   if (record.pidns_ino != our_pidns)
     throw mismatch_error(shown,
                    "the holder runs in pid namespace pid:[" + std::to_string(record.pidns_ino) +

@@ -9,8 +9,10 @@ namespace netns::exec {
 
 namespace {
 
-// "key=" and "secret=" start a secret when they begin a word: not "monkey=".
-constexpr std::array<std::string_view, 2> kAssignments = {"key=", "secret="};
+// "key" and "secret" followed by '=' (spaces allowed around it, as in a
+// keyring's "key = AQB...") start a secret when they begin a word: not
+// "monkey=", not "secretfile=".
+constexpr std::array<std::string_view, 2> kAssignments = {"key", "secret"};
 // Flags whose next word is a secret.
 constexpr std::array<std::string_view, 2> kFlags = {"--key", "--secret"};
 
@@ -37,8 +39,15 @@ std::string redact(std::string_view text) {
     bool at_word_start = i == 0 || !word_char(text[i - 1]);
     size_t value_at = std::string_view::npos;
     if (at_word_start) {
-      for (auto a : kAssignments)
-        if (starts_with_at(text, i, a)) value_at = i + a.size();
+      for (auto a : kAssignments) {
+        if (!starts_with_at(text, i, a)) continue;
+        size_t at = i + a.size();
+        while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+        if (at >= text.size() || text[at] != '=') continue;
+        ++at;
+        while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+        value_at = at;
+      }
       // "--key V" / "--secret V" inside free text (a logged command line).
       for (auto f : kFlags) {
         size_t after = i + f.size();
