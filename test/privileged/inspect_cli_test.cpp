@@ -177,6 +177,63 @@ TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
   EXPECT_THAT(r.err, HasSubstr("gave up"));
 }
 
+TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
+  NEED_CLI();
+#ifndef NETNS_HOLDER_BIN
+  GTEST_SKIP() << "netns-holder is not built";
+#else
+  TempDir dir;
+  std::string id = unique_name("h");
+  std::string link = dir / (id + ".net.ns");
+  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", id, "--dir", dir.path()});
+  ASSERT_TRUE(wait_until([&] { return ::access((dir / (id + ".holder.json")).c_str(), F_OK) == 0 &&
+                                      ::access(link.c_str(), F_OK) == 0; },
+                         10s))
+      << holder.err();
+
+  auto json = exec({"inspect", "--netns", link, "--json"});
+  ASSERT_TRUE(json.ok()) << json.describe();
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["namespace"]["cluster_id"], id);
+  EXPECT_EQ(doc["namespace"]["holder"]["pid"], holder.pid());
+  EXPECT_EQ(doc["namespace"]["holder"]["alive"], true);
+  EXPECT_EQ(doc["namespace"]["netns_ino"], ns_id_of_path("/proc/" + std::to_string(holder.pid()) + "/ns/net").ino);
+
+  auto doctor = exec({"doctor", "--netns", link});
+  EXPECT_THAT(doctor.out, HasSubstr("PASS  holder alive"));
+  EXPECT_THAT(doctor.out, HasSubstr("PASS  identity matches"));
+  EXPECT_THAT(doctor.out, HasSubstr("FAIL  lo up")) << "unshare --net leaves lo down";
+
+  // SIGKILL: the holder cannot clean up; its link now names a dead process.
+  holder.kill(SIGKILL);
+  ASSERT_TRUE(holder.wait(5s).has_value());
+  auto dead = exec({"doctor", "--netns", link});
+  EXPECT_EQ(dead.exit_code, 125) << dead.describe();
+  auto lines = fail_lines(dead.out);
+  ASSERT_EQ(lines.size(), 1u) << dead.out;
+  EXPECT_THAT(lines[0], HasSubstr("resolves"));
+  EXPECT_THAT(dead.err, HasSubstr(id));
+#endif
+}
+
+TEST(InspectCli, InspectJsonListsAVxlanKernelSocket) {
+  NEED_CLI();
+  StorageNet net;
+  std::string vx = unique_name("vx");
+  must(net.inspected.run({"ip", "link", "add", vx, "type", "vxlan", "id", "7", "dstport", "4789",
+                          "remote", kCephGateway, "dev", net.va}),
+       "vxlan");
+  must(net.inspected.run({"ip", "link", "set", vx, "up"}), "vxlan up");
+  auto r = exec({"inspect", "--netns", net.inspected.ns_path(), "--json"});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  auto doc = nlohmann::json::parse(r.out);
+  bool link = false, sock = false;
+  for (const auto& l : doc["interfaces"]) link |= l["name"] == vx && l["kind"] == "vxlan";
+  for (const auto& s : doc["kernel_sockets"]) sock |= s["proto"] == "udp" && s["local_port"] == 4789;
+  EXPECT_TRUE(link) << r.out;
+  EXPECT_TRUE(sock) << r.out;
+}
+
 // The holder pod's preStop hook: no capabilities, its own namespace. Reading
 // one's own namespace must not need setns().
 TEST(InspectCli, GuardReadsItsOwnNamespaceWithoutPrivileges) {
