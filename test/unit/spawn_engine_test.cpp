@@ -280,6 +280,21 @@ TEST(SpawnEngine, SignalMaskAndDispositionsAreReset) {
   EXPECT_FALSE(sigismember(&after, SIGPIPE));
 }
 
+TEST(SpawnEngine, ACallerIgnoringSigchldGetsAClearWaitFailure) {
+  // With SIGCHLD ignored the kernel reaps children by itself: the status is
+  // gone, and the outcome says so instead of inventing one.
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  struct sigaction old {};
+  ::sigaction(SIGCHLD, &ign, &old);
+  Result r = run(sh("echo still-captured; exit 7"));
+  ::sigaction(SIGCHLD, &old, nullptr);
+  EXPECT_EQ(r.outcome, Outcome::spawn_failed(Stage::wait, ECHILD)) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 125);
+  EXPECT_NE(r.outcome.describe().find("SIGCHLD ignored"), std::string::npos);
+  EXPECT_EQ(r.out.data, "still-captured\n");
+}
+
 TEST(SpawnEngine, EveryCloneMethodWorks) {
   for (CloneMethod m : {CloneMethod::automatic, CloneMethod::clone, CloneMethod::fork}) {
     Result r = run(sh("echo hi; exit 4"), m);

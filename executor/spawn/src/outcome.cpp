@@ -20,6 +20,7 @@ const char* stage_name(Stage stage) noexcept {
     case Stage::stdio: return "stdio";
     case Stage::close_fds: return "close_fds";
     case Stage::exec: return "exec";
+    case Stage::wait: return "wait";
   }
   return "unknown";
 }
@@ -91,6 +92,9 @@ std::string Outcome::describe() const {
     case Kind::spawn_failed: {
       std::string text = std::string(stage_name(stage)) + ": " + errno_text(error);
       if (stage == Stage::exec && is_not_found_error(error)) text += ": command not found";
+      if (stage == Stage::wait && error == ECHILD)
+        text += ": the exit status was collected elsewhere in this process (SIGCHLD ignored, "
+                "or waitpid(-1))";
       return text;
     }
   }

@@ -93,18 +93,20 @@ timespec to_timespec(Clock::duration d) {
   return timespec{static_cast<time_t>(s.count()), static_cast<long>(ns.count())};
 }
 
-// Blocks until the (already exited or killed) child can be reaped.
-void reap(int pidfd, siginfo_t& info) {
+// Blocks until the (already exited or killed) child can be reaped. Returns
+// 0 or the errno of waitid.
+int reap(int pidfd, siginfo_t& info) {
   for (;;) {
     info = siginfo_t{};
     if (::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info,
                  WEXITED | __WALL) == 0)
-      return;
-    if (errno != EINTR) return;
+      return 0;
+    if (errno != EINTR) return errno;
   }
 }
 
-Outcome outcome_of(const siginfo_t& info) {
+Outcome outcome_of(int wait_error, const siginfo_t& info) {
+  if (wait_error != 0) return Outcome::spawn_failed(Stage::wait, wait_error);
   if (info.si_code == CLD_EXITED) return Outcome::exited(info.si_status);
   return Outcome::signalled(info.si_status);
 }
@@ -294,8 +296,9 @@ class Runner {
     close_outputs(result, limit);
 
     siginfo_t info{};
-    reap(pidfd.get(), info);
-    result.outcome = phase == Phase::running ? outcome_of(info) : Outcome::timed_out(last_signal);
+    int wait_error = reap(pidfd.get(), info);
+    result.outcome =
+        phase == Phase::running ? outcome_of(wait_error, info) : Outcome::timed_out(last_signal);
   }
 
   void close_outputs(Result& result, size_t limit) {

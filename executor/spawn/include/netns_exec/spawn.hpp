@@ -21,8 +21,10 @@
 // The caller's thread waits on one poll(2) over the output pipes, the stdin
 // pipe, the child's pidfd and the deadline. On timeout: SIGTERM to the
 // child's process group, a grace period, SIGKILL, then the child is reaped
-// with waitid(P_PIDFD). The child is cloned with no exit signal, so a
-// caller's waitpid(-1) or SIGCHLD handler cannot steal it.
+// with waitid(P_PIDFD): no SIGCHLD handler is needed or installed. The child
+// is an ordinary SIGCHLD child (execve makes it one anyway), so a caller
+// that ignores SIGCHLD, or reaps any child with waitpid(-1), takes its
+// status away: the outcome is then spawn_failed(Stage::wait, ECHILD).
 //
 // Thread-safe: no shared mutable state; any number of threads may spawn at
 // once. The calling thread's signal mask is restored before run() returns.
@@ -38,7 +40,7 @@
 
 namespace netns::spawn {
 
-// Where the child failed before it could exec. The order is the child's order.
+// Where the spawn failed. From signals to exec, the child's order.
 enum class Stage : uint8_t {
   prepare,        // in the caller, before the clone (pipes, /dev/null, stack)
   clone,          // clone3 / clone itself
@@ -49,6 +51,8 @@ enum class Stage : uint8_t {
   stdio,          // dup2 onto 0, 1, 2
   close_fds,      // close_range
   exec,           // execve of every candidate failed
+  wait,           // in the caller, after exec: the exit status could not be
+                  // collected (ECHILD: someone else reaped it with __WALL)
 };
 const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
 
