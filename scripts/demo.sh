@@ -22,7 +22,7 @@ find_bin() {
   done
   find "$build" -maxdepth 4 -type f -name "$name" -perm -u+x 2>/dev/null | head -n 1
 }
-has_sub() { [ -n "$E2E_EXEC_BIN" ] && "$E2E_EXEC_BIN" "$1" --help >/dev/null 2>&1; }
+has_sub() { e2e_exec_has "$1"; }
 
 E2E_BUILD_DIR=$build
 E2E_HOLDER_BIN=$(find_bin netns-holder)
@@ -70,8 +70,8 @@ show() {
     esac
   done
   line=${line# }
-  line=${line//"$E2E_EXEC_BIN"/netns-exec}
-  line=${line//"$E2E_HOLDER_BIN"/netns-holder}
+  line=${line//"$E2E_PLUGIN_EXEC"/netns-exec}
+  line=${line//"$E2E_HOLDER_CMD"/netns-holder}
   case $where in
   host) printf '[host] $ %s\n' "$line"; "$@" ;;
   "$holder") printf '[holder pod] $ %s\n' "$line"; e2e_pod_exec "$where" "$@" ;;
@@ -103,9 +103,11 @@ if [ -z "$E2E_HOLDER_BIN" ]; then
 fi
 
 e2e_section "2. The holder pod: pod network + a Multus-like storage interface"
-explain "netns-holder runs as a runc container whose network namespace is a pod sandbox: eth0 on the
-pod network and net1 on the storage network. It is hostPID, has no capabilities, and publishes its
-namespace in the hostPath directory the plugin also mounts."
+explain "netns-holder runs as a runc container made from the holder image's file tree (a static
+netns-holder, netns-exec for the preStop guard, nothing else), as its DaemonSet runs it: hostPID,
+no capabilities, read-only root. Its network namespace is a pod sandbox: eth0 on the pod network
+and net1 on the storage network. It publishes that namespace in the hostPath directory the plugin
+also mounts."
 e2e_holder_start "$scope" "$holder" "$cid" c1
 show host ip -n "$E2E_HOLDER_NS" -br addr
 show host ls -l "$E2E_HOLDER_DIR"
@@ -114,7 +116,7 @@ if [ -f "$E2E_HOLDER_DIR/$cid.holder.json" ]; then
   show host jq . "$E2E_HOLDER_DIR/$cid.holder.json"
 fi
 explain "The readiness probe, run inside the holder's container:"
-if show "$holder" "$E2E_HOLDER_BIN" check --cluster-id "$cid" --dir "$E2E_HOLDER_DIR"; then
+if show "$holder" "$E2E_HOLDER_CMD" check --cluster-id "$cid" --dir "$E2E_HOLDER_DIR"; then
   echo "-> exit 0: the published files name this very namespace and a live holder"
 else
   echo "-> exit $?: the probe fails"
@@ -138,7 +140,7 @@ if [ -z "$E2E_EXEC_BIN" ] || ! has_sub run; then
 fi
 
 run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- "$@"; }
-show_run() { show "$plugin" "$E2E_EXEC_BIN" run --cluster-id "$cid" --config "$cfg" -- "$@"; }
+show_run() { show "$plugin" "$E2E_PLUGIN_EXEC" run --cluster-id "$cid" --config "$cfg" -- "$@"; }
 
 e2e_section "4. The same command through the executor"
 explain "netns-exec opens the holder's namespace file once, validates the descriptor (nsfs, a network
@@ -160,7 +162,7 @@ e2e_track_pid "$scope" rbd-watch "$watch_pid"
 sleep 2
 inspect_holder() {
   if has_sub inspect; then
-    show "$plugin" "$E2E_EXEC_BIN" inspect --cluster-id "$cid" --config "$cfg"
+    show "$plugin" "$E2E_PLUGIN_EXEC" inspect --cluster-id "$cid" --config "$cfg"
   else
     explain "(netns-exec inspect is not built yet; ss inside the holder's namespace instead)"
     show host nsenter --net="/run/netns/$E2E_HOLDER_NS" -- ss -tn
@@ -198,7 +200,7 @@ show host grep -A1 'packets transmitted' "$E2E_RUN/ping.log"
 explain "The link and its kernel socket live in the holder's namespace, so the restart did not touch
 them; inspect from the new plugin pod lists the socket under \"Kernel sockets\":"
 if has_sub inspect; then
-  show "$plugin" "$E2E_EXEC_BIN" inspect --cluster-id "$cid" --config "$cfg"
+  show "$plugin" "$E2E_PLUGIN_EXEC" inspect --cluster-id "$cid" --config "$cfg"
 fi
 explain "And the new plugin pod uses the holder at once:"
 show_run ceph -c "$conf" --connect-timeout 5 health

@@ -8,7 +8,14 @@
 #   $E2E_HOLDER_DIR                     the holders' hostPath, like /var/lib/kubelet/plugins/rbd.csi.ceph.com
 #   $E2E_RUN/<cluster>/                 each Ceph cluster's ceph.conf and admin keyring (read-only in pods)
 #   $E2E_RUN/csi/                       ceph-csi config files written by scenarios (read-only in pods)
-#   $E2E_BUILD_DIR                      the build tree with netns-holder and netns-exec (read-only in pods)
+#
+# The pods run the images' file trees as manifests/images/rootfs.sh lays them out (the same script
+# the Containerfiles run): the holder pod's rootfs IS the holder image (FROM scratch: the static
+# netns-holder and netns-exec for the preStop guard, nothing else); the plugin pod is the host's
+# /usr and /etc standing in for the ceph-csi image, plus the plugin image's additions mounted at
+# their places (/opt/netns-exec, /usr/local/bin/netns-exec and /usr/local/bin/nsenter -> it).
+# Where a tree cannot be made (no netns-exec yet, or a non-static holder in sanitizer builds) the
+# binaries are used from the build tree, mounted read-only at its own path.
 
 # e2e_run_load — find the fixture's run directory and cluster facts.
 e2e_run_load() {
@@ -34,10 +41,55 @@ e2e_require_exec() {
   [ -n "${E2E_EXEC_BIN:-}" ] && [ -x "$E2E_EXEC_BIN" ] ||
     e2e_die "netns-exec is not built (no target netns-exec in this build); this scenario needs it"
   if [ $# -gt 0 ]; then
-    "$E2E_EXEC_BIN" --help 2>/dev/null | sed -n '/^Subcommands:/,$p' | grep -qE "^ +$1( |\$)" ||
+    e2e_exec_has "$1" ||
       e2e_die "netns-exec has no '$1' subcommand yet (not in 'netns-exec --help'); this scenario needs it"
   fi
 }
+# e2e_exec_has SUBCOMMAND — netns-exec lists SUBCOMMAND in its help.
+e2e_exec_has() {
+  [ -n "${E2E_EXEC_BIN:-}" ] && [ -x "$E2E_EXEC_BIN" ] &&
+    "$E2E_EXEC_BIN" --help 2>/dev/null | sed -n '/^Subcommands:/,$p' | grep -qE "^ +$1( |\$)"
+}
+
+# e2e_images — make the image trees once per run; set where the binaries are inside each pod:
+#   E2E_HOLDER_IMAGE  holder rootfs tree ("" = host layout + build tree)
+#   E2E_HOLDER_CMD    netns-holder inside the holder pod; E2E_HOLDER_EXEC netns-exec inside it
+#   E2E_PLUGIN_EXEC   netns-exec inside the plugin pod; E2E_PLUGIN_MOUNTS its mount options
+e2e_images() {
+  local dir=$E2E_RUN/images rootfs
+  rootfs=$(cd "$E2E_LIB/../../../manifests/images" 2>/dev/null && pwd)/rootfs.sh
+  mkdir -p "$dir"
+  (
+    flock 9
+    [ -e "$dir/done" ] && exit 0
+    if [ -x "$rootfs" ] && [ -x "${E2E_HOLDER_BIN:-}" ] && [ -x "${E2E_EXEC_BIN:-}" ]; then
+      "$rootfs" holder "$dir/holder" "$E2E_HOLDER_BIN" "$E2E_EXEC_BIN" >"$dir/holder.log" 2>&1 ||
+        rm -rf "$dir/holder"
+    fi
+    if [ -x "$rootfs" ] && [ -x "${E2E_EXEC_BIN:-}" ]; then
+      "$rootfs" plugin "$dir/plugin" "$E2E_EXEC_BIN" >"$dir/plugin.log" 2>&1 || rm -rf "$dir/plugin"
+    fi
+    : >"$dir/done"
+  ) 9>>"$dir/lock"
+  if [ -d "$dir/holder" ]; then
+    E2E_HOLDER_IMAGE=$dir/holder
+    E2E_HOLDER_CMD=/usr/bin/netns-holder
+    E2E_HOLDER_EXEC=/usr/bin/netns-exec
+  else
+    E2E_HOLDER_IMAGE=
+    E2E_HOLDER_CMD=${E2E_HOLDER_BIN:-}
+    E2E_HOLDER_EXEC=${E2E_EXEC_BIN:-}
+  fi
+  if [ -d "$dir/plugin" ]; then
+    E2E_PLUGIN_EXEC=/usr/local/bin/netns-exec
+    E2E_PLUGIN_MOUNTS=(--ro "$dir/plugin/opt/netns-exec:/opt/netns-exec"
+      --ro "$dir/plugin/usr/local/bin:/usr/local/bin")
+  else
+    E2E_PLUGIN_EXEC=${E2E_EXEC_BIN:-}
+    E2E_PLUGIN_MOUNTS=(--ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR")
+  fi
+}
+
 e2e_require_holder() {
   [ -n "${E2E_HOLDER_BIN:-}" ] && [ -x "$E2E_HOLDER_BIN" ] ||
     e2e_die "netns-holder is not built (no target netns-holder in this build); this scenario needs it"
@@ -65,19 +117,25 @@ e2e_csi_config() {
 e2e_holder_start() {
   local scope=$1 pod=$2 cid=$3 cluster=$4 mode=${5:-}
   e2e_require_holder
+  e2e_images
   local ns addr
   ns=$(e2e_podnet_create "$scope" "h-$cid")
   addr=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/$cluster/env")
-  local args=("$E2E_HOLDER_BIN" --cluster-id "$cid" --dir "$E2E_HOLDER_DIR") opts=() want=$E2E_HOLDER_DIR/$cid.net.ns
+  local args=("$E2E_HOLDER_CMD" --cluster-id "$cid" --dir "$E2E_HOLDER_DIR") opts=() want=$E2E_HOLDER_DIR/$cid.net.ns
   # As the holder's manifest runs it: no capabilities, read-only root; socket mode allows uid 0.
   opts+=(--unprivileged)
+  if [ -n "$E2E_HOLDER_IMAGE" ]; then
+    opts+=(--image "$E2E_HOLDER_IMAGE")
+  else
+    opts+=(--ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR")
+  fi
   if [ "$mode" = --socket ]; then
     args+=(--socket --allow-uid 0)
     opts+=(--own-pid)
     want=$E2E_HOLDER_DIR/$cid.net.sock
   fi
   e2e_pod_run "$scope" "$pod" "/run/netns/$ns" "${opts[@]}" \
-    --ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR" --rw "$E2E_HOLDER_DIR:$E2E_HOLDER_DIR" -- "${args[@]}"
+    --rw "$E2E_HOLDER_DIR:$E2E_HOLDER_DIR" -- "${args[@]}"
   e2e_wait_until 10 "holder $cid to publish $want" test -e "$want" ||
     e2e_die "holder $cid did not publish $want; its log: $(tail -n 5 "$E2E_RUN/pods/$pod/log")"
   E2E_HOLDER_NS=$ns
@@ -111,6 +169,7 @@ e2e_plugin_start() {
     esac
     shift
   done
+  e2e_images
   local ns
   ns=$(e2e_podnet_create "$scope" "plugin")
   E2E_PLUGIN_ADDR=
@@ -120,8 +179,8 @@ e2e_plugin_start() {
   for c in c1 c2; do
     [ -d "$E2E_RUN/$c" ] && ro+=(--ro "$E2E_RUN/$c:$E2E_RUN/$c")
   done
-  e2e_pod_run "$scope" "$pod" "/run/netns/$ns" "${opts[@]}" "${ro[@]}" \
-    --ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR" --ro "$E2E_RUN/csi:$E2E_RUN/csi" --bidir "$E2E_KUBELET" \
+  e2e_pod_run "$scope" "$pod" "/run/netns/$ns" "${opts[@]}" "${ro[@]}" "${E2E_PLUGIN_MOUNTS[@]}" \
+    --ro "$E2E_RUN/csi:$E2E_RUN/csi" --bidir "$E2E_KUBELET" \
     -- sleep infinity
   E2E_PLUGIN_NS=$ns
 }

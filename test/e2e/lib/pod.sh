@@ -32,19 +32,21 @@ e2e_host_caps() {
   jq -c -n '$ARGS.positional' --args -- "${out[@]}"
 }
 
-# e2e_pod_run SCOPE ID NETNS [--own-pid] [--unprivileged] [--ro SRC:DST]... [--rw SRC:DST]... [--bidir PATH]...
+# e2e_pod_run SCOPE ID NETNS [--own-pid] [--unprivileged] [--image TREE] [--ro SRC:DST]... [--rw SRC:DST]... [--bidir PATH]...
 #             [--env K=V]... -- ARGS...
-# Create the bundle and start the container detached; its init is ARGS. The init's stdout and
+# Create the bundle and start the container detached; its init is ARGS. With --image the rootfs is
+# a (hard-linked) copy of TREE, an image's file tree, instead of the host's /usr and /etc. The init's stdout and
 # stderr go to $E2E_RUN/pods/ID/log.
 e2e_pod_run() {
   local scope=$1 id=$2 netns=$3
   shift 3
   local own_pid=0 mounts='[]' env='["PATH=/opt/netns:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]'
-  local bidir=0 priv=1
+  local bidir=0 priv=1 image=''
   while [ $# -gt 0 ]; do
     case $1 in
     --own-pid) own_pid=1 ;;
     --unprivileged) priv=0 ;;
+    --image) image=$2; shift ;;
     --ro | --rw)
       local opts='["rbind","ro"]'
       [ "$1" = --rw ] && opts='["rbind","rw"]'
@@ -70,20 +72,25 @@ e2e_pod_run() {
   rm -rf "$bundle"
   mkdir -p "$bundle/rootfs"
   local d base=()
-  # Merged-/usr hosts have /bin etc. as links into /usr: copy the link; bind real directories.
-  for d in bin lib lib64 sbin; do
-    if [ -L "/$d" ]; then
-      ln -s "$(readlink "/$d")" "$bundle/rootfs/$d"
-    elif [ -d "/$d" ]; then
-      base+=("/$d")
-    fi
-  done
+  if [ -n "$image" ]; then
+    cp -al "$image/." "$bundle/rootfs/"
+  else
+    base=(/usr /etc)
+    # Merged-/usr hosts have /bin etc. as links into /usr: copy the link; bind real directories.
+    for d in bin lib lib64 sbin; do
+      if [ -L "/$d" ]; then
+        ln -s "$(readlink "/$d")" "$bundle/rootfs/$d"
+      elif [ -d "/$d" ]; then
+        base+=("/$d")
+      fi
+    done
+  fi
   local args
   args=$(jq -c -n '$ARGS.positional' --args -- "$@")
   jq -n \
     --arg hostname "${id:0:63}" --arg netns "$netns" --argjson args "$args" --argjson env "$env" \
     --argjson caps "$([ "$priv" = 1 ] && e2e_host_caps || echo '[]')" --argjson priv "$priv" --argjson extra "$mounts" --argjson ownpid "$own_pid" --argjson bidir "$bidir" \
-    --argjson base "$(jq -c -n '$ARGS.positional' --args -- /usr /etc "${base[@]}")" \
+    --argjson base "$(jq -c -n '$ARGS.positional' --args -- "${base[@]}")" \
     -f /dev/stdin >"$bundle/config.json" <<'EOF'
 {
   ociVersion: "1.0.2",

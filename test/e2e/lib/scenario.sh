@@ -5,7 +5,7 @@
 e2e_plugin_exec() {
   local pod=$1
   shift
-  e2e_pod_exec "$pod" "$E2E_EXEC_BIN" "$@"
+  e2e_pod_exec "$pod" "$E2E_PLUGIN_EXEC" "$@"
 }
 
 # e2e_expect_fail_fast SECONDS DESCRIPTION CMD... — CMD must fail, and within SECONDS.

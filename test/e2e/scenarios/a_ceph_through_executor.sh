@@ -14,6 +14,9 @@ plugin=$E2E_ID-a-plugin
 e2e_section "holder pod for cluster $cid: pod network + Multus storage interface, hostPID"
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
 ls -l "$E2E_HOLDER_DIR/$cid".*
+# The DaemonSet's readiness/liveness probe, inside the holder's container.
+e2e_pod_exec "$holder" "$E2E_HOLDER_CMD" check --cluster-id "$cid" --dir "$E2E_HOLDER_DIR" ||
+  e2e_die "the holder's exec probe (netns-holder check) fails in its own pod"
 e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 
 e2e_section "plugin pod: pod network only, no route to 198.18.0.0/20"
@@ -32,6 +35,12 @@ grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the executo
 # The commands ran in the holder's namespace: its Multus interface is what they see.
 run ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
   e2e_die "a command run through the executor does not see the holder's net1 ($E2E_HOLDER_ADDR)"
+
+e2e_section "ceph-csi's unchanged call: nsenter --net=<netNamespaceFilePath> -- rbd ... (nsenter is netns-exec)"
+e2e_pod_exec "$plugin" sh -c 'command -v nsenter'
+e2e_pod_exec "$plugin" nsenter --net="$E2E_HOLDER_DIR/$cid.net.ns" -- \
+  rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx a-img ||
+  e2e_die "nsenter --net=<holder link> -- rbd ls in the plugin pod does not list a-img"
 
 e2e_section "the same commands without the executor (plugin's own namespace): must fail, bounded"
 direct() { e2e_pod_exec "$plugin" timeout 60 "$@"; }

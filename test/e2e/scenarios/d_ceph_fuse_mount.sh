@@ -25,7 +25,7 @@ e2e_track_mount "$E2E_SCOPE" "$target"
 # ceph-fuse daemonizes; CEPH_ARGS gives it a pid file (a host pid: the plugin is hostPID) so the
 # scenario can check where its sessions live.
 e2e_pod_exec "$plugin" env CEPH_ARGS="--pid-file $pod_dir/ceph-fuse.pid" \
-  "$E2E_EXEC_BIN" mount --cluster-id "$cid" --config "$cfg" --kind cephfs --timeout 60s \
+  "$E2E_PLUGIN_EXEC" mount --cluster-id "$cid" --config "$cfg" --kind cephfs --timeout 60s \
   --type ceph-fuse --ceph-conf "$conf" --mon "$(e2e_cluster_var c1 E2E_CEPH_MON)" \
   --id admin --keyfile "$E2E_RUN/c1/admin.key" --fs cephfs "$target"
 fuse_pid=$(e2e_pid_from_file "$pod_dir/ceph-fuse.pid" 10) || e2e_die "ceph-fuse wrote no pid file"

@@ -60,7 +60,7 @@ e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 
 # The preStop hook as the holder's manifest has it: in the holder's container, on its own namespace.
 e2e_bg "$E2E_SCOPE" guard "$E2E_SCOPE/guard.log" \
-  e2e_pod_exec "$holder" "$E2E_EXEC_BIN" guard --wait-idle --netns /proc/self/ns/net --allow-own-netns \
+  e2e_pod_exec "$holder" "$E2E_HOLDER_EXEC" guard --wait-idle --netns /proc/self/ns/net --allow-own-netns \
   --max-wait 60s --log-interval 1s
 sleep 3
 e2e_pid_gone "$E2E_SCOPE" guard &&
