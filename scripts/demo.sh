@@ -41,7 +41,7 @@ finish() {
   local rc=$?
   e2e_section "clean up: every container, mount, process and namespace the demo created"
   e2e_scope_cleanup "$scope"
-  if grep -q " $E2E_RUN[/ ]" /proc/self/mountinfo; then
+  if grep -q " ${E2E_RUN}[/ ]" /proc/self/mountinfo; then
     echo "mounts remain under $E2E_RUN; left in place" >&2
   else
     rm -rf "$E2E_RUN"

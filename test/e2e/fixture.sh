@@ -28,9 +28,9 @@ down() {
     [ -d "$scope/pids" ] || continue
     e2e_scope_cleanup "$scope"
   done
-  if grep -q " $E2E_RUN[/ ]" /proc/self/mountinfo; then
+  if grep -q " ${E2E_RUN}[/ ]" /proc/self/mountinfo; then
     e2e_log "mounts remain under $E2E_RUN; leaving it in place:"
-    grep " $E2E_RUN[/ ]" /proc/self/mountinfo >&2
+    grep " ${E2E_RUN}[/ ]" /proc/self/mountinfo >&2
     return 1
   fi
   rm -rf "$E2E_RUN"
