@@ -36,6 +36,10 @@ grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the executo
 run ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
   e2e_die "a command run through the executor does not see the holder's net1 ($E2E_HOLDER_ADDR)"
 
+e2e_section "netns-exec doctor --cluster-id $cid: every check passes, monitors from the ceph-csi config"
+e2e_plugin_exec "$plugin" doctor --cluster-id "$cid" --config "$cfg" ||
+  e2e_die "netns-exec doctor reports a problem with a healthy holder"
+
 e2e_section "ceph-csi's unchanged call: nsenter --net=<netNamespaceFilePath> -- rbd ... (nsenter is netns-exec)"
 e2e_pod_exec "$plugin" sh -c 'command -v nsenter'
 e2e_pod_exec "$plugin" nsenter --net="$E2E_HOLDER_DIR/$cid.net.ns" -- \
