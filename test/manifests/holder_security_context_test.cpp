@@ -4,7 +4,9 @@
 // network and mount namespaces, a read-only root with the kubelet plugin
 // directory bind-mounted writable, uid 0 with every capability dropped and
 // no_new_privs. The holder must publish, and `netns-holder check` (the probes)
-// must pass, with nothing added back.
+// must pass, with nothing added back. The commands are the ones the generator
+// renders into the DaemonSet (holder_command, holder_check_command,
+// guard_command), so a flag the binaries stop accepting fails here.
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -18,6 +20,7 @@
 #include <sstream>
 #include <string>
 
+#include "holder_daemonset.hpp"
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
@@ -120,10 +123,18 @@ std::string status_field(pid_t pid, const std::string& field) {
   return "";
 }
 
+// The DaemonSet's settings for this cluster ID; its directory is kPodDir.
+netns::manifest::HolderOptions manifest(const std::string& id, bool socket) {
+  netns::manifest::HolderOptions o;
+  o.cluster_id = id;
+  o.image = "netns-holder:test";
+  o.socket = socket;
+  o.guard_max_wait = std::chrono::seconds{5};
+  return o;
+}
+
 std::vector<std::string> holder_argv(const std::string& id, bool socket) {
-  std::vector<std::string> argv = {"/usr/bin/netns-holder", "--cluster-id", id, "--dir", kPodDir};
-  if (socket) argv.insert(argv.end(), {"--socket", "--allow-uid", "0"});
-  return argv;
+  return netns::manifest::holder_command(manifest(id, socket));
 }
 
 void expect_holds_without_capabilities(bool socket) {
@@ -151,23 +162,21 @@ void expect_holds_without_capabilities(bool socket) {
   RunResult check;
   EXPECT_TRUE(wait_until(
       [&] {
-        check = run_command({"/usr/bin/netns-holder", "check", "--cluster-id", id, "--dir", kPodDir},
+        check = run_command(netns::manifest::holder_check_command(manifest(id, socket)),
                             in_container);
         return check.ok();
       },
       10s, 50ms))
       << check.describe();
 
-  // The preStop hook, exactly as the DaemonSet renders it (with a short
+  // The preStop hook, exactly as the DaemonSet renders it (with a 5 s
   // wait): no Ceph session in a fresh namespace, so it returns at once.
   auto count = run_command({"/usr/bin/netns-exec", "guard", "--count", "--netns", "/proc/self/ns/net",
                             "--allow-own-netns"},
                            in_container);
   EXPECT_TRUE(count.ok()) << count.describe();
   EXPECT_EQ(count.out, "0\n");
-  auto guard = run_command({"/usr/bin/netns-exec", "guard", "--wait-idle", "--netns",
-                            "/proc/self/ns/net", "--allow-own-netns", "--max-wait", "5s"},
-                           in_container);
+  auto guard = run_command(netns::manifest::guard_command(manifest(id, socket)), in_container);
   EXPECT_TRUE(guard.ok()) << guard.describe();
 
   holder.kill(SIGTERM);
@@ -247,8 +256,7 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
 
   session.kill(SIGKILL);
   (void)session.wait(5s);
-  auto idle = run_command(with({"/usr/bin/netns-exec", "guard", "--wait-idle", "--max-wait", "10s"}),
-                          in_container);
+  auto idle = run_command(netns::manifest::guard_command(manifest("any", false)), in_container);
   EXPECT_TRUE(idle.ok()) << idle.describe();
 }
 
