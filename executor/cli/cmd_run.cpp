@@ -56,7 +56,6 @@ class RunCommand final : public Command {
     cmd.timeout = parse_duration(timeout_, "--timeout");
     cmd.kill_grace = parse_duration(kill_grace_, "--kill-grace");
     cmd.output_limit = output_limit_;
-    UniqueFd signals;
     if (json_) {
       cmd.stdout_mode = spawn::OutputMode::capture;
       cmd.stderr_mode = spawn::OutputMode::capture;
@@ -65,15 +64,16 @@ class RunCommand final : public Command {
       cmd.stdout_mode = spawn::OutputMode::inherit;
       cmd.stderr_mode = spawn::OutputMode::inherit;
     }
-    signals = block_forwarded_signals();
-    cmd.forward_signal_fd = signals.get();
-
     exec::ResolvedNamespace ns = resolve_source(source_);
     if (ns.own_namespace)
       log_warn(ns.describe());
     else
       log_info("running " + exec::redacted_command_line(argv_) + " in " + ns.describe());
 
+    // Only now: while resolve() waits for a holder, Ctrl-C and SIGTERM must
+    // still end us. From here on they are meant for the command.
+    UniqueFd signals = block_forwarded_signals();
+    cmd.forward_signal_fd = signals.get();
     exec::RunResult r = exec::run_in(ns, std::move(cmd));
     const auto& outcome = r.result.outcome;
     if (outcome.kind == spawn::Outcome::Kind::spawn_failed)

@@ -71,8 +71,8 @@ int nsenter_main(int argc, char** argv) {
                                             quote(*path));
 
   const std::string shown = exec::redacted_command_line(command);
-  UniqueFd signals = block_forwarded_signals();
   exec::ResolvedNamespace ns = exec::resolve(exec::Source::netns_path(*path));
+  UniqueFd signals = block_forwarded_signals();  // from here on, signals are the command's
   spawn::Command cmd;
   cmd.argv = std::move(command);
   cmd.stdin_mode = spawn::InputMode::inherit;

@@ -190,6 +190,32 @@ TEST_F(ExecRun, WaitHolderWakesWhenTheHolderPublishes) {
   EXPECT_TRUE(marker_exists());
 }
 
+TEST_F(ExecRun, SignalsEndTheWaitAndAreForwardedToTheCommand) {
+  // While waiting for a holder, SIGTERM ends netns-exec itself.
+  Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "60s", "--netns",
+                   holder_dir + "/ceph-a.net.ns", "--", "sh", "-c", "touch " + marker});
+  ASSERT_FALSE(waiting.wait(200ms));
+  waiting.kill(SIGTERM);
+  auto status = waiting.wait(5s);
+  ASSERT_TRUE(status) << "SIGTERM did not end the wait";
+  EXPECT_TRUE(WIFSIGNALED(*status) && WTERMSIG(*status) == SIGTERM);
+  EXPECT_FALSE(marker_exists());
+
+  // While the command runs, SIGTERM is the command's.
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  std::string ready = tmp / "ready";
+  Process running({NETNS_EXEC_BIN, "run", "--netns", holder_dir + "/ceph-a.net.ns", "--", "sh",
+                   "-c", "trap 'echo got TERM; exit 9' TERM; touch " + ready +
+                             "; while :; do sleep 0.05; done"});
+  ASSERT_TRUE(wait_until([&] { return ::access(ready.c_str(), F_OK) == 0; }, 5s));
+  running.kill(SIGTERM);
+  auto rs = running.wait(5s);
+  ASSERT_TRUE(rs) << "the command did not get SIGTERM";
+  EXPECT_TRUE(WIFEXITED(*rs) && WEXITSTATUS(*rs) == 9) << running.err();
+  EXPECT_EQ(running.out(), "got TERM\n");
+}
+
 #ifdef NETNS_HOLDER_BIN
 TEST_F(ExecRun, RealHolderLinkAndSocket) {
   // netns-exec waits; the real holder starts later and publishes.
