@@ -1,0 +1,76 @@
+// The config the generator renders leads netns-exec to the namespace the
+// generator's holder command publishes: netNamespaceFilePath, the holder's
+// --dir and the file names agree, and the executor reads the JSON as written.
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "csi_config.hpp"
+#include "holder_daemonset.hpp"
+#include "netns/fd.hpp"
+#include "netns/test/support.hpp"
+
+#if defined(NETNS_HOLDER_BIN) && defined(NETNS_EXEC_BIN)
+
+namespace {
+using namespace netns::test;
+namespace nm = netns::manifest;
+
+std::string link_of(const std::string& path) {
+  char buf[128];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+}  // namespace
+
+TEST(GeneratedConfig, LeadsNetnsExecToTheHoldersNamespace) {
+  NETNS_REQUIRE_ROOT();
+  TempDir kubelet;
+  NetnsChild pod;  // the holder pod's network namespace
+  const std::string id = unique_name("cfg");
+
+  nm::HolderOptions holder;
+  holder.cluster_id = id;
+  holder.image = "netns-holder:test";
+  holder.kubelet_dir = kubelet.path();
+  auto argv = nm::holder_command(holder);
+  argv[0] = NETNS_HOLDER_BIN;  // the image's /usr/bin/netns-holder
+  run_command({"mkdir", "-p", nm::holder_dir(holder.kubelet_dir, holder.driver)});
+  netns::UniqueFd pod_ns = netns::open_fd(pod.ns_path(), O_RDONLY);
+  const int fd = pod_ns.get();
+  Process running(argv, [fd] {
+    if (::setns(fd, CLONE_NEWNET) != 0) ::_exit(120);
+  });
+
+  nm::CsiConfigOptions config;
+  config.clusters = {nm::parse_cluster_spec(id + "=198.18.0.1:6789")};
+  config.kubelet_dir = kubelet.path();
+  const std::string config_file = kubelet / "config.json";
+  std::ofstream(config_file) << nm::csi_config_json(config);
+
+  const std::string link =
+      nm::net_namespace_file_path(config.kubelet_dir, "rbd.csi.ceph.com", id, false);
+  ASSERT_TRUE(wait_until([&] { return !link_of(link).empty(); }, 10s)) << running.err();
+
+  auto r = run_command({NETNS_EXEC_BIN, "run", "--cluster-id", id, "--config", config_file,
+                        "--kind", "rbd", "--wait-holder", "5s", "--", "readlink",
+                        "/proc/self/ns/net"});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.out, link_of(pod.ns_path()) + "\n");
+  // The CephFS entry points at the cephfs driver's directory, where no holder
+  // runs in this test: the executor names the path it looked for.
+  auto missing = run_command({NETNS_EXEC_BIN, "run", "--cluster-id", id, "--config", config_file,
+                              "--kind", "cephfs", "--", "true"});
+  EXPECT_EQ(missing.exit_code, 125);
+  EXPECT_NE(missing.err.find("cephfs.csi.ceph.com/" + id + ".net.ns"), std::string::npos)
+      << missing.err;
+  running.kill(SIGTERM);
+  (void)running.wait(10s);
+}
+
+#else
+TEST(GeneratedConfig, NeedsTheBinaries) { GTEST_SKIP() << "netns-holder or netns-exec not built"; }
+#endif
