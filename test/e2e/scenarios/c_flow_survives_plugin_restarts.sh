@@ -58,6 +58,7 @@ ip -n "$st" link set cvx-h up
 e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 10s -- sh -c \
   "ip link add vx0 type vxlan id 4201 remote $st_ip dstport 4789 dev net1 && ip addr add 198.19.200.2/24 dev vx0 && ip link set vx0 up"
 ip -n "$E2E_HOLDER_NS" -br addr show vx0
+! ip -n "$E2E_PLUGIN_NS" link show vx0 >/dev/null 2>&1 || e2e_die "vx0 was created in the plugin's namespace"
 e2e_wait_until 10 "the vxlan peer in the holder to answer" reachable 198.19.200.2 ||
   e2e_die "no answer across the vxlan link created through the executor"
 
@@ -70,6 +71,7 @@ for i in $(seq 1 "$restarts"); do
   e2e_log "plugin restart $i/$restarts done (new pod namespace $E2E_PLUGIN_NS)"
 done
 sleep 1
+ip -n "$E2E_HOLDER_NS" link show vx0 >/dev/null || e2e_die "vx0 is gone from the holder's namespace"
 stop_ping ping-holder
 read -r h_sent h_recv < <(ping_stats "$E2E_SCOPE/ping-holder.log")
 h_lost=$((h_sent - h_recv))

@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # h. Socket mode: the holder runs in its own pid namespace with --socket, the plugin without
 #    hostPID gets the namespace from the holder's socket, and scenario a passes the same way.
+#    The same plugin is refused a symlink-mode holder's link (it names a pid of another pid
+#    namespace).
 e2e_require_holder
 e2e_require_exec run
 
@@ -33,3 +35,13 @@ run rbd -c "$conf" --client-mount-timeout 5 info rbd/h-img | grep -q 'size 64 Mi
 e2e_section "without the executor: must fail, bounded"
 e2e_expect_fail_fast 20 "ceph -s without the executor" e2e_pod_exec "$plugin" timeout 60 ceph -c "$conf" --connect-timeout 5 -s
 e2e_expect_fail_fast 20 "rbd ls without the executor" e2e_pod_exec "$plugin" timeout 60 rbd -c "$conf" --client-mount-timeout 5 ls rbd
+
+e2e_section "never the wrong namespace: a symlink-mode link is refused from another pid namespace"
+# A hostPID holder's <ID>.net.ns names /proc/<host pid>/ns/net; in the plugin's own pid namespace
+# that path means another process or nothing. The executor must refuse it (exit 125), not run there.
+e2e_holder_start "$E2E_SCOPE" "$E2E_ID-h-holder2" h2-c1 c1
+rc=0
+e2e_plugin_exec "$plugin" run --netns "$E2E_HOLDER_DIR/h2-c1.net.ns" --timeout 10s -- true \
+  >"$E2E_SCOPE/wrong.out" 2>&1 || rc=$?
+cat "$E2E_SCOPE/wrong.out"
+[ "$rc" -eq 125 ] || e2e_die "a symlink-mode link used from another pid namespace: exit $rc, expected 125"
