@@ -3,7 +3,8 @@
 #    publishes, the executor refuses the stale link (exit 125, naming the cluster and the cause);
 #    afterwards it works, in the new namespace.
 #    Holder deletion under a live session: the guard (the holder pod's preStop) holds, reporting
-#    the session, and returns once the session ends.
+#    the session, and returns once the session ends. A request made while no holder is published
+#    waits (--wait-holder) and runs in the holder that publishes next.
 e2e_require_holder
 e2e_require_exec run
 e2e_require_exec guard
@@ -78,3 +79,17 @@ cat "$E2E_SCOPE/guard.log"
 e2e_holder_stop "$E2E_SCOPE" "$holder" TERM
 [ ! -e "$link" ] || e2e_die "the holder left $link behind after SIGTERM"
 e2e_log "guard returned 0; the deleted holder removed its files"
+
+e2e_section "a plugin request while no holder is published waits for the next one (--wait-holder)"
+e2e_bg "$E2E_SCOPE" waiter "$E2E_SCOPE/waiter.log" \
+  run --wait-holder 30s --timeout 10s -- sh -c 'stat -L -c %i /proc/self/ns/net; ip -o -4 addr show net1'
+sleep 1
+e2e_pid_gone "$E2E_SCOPE" waiter && e2e_die "the request did not wait for a holder: $(cat "$E2E_SCOPE/waiter.log")"
+e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
+e2e_wait_until 15 "the waiting request to finish" e2e_pid_gone "$E2E_SCOPE" waiter ||
+  e2e_die "the waiting request still waits after the holder published"
+cat "$E2E_SCOPE/waiter.log"
+[ "$(cat "$E2E_SCOPE/waiter.log.rc")" = 0 ] || e2e_die "the waiting request failed"
+grep -q "$E2E_HOLDER_ADDR/" "$E2E_SCOPE/waiter.log" ||
+  e2e_die "the waiting request did not run in the holder that published ($E2E_HOLDER_ADDR)"
+e2e_log "the request waited, then ran in the newly published holder's namespace"
