@@ -69,7 +69,9 @@ class Bench:
         if any(r.get("error_occurred") for r in iters):
             return {"error": next(r.get("error_message") for r in iters if r.get("error_occurred"))}
         us = [to_us(r["real_time"], r.get("time_unit", "ns")) for r in iters]
-        out = {"us": statistics.median(us), "reps": len(iters)}
+        out = {"us": statistics.median(us), "reps": len(iters),
+               "cpu_us": statistics.median(to_us(r["cpu_time"], r.get("time_unit", "ns"))
+                                           for r in iters if "cpu_time" in r) if "cpu_time" in iters[0] else None}
         out["cv"] = statistics.pstdev(us) / statistics.mean(us) if len(us) > 1 else None
         if "items_per_second" in iters[0]:
             out["ips"] = statistics.median(r["items_per_second"] for r in iters)
@@ -343,7 +345,7 @@ class Report:
             self.add(3, "throughput vs threads", "–", "–", None, "≥ 1.7× at 2 threads",
                      "not measured", ["spawn_threads_bench did not run."])
             return
-        variants = [v for v in ("library", "plain", "nsenter") if b.stat(f"threads/{v}/threads:1")]
+        variants = [v for v in ("library", "engine", "plain", "nsenter") if b.stat(f"threads/{v}/threads:1")]
         rel = {}
         lines = ["| threads | " + " | ".join(f"{v} (spawns/s, × 1 thread)" for v in variants) + " |",
                  "|---|" + "---|" * len(variants)]
@@ -388,7 +390,19 @@ class Report:
                 why += (", so the limit is the machine (2 shared CPUs running the parents, the "
                         "children and the other engineers' builds), not the library."
                         if plain2 < 1.7 or r2 >= 0.9 * plain2 else
-                        ", so the library adds contention of its own.")
+                        ", so the library loses scaling of its own.")
+                eng2 = rel.get("engine", {}).get(2)
+                if eng2 and not (plain2 < 1.7 or r2 >= 0.9 * plain2):
+                    why += f" The spawn engine alone (no per-call open and validation) scales {fmt_ratio(eng2)}."
+                cpu = {v: (b.stat(f"threads/{v}/threads:2") or {}).get("cpu_us") for v in ("library", "engine", "plain")}
+                if all(cpu.values()):
+                    why += (f" CPU time in each calling thread per spawn at 2 threads: library "
+                            f"{fmt_us(cpu['library'])}, engine {fmt_us(cpu['engine'])}, plain "
+                            f"{fmt_us(cpu['plain'])}. The callers and their children share 2 CPUs "
+                            f"(with everything else on the machine), so work a spawn does in the "
+                            f"caller, and in the child before exec (setns, process group, signal "
+                            f"reset, close_range, which a plain posix_spawn does not do), comes "
+                            f"straight out of the throughput once the CPUs are busy.")
             else:
                 why += "."
             notes.append(why)
@@ -550,8 +564,13 @@ class Report:
                 lines.append(f"| `{label}` | {fmt_us(x['median'] * 1e6)} | {fmt_us(x['mean'] * 1e6)} ± "
                              f"{fmt_us(x['stddev'] * 1e6)} | {fmt_us((x['user'] + x['system']) * 1e6)} |")
         kind = (read_text(os.path.join(self.raw, "namespace-kind")) or "?").strip()
+        cpu_r = (e["user"] + e["system"]) / (n["user"] + n["system"]) if n["user"] + n["system"] else None
         notes = ["\n".join(lines), f"Namespace: {kind}. Runs: {len(e.get('times', []))} each, "
                  "after a warm-up, started by hyperfine without a shell (`-N`)."]
+        if cpu_r:
+            notes.append(f"In CPU time (user + sys), which the machine's load distorts less than wall "
+                         f"time — a process that needs more CPU is preempted more often on a busy "
+                         f"machine — netns-exec is {fmt_ratio(cpu_r)} nsenter.")
         libs = {name: count_shared_libs(path) for name, path in
                 (("netns-exec", os.path.join(self.args.build, "executor/cli/netns-exec")),
                  ("nsenter", shutil.which("nsenter") or ""))}
@@ -619,7 +638,7 @@ plot "{path}" using 1:($2/1000) with linespoints lw 2 pt 7 title "library (clone
 
     def plot_threads(self, threads, rel):
         path = os.path.join(self.raw, "threads.dat")
-        variants = ("library", "plain", "nsenter")
+        variants = ("library", "plain", "nsenter", "engine")
         cpus = os.cpu_count() or 1
         with open(path, "w") as f:
             f.write("# threads ideal " + " ".join(variants) + " (throughput relative to 1 thread)\n")
@@ -641,6 +660,7 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
      "{path}" using 1:3 with linespoints lw 2 pt 7 title "library", \\
      "{path}" using 1:4 with linespoints lw 2 pt 5 title "plain spawn (floor)", \\
      "{path}" using 1:5 with linespoints lw 2 pt 9 title "nsenter --net", \\
+     "{path}" using 1:6 with linespoints lw 1 pt 4 dt 4 title "spawn engine alone", \\
      1.7 with lines dt 3 lc rgb "red" title "goal at 2 threads (1.7x)"
 """))
 
@@ -680,6 +700,8 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
             ("transparent huge pages", thp),
             ("load average at the start of the benchmarks", ", ".join(f"{x:.2f}" for x in ctx.get("load_avg", []))
              or "–"),
+            ("load average at the end (report time)",
+             ", ".join((read_text("/proc/loadavg") or "").split()[:3]) or "–"),
             ("nsenter", cmd("nsenter", "--version")),
             ("hyperfine", cmd("hyperfine", "--version")),
             ("catatonit", cmd("catatonit", "--version").splitlines()[0] if cmd("catatonit", "--version") else "–"),

@@ -2,7 +2,8 @@
 // items_per_second is the total throughput of all threads; the report divides
 // it by the 1-thread figure. The plain spawn (no namespace) shows what the
 // machine itself allows.
-//   threads/<variant>/real_time/threads:N   variant: library, plain, nsenter
+//   threads/<variant>/real_time/threads:N   variant: library, engine (the spawn
+//   engine alone with the open fd), plain, nsenter
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -20,6 +21,12 @@ void library(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+void engine(benchmark::State& state) {
+  const auto& ns = target_ns();
+  for (auto _ : state) spawn_engine_true(ns);
+  state.SetItemsProcessed(state.iterations());
+}
+
 void plain(benchmark::State& state) {
   for (auto _ : state) spawn_plain_true();
   state.SetItemsProcessed(state.iterations());
@@ -32,9 +39,10 @@ void nsenter(benchmark::State& state) {
 }
 
 const bool registered = [] {
-  for (auto [name, fn] : {std::pair{"threads/library", &library}, {"threads/plain", &plain},
-                          {"threads/nsenter", &nsenter}}) {
+  for (auto [name, fn] : {std::pair{"threads/library", &library}, {"threads/engine", &engine},
+                          {"threads/plain", &plain}, {"threads/nsenter", &nsenter}}) {
     if (fn == &library && !LibrarySpawner::available()) continue;
+    if (fn == &engine && !engine_separately_available()) continue;
     benchmark::RegisterBenchmark(name, fn)
         ->ThreadRange(1, 8)
         ->UseRealTime()
