@@ -88,7 +88,11 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                       const ResolveOptions& options) {
   if (path.empty() || path.back() == '/')
     throw Error(Errc::invalid_argument, "namespace file path " + quote(path) + " names no file");
-  auto [dir, name] = split_path(path);
+  // Not a structured binding: the lambdas below capture these, which clang
+  // before 16 rejects (the libFuzzer build uses Debian's clang 14).
+  const auto split = split_path(path);
+  const std::string& dir = split.first;
+  const std::string& name = split.second;
 
   // The directory is opened once and both the link and the record are read
   // relative to it, so they come from the same directory even if the path is
