@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the tree twice, with ASan+UBSan and with TSan, each in its own build
+# dir, and runs the unit and privileged suites in both (root for the
+# privileged ones; they skip otherwise).
+#   scripts/ci-sanitizers.sh [BUILD_PREFIX] [-- extra ctest args]
+# Build dirs: BUILD_PREFIX-asan and BUILD_PREFIX-tsan (default build-san-*).
+# Any sanitizer report fails the test that triggered it: the runtimes are set
+# to halt on the first error and exit non-zero.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$here/build-san
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+  prefix=$1
+  shift
+fi
+[ "${1:-}" = "--" ] && shift
+jobs=${NETNS_JOBS:-$(nproc)}
+
+# exitcode=66 is what ctest sees; the report itself is in the test's output.
+# detect_leaks: forked children leave with _exit, which skips the leak check,
+# so only real leaks of the test process are reported.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:exitcode=66}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:exitcode=66:second_deadlock_stack=1}
+
+run_tree() {
+  local kind=$1 option=$2 dir=$prefix-$1 t0=$SECONDS
+  echo "ci-sanitizers: $kind: configure and build in $dir"
+  cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-D$option=ON" \
+    -DNETNS_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build "$dir" -j "$jobs" >/dev/null
+  echo "ci-sanitizers: $kind: built in $((SECONDS - t0)) s; running ctest -L 'unit|privileged'"
+  local t1=$SECONDS status=0
+  (cd "$dir" && ctest -L 'unit|privileged' --output-on-failure -j "$jobs" "$@") || status=$?
+  echo "ci-sanitizers: $kind: tests took $((SECONDS - t1)) s (exit $status)"
+  return $status
+}
+
+failed=()
+run_tree asan NETNS_ASAN "$@" || failed+=(asan)
+run_tree tsan NETNS_TSAN "$@" || failed+=(tsan)
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "ci-sanitizers: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "ci-sanitizers: asan+ubsan and tsan clean"
