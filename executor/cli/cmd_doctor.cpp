@@ -93,12 +93,15 @@ class DoctorCommand final : public Command {
     return inspect::check_namespace_file(path).checks;
   }
 
-  // With --socket the descriptor arrives already validated by resolve().
+  // With --socket the holder itself answered and resolve() has already
+  // checked what it sent (nsfs, type, not ours, header against descriptor).
   static void add_socket_checks(const exec::ResolvedNamespace& ns, std::vector<Check>& checks) {
     std::string id = "net:[" + std::to_string(ns.id.ino) + "]";
-    checks.push_back({"is a network namespace", CheckStatus::pass, id + " (from the socket)", {}});
+    checks.push_back({"is a network namespace", CheckStatus::pass, id + " (from the holder's socket)", {}});
     checks.push_back({"not our own namespace", CheckStatus::pass, "", {}});
-    checks.push_back({"identity matches", CheckStatus::pass, ns.describe(), {}});
+    checks.push_back({"holder alive", CheckStatus::pass, "it answered on its socket", {}});
+    checks.push_back({"identity matches", CheckStatus::pass,
+                      "the header names the namespace it sent, " + id, {}});
   }
 
   SourceOptions source_;

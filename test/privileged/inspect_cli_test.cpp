@@ -218,6 +218,33 @@ TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
 #endif
 }
 
+TEST(InspectCli, DoctorAndInspectTakeAHoldersSocket) {
+  NEED_CLI();
+#ifndef NETNS_HOLDER_BIN
+  GTEST_SKIP() << "netns-holder is not built";
+#else
+  TempDir dir;
+  std::string id = unique_name("s");
+  std::string sock = dir / (id + ".net.sock");
+  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", id, "--dir",
+                  dir.path(), "--socket"});
+  wait_until([&] { return ::access(sock.c_str(), F_OK) == 0 || !holder.running(); }, 10s);
+  ASSERT_EQ(::access(sock.c_str(), F_OK), 0) << holder.err();
+
+  auto doctor = exec({"doctor", "--socket", sock});
+  EXPECT_EQ(doctor.exit_code, 1) << doctor.describe();  // lo is down: unshare --net
+  EXPECT_THAT(doctor.out, HasSubstr("PASS  identity matches"));
+  EXPECT_THAT(fail_lines(doctor.out), testing::Contains(HasSubstr("lo up")));
+
+  auto json = exec({"inspect", "--socket", sock, "--json"});
+  ASSERT_TRUE(json.ok()) << json.describe();
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["namespace"]["cluster_id"], id);
+  EXPECT_EQ(doc["namespace"]["netns_ino"],
+            ns_id_of_path("/proc/" + std::to_string(holder.pid()) + "/ns/net").ino);
+#endif
+}
+
 TEST(InspectCli, InspectJsonListsAVxlanKernelSocket) {
   NEED_CLI();
   StorageNet net;

@@ -111,6 +111,30 @@ TEST(InspectReport, ListsAMonitorSessionAndKeepsTheCallersNamespace) {
   EXPECT_THAT(table, testing::HasSubstr(net.va));
 }
 
+TEST(InspectReport, ListsIpv6Sessions) {
+  NETNS_REQUIRE_ROOT();
+  NetnsChild child;
+  UniqueFd fd = open_fd(child.ns_path(), O_RDONLY);
+  UniqueFd listener, client;
+  sockaddr_in6 sa{};
+  sa.sin6_family = AF_INET6;
+  sa.sin6_port = htons(3300);
+  sa.sin6_addr = in6addr_loopback;
+  inspect::run_in_netns(fd.get(), child.ns_path(), [&] {
+    listener = make_socket(AF_INET6, SOCK_STREAM, 0);
+    ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+    ASSERT_EQ(::listen(listener.get(), 4), 0);
+    client = make_socket(AF_INET6, SOCK_STREAM, 0);
+    ASSERT_EQ(::connect(client.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa), 0);
+  });
+  inspect::Identity id{child.ns_path(), "", child.ns_id(), std::nullopt};
+  auto report = inspect::collect_report(fd.get(), child.ns_path(), id);
+  ASSERT_EQ(report.sessions.size(), 1u) << inspect::render_table(report, true);
+  EXPECT_EQ(report.sessions[0].peer.str(), "[::1]:3300");
+  EXPECT_EQ(report.sessions[0].role, inspect::CephRole::mon);
+  EXPECT_EQ(report.sessions[0].established, 1u);
+}
+
 TEST(InspectReport, ShowsAVxlanLinkAndItsKernelUdpSocket) {
   NETNS_REQUIRE_ROOT();
   StorageNet net;
