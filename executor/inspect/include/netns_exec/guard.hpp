@@ -5,9 +5,10 @@
 //
 // sock_diag has no event that covers the sessions that matter: its destroy
 // notifications (SKNLGRP_INET_TCP_DESTROY) are not sent for kernel sockets
-// (__sk_free broadcasts only for sockets holding a netns reference, which
-// the kernel client's do not), and a session leaves ESTABLISHED long before
-// its socket is destroyed anyway (CLOSE-WAIT, FIN-WAIT). So the guard
+// that hold no netns reference (__sk_free broadcasts only for those that
+// do; kernel clients' sockets traditionally do not), and a session leaves
+// ESTABLISHED long before its socket is destroyed anyway (CLOSE-WAIT,
+// FIN-WAIT). So the guard
 // re-dumps on a timer: the established TCP sockets of both families, which
 // is cheap, every `check_interval` (default 250ms, so it returns well within
 // a second of the last session closing), and reports them to the caller only
