@@ -111,6 +111,11 @@ OperationResult Runner::run_serialized(std::string_view operation, std::string_v
     r.argv = redact_argv(command.argv);
     r.process = spawn::run(command);
     detail::classify(r, what, program);
+    // Callers log and print this output: it must not carry a secret either
+    // (Ceph tools echo a key they cannot decode). Parsing that needs it,
+    // such as the device path on stdout, is unaffected by redaction.
+    r.process.out.data = redact(r.process.out.data);
+    r.process.err.data = redact(r.process.err.data);
     return r;
   });
   OperationResult result = *landing.result;

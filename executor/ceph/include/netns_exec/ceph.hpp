@@ -125,7 +125,7 @@ struct OperationResult {
   // One line, redacted: what failed and why, with a hint where one helps.
   // Empty on success.
   std::string message;
-  spawn::Result process;  // the command's outcome and its (unredacted) output
+  spawn::Result process;  // the command's outcome and its output (redacted)
   std::string device;     // map: the device rbd printed ("/dev/rbd0")
   // unmap/umount: the device or mount point was already gone (success).
   bool already_done = false;
