@@ -5,9 +5,15 @@
 //   spawn_engine/nsenter/<MiB>  the same engine running `nsenter --net=PATH true`
 //   spawn_engine/plain/<MiB>    the same engine without a namespace: the floor
 //   spawn_engine/fork/<MiB>     CloneMethod::fork + setns: copies the page tables
+//   spawn_engine/interleaved/<MiB>  plain, setns and nsenter in turn in every
+//                               iteration; counters: the median of each
+//                               (p50_*_us) and their ratios. On a busy
+//                               machine only interleaving compares fairly.
 // Counters: caller_rss_MiB, clone3 (1 when clone3 was used).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +68,40 @@ void fork_setns(benchmark::State& state) {
   run_loop(state, command({true_path()}, target_ns().fd), spawn::CloneMethod::fork);
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void interleaved(benchmark::State& state) {
+  shared_ballast().resize(static_cast<size_t>(state.range(0)) * kMiB);
+  state.counters["caller_rss_MiB"] = static_cast<double>(current_rss_bytes()) / kMiB;
+  const spawn::Command variants[] = {
+      command({true_path()}, -1),
+      command({true_path()}, target_ns().fd),
+      command({nsenter_path(), "--net=" + target_ns().path, true_path()}, -1),
+  };
+  std::vector<double> samples[3];
+  for (auto _ : state) {
+    for (int i = 0; i < 3; ++i) {
+      auto start = Clock::now();
+      spawn::Result r = spawn::run(variants[i]);
+      samples[i].push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+      if (!r.outcome.success())
+        throw std::runtime_error(variants[i].argv.front() + ": " + r.outcome.describe());
+    }
+  }
+  const double plain_us = median(samples[0]);
+  const double setns_us = median(samples[1]);
+  const double nsenter_us = median(samples[2]);
+  state.counters["p50_plain_us"] = plain_us;
+  state.counters["p50_setns_us"] = setns_us;
+  state.counters["p50_nsenter_us"] = nsenter_us;
+  state.counters["setns_over_plain"] = plain_us > 0 ? setns_us / plain_us : 0;
+  state.counters["setns_over_nsenter"] = nsenter_us > 0 ? setns_us / nsenter_us : 0;
+}
+
 const bool registered = [] {
   std::vector<int64_t> sizes = {16, 2048};
   if (quick_mode()) sizes = {16};
@@ -73,6 +113,10 @@ const bool registered = [] {
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);
     }
+    benchmark::RegisterBenchmark("spawn_engine/interleaved", interleaved)
+        ->Arg(mib)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
   }
   return true;
 }();
