@@ -331,11 +331,16 @@ TEST(SpawnEngine, ForwardedSignalReachesTheChild) {
 }
 
 TEST(SpawnEngine, MalformedCommandThrows) {
+  const std::vector<int> before = test::open_fds();
   EXPECT_THROW(run(Command{}), Error);
+  Command bad_cwd{.argv = {"true"}};
+  bad_cwd.cwd = std::string("/tmp\0x", 6);
+  EXPECT_THROW(run(bad_cwd), Error);
   EXPECT_THROW(run(Command{.argv = {std::string("a\0b", 3)}}), Error);
   Command bad_env{.argv = {"true"}};
   bad_env.env = std::vector<std::string>{"NOEQUALS"};
   EXPECT_THROW(run(bad_env), Error);
+  EXPECT_EQ(test::open_fds(), before);
 }
 
 }  // namespace
