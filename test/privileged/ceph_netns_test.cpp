@@ -82,8 +82,20 @@ TEST(CephNetns, KernelCephfsMountFailsFastWithoutTheModule) {
 
 spawn::Command append_and_sleep(const std::string& log) {
   spawn::Command c;
-  c.argv = {"/bin/sh", "-c", "readlink /proc/self/ns/net >> " + log + "; sleep 0.6"};
+  c.argv = {"/bin/sh", "-c", "readlink /proc/self/ns/net >> " + log + "; sleep 1"};
   return c;
+}
+
+size_t line_count(const std::string& path) {
+  std::ifstream in(path);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Starts the second request only once the first one's command is running.
+void wait_for_lines(const std::string& path, size_t n) {
+  ASSERT_TRUE(test::wait_until([&] { return line_count(path) >= n; }, 10s)) << n;
 }
 
 TEST(CephNetns, IdenticalRequestsAreMatchedByNamespaceIdentity) {
@@ -99,7 +111,7 @@ TEST(CephNetns, IdenticalRequestsAreMatchedByNamespaceIdentity) {
 
   OperationResult r1, r2;
   std::thread t1([&] { r1 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()}); });
-  std::this_thread::sleep_for(150ms);
+  wait_for_lines(log, 1);
   std::thread t2([&] { r2 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a2.get()}); });
   t1.join();
   t2.join();
@@ -108,7 +120,7 @@ TEST(CephNetns, IdenticalRequestsAreMatchedByNamespaceIdentity) {
   // Another namespace is another request: it runs, after the first.
   OperationResult r3, r4;
   std::thread t3([&] { r3 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()}); });
-  std::this_thread::sleep_for(150ms);
+  wait_for_lines(log, 2);
   std::thread t4([&] { r4 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = b1.get()}); });
   t3.join();
   t4.join();

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
@@ -303,14 +304,26 @@ std::vector<std::string> lines(const std::string& path) {
   return out;
 }
 
+// The second request starts only once the first one's command is running,
+// however slow the machine is.
+void wait_for_line(const std::string& path, const std::string& line) {
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        auto all = lines(path);
+        return std::find(all.begin(), all.end(), line) != all.end();
+      },
+      10s))
+      << line;
+}
+
 TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
   TempDir dir;
   std::string log = dir / "log";
   Runner runner;
   OperationResult a, b;
-  std::thread t1([&] { a = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x"), Target{}); });
-  std::this_thread::sleep_for(150ms);
-  std::thread t2([&] { b = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x"), Target{}); });
+  std::thread t1([&] { a = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "1"), Target{}); });
+  wait_for_line(log, "start-x");
+  std::thread t2([&] { b = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "1"), Target{}); });
   t1.join();
   t2.join();
   EXPECT_THAT(lines(log), ElementsAre("start-x", "end-x"));
@@ -320,7 +333,7 @@ TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
   EXPECT_EQ(a.process.pid, b.process.pid);
 
   // Not overlapping: a new request runs again.
-  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "0"), Target{});
+  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "1"), Target{});
   EXPECT_FALSE(c.shared);
   EXPECT_EQ(lines(log).size(), 4u);
 }
@@ -330,7 +343,7 @@ TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
   std::string log = dir / "log";
   Runner runner;
   std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "0.4"), Target{}); });
-  std::this_thread::sleep_for(100ms);
+  wait_for_line(log, "start-a");
   std::thread t2([&] { runner.run_serialized("unmap", "rbd/vol-1", append_and_sleep(log, "b", "0.1"), Target{}); });
   t1.join();
   t2.join();
@@ -341,8 +354,8 @@ TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
   TempDir dir;
   std::string log = dir / "log";
   Runner runner;
-  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "0.6"), Target{}); });
-  std::this_thread::sleep_for(100ms);
+  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "2"), Target{}); });
+  wait_for_line(log, "start-a");
   std::thread t2([&] { runner.run_serialized("map", "rbd/vol-2", append_and_sleep(log, "b", "0.1"), Target{}); });
   t1.join();
   t2.join();
@@ -357,11 +370,11 @@ TEST(CephSingleFlight, ManyIdenticalCallersOneExecution) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 8; ++i)
     threads.emplace_back([&] {
-      auto r = runner.run_serialized("mount", "/mnt/v", append_and_sleep(log, "m", "0.8"), Target{});
+      auto r = runner.run_serialized("mount", "/mnt/v", append_and_sleep(log, "m", "2"), Target{});
       if (r.shared) ++shared;
     });
   for (auto& t : threads) t.join();
-  // Threads start within a few ms of each other; the command runs 0.8 s.
+  // Threads start within a few ms of each other; the command runs 2 s.
   EXPECT_THAT(lines(log), ElementsAre("start-m", "end-m"));
   EXPECT_EQ(shared.load(), 7);
 }
