@@ -28,6 +28,15 @@
 //
 // Thread-safe: no shared mutable state; any number of threads may spawn at
 // once. The calling thread's signal mask is restored before run() returns.
+//
+// Kernel features used (tested for, never inferred from a version): pidfds
+// from clone (CLONE_PIDFD), poll on a pidfd and waitid(P_PIDFD) — Linux 5.4
+// and later; a kernel without them gives spawn_failed(clone or wait, EINVAL).
+// clone3 and close_range(CLOSE_RANGE_CLOEXEC) are used where present.
+//
+// Pass-through (nsenter-style) callers on a terminal: use
+// ProcessGroup::inherit, or a command that reads the terminal from its own
+// background process group is stopped by SIGTTIN.
 #include <sys/types.h>
 
 #include <chrono>
