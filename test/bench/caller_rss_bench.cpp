@@ -2,7 +2,9 @@
 // 2 GiB of touched pages. A clone(CLONE_VM)/vfork-style spawn (the library,
 // and posix_spawn running nsenter) does not copy the caller's page tables; a
 // fork-based spawn does, so its cost grows with the caller.
-//   caller_rss/<variant>/<MiB>   variant: library, nsenter, fork
+//   caller_rss/<variant>/<MiB>   variant: library, nsenter, plain (posix_spawn
+//                                without setns: flat, so it shows the load
+//                                drift between sizes), fork
 // Benchmarks of one size are registered together so the ballast is mapped
 // and touched once per size.
 #include <benchmark/benchmark.h>
@@ -38,6 +40,11 @@ void nsenter(benchmark::State& state) {
   for (auto _ : state) spawn_nsenter_true(ns.path);
 }
 
+void plain(benchmark::State& state) {
+  with_ballast(state);
+  for (auto _ : state) spawn_plain_true();
+}
+
 void fork_setns(benchmark::State& state) {
   with_ballast(state);
   const auto& ns = target_ns();
@@ -49,7 +56,7 @@ const bool registered = [] {
   if (quick_mode()) sizes = {16, 64};
   for (int64_t mib : sizes) {
     for (auto [name, fn] : {std::pair{"library", &library}, {"nsenter", &nsenter},
-                            {"fork", &fork_setns}}) {
+                            {"plain", &plain}, {"fork", &fork_setns}}) {
       if (fn == &library && !LibrarySpawner::available()) continue;
       benchmark::RegisterBenchmark(("caller_rss/" + std::string(name)).c_str(), fn)
           ->Arg(mib)

@@ -286,9 +286,9 @@ class Report:
                      "not measured", ["caller_rss_bench did not run."])
             return
         variants = ("library", "nsenter", "fork")
-        data = {v: {s: b.stat(f"caller_rss/{v}/{s}") for s in sizes} for v in variants}
-        lines = ["| caller RSS (touched) | measured VmRSS | library | nsenter | fork-based | fork / library |",
-                 "|---|---|---|---|---|---|"]
+        data = {v: {s: b.stat(f"caller_rss/{v}/{s}") for s in sizes} for v in variants + ("plain",)}
+        lines = ["| caller RSS (touched) | measured VmRSS | library | nsenter | fork-based | fork / library "
+                 "| plain posix_spawn (floor) |", "|---|---|---|---|---|---|---|"]
         rows = []
         for s in sizes:
             vals = [data[v][s]["us"] if data[v][s] and "us" in data[v][s] else None for v in variants]
@@ -296,7 +296,9 @@ class Report:
             vm = any_row["counters"].get("caller_rss_MiB") if any_row else None
             ratio = vals[2] / vals[0] if vals[0] and vals[2] else None
             lines.append(f"| {s} MiB | {vm:.0f} MiB | " if vm else f"| {s} MiB | – | ")
-            lines[-1] += " | ".join(fmt_us(v) for v in vals) + f" | {fmt_ratio(ratio)} |"
+            pl = data["plain"][s]
+            lines[-1] += (" | ".join(fmt_us(v) for v in vals) + f" | {fmt_ratio(ratio)} | "
+                          + (fmt_us(pl["us"]) if pl and "us" in pl else "–") + " |")
             rows.append((s, vals))
         self.plot_rss(rows)
         lib_small, lib_big = data["library"][sizes[0]], data["library"][sizes[-1]]
@@ -331,10 +333,19 @@ class Report:
                            ", so the library has a size-dependent cost of its own to find."))
             notes.append(why)
         else:
-            notes.append(f"The library stays flat ({fmt_ratio(r)} from {sizes[0]} MiB to "
-                         f"{sizes[-1]} MiB): the child shares the caller's address space until "
-                         f"execve (CLONE_VM | CLONE_VFORK), so nothing proportional to the RSS is "
-                         f"copied.")
+            lib_all = [data["library"][x]["us"] for x in sizes if data["library"][x]]
+            notes.append(f"The library's latency does not grow with the caller ({fmt_ratio(r)} from "
+                         f"{sizes[0]} MiB to {sizes[-1]} MiB; between {fmt_us(min(lib_all))} and "
+                         f"{fmt_us(max(lib_all))} across all sizes): the child shares the caller's "
+                         f"address space until execve (CLONE_VM | CLONE_VFORK), so nothing "
+                         f"proportional to the RSS is copied.")
+        pl_small, pl_big = data["plain"][sizes[0]], data["plain"][sizes[-1]]
+        if pl_small and pl_big:
+            norm = r / (pl_big["us"] / pl_small["us"])
+            notes.append(f"Load drift check: the floor (posix_spawn without setns, which copies "
+                         f"nothing either) moved {fmt_ratio(pl_big['us'] / pl_small['us'])} between "
+                         f"the same two sizes in the same run; relative to it the library moved "
+                         f"{fmt_ratio(norm)}.")
         self.sections[-1] = (2, "Caller RSS from 16 MiB to 2 GiB", notes)
 
     # --- figure 3 ---
@@ -608,7 +619,7 @@ class Report:
                 s = b.stat(k)
                 if not s or "us" not in s:
                     continue
-                counters = ", ".join(f"{ck}={cv:.3g}" for ck, cv in s["counters"].items())
+                counters = ", ".join(f"{ck}={cv:.6g}" for ck, cv in s["counters"].items())
                 lines.append(f"| `{k}` | {fmt_us(s['us'])} | {counters} |")
             blocks.append("\n".join(lines))
         return blocks
