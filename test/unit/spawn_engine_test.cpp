@@ -330,6 +330,16 @@ TEST(SpawnEngine, ForwardedSignalReachesTheChild) {
   EXPECT_EQ(r.outcome, Outcome::signalled(SIGUSR1)) << r.outcome.describe();
 }
 
+TEST(SpawnEngine, AnUnusableSignalFdDoesNotSpinTheCaller) {
+  Command c = sh("sleep 0.3");
+  c.forward_signal_fd = 1000;  // not open
+  clock_t cpu_before = ::clock();
+  Result r = run(c);
+  double cpu_seconds = static_cast<double>(::clock() - cpu_before) / CLOCKS_PER_SEC;
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_LT(cpu_seconds, 0.1) << "the wait loop busy-polled";
+}
+
 TEST(SpawnEngine, MalformedCommandThrows) {
   const std::vector<int> before = test::open_fds();
   EXPECT_THROW(run(Command{}), Error);

@@ -210,6 +210,9 @@ class Runner {
         std::max(cmd_.kill_grace, std::chrono::nanoseconds::zero()));
     int last_signal = 0;
     bool exited = false;
+    // A signal fd that reports an error (closed, not pollable) is dropped,
+    // or it would wake every poll at once.
+    bool poll_signals = cmd_.forward_signal_fd >= 0;
 
     while (!exited) {
       pollfd fds[5];
@@ -227,7 +230,7 @@ class Runner {
         i_err = static_cast<int>(count);
         fds[count++] = pollfd{prep_.stderr_read.get(), POLLIN, 0};
       }
-      if (cmd_.forward_signal_fd >= 0) {
+      if (poll_signals) {
         i_sig = static_cast<int>(count);
         fds[count++] = pollfd{cmd_.forward_signal_fd, POLLIN, 0};
       }
@@ -257,6 +260,8 @@ class Runner {
             !read_available(prep_.stderr_read.get(), result.err, limit))
           prep_.stderr_read.reset();
         if (i_sig >= 0 && (fds[i_sig].revents & POLLIN) != 0) forward_signal(pidfd.get(), pid);
+        if (i_sig >= 0 && (fds[i_sig].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0)
+          poll_signals = false;
         if (fds[i_pid].revents != 0) exited = true;
       }
       if (exited) break;
