@@ -16,9 +16,15 @@ st_ip=$(e2e_cluster_var c1 E2E_CEPH_IP)
 holder=$E2E_ID-c-holder
 plugin=$E2E_ID-c-plugin
 
-# ping_stats LOG — "TRANSMITTED RECEIVED" from ping's summary.
+# ping_stats LOG — "SENT RECEIVED LOST": SENT from ping's summary, RECEIVED the distinct sequence
+# numbers answered, LOST those of 1..SENT-1 never answered. The last one may still have been in
+# flight when ping was stopped, so it does not count as lost.
 ping_stats() {
-  sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1 \2/p' "$1"
+  local sent
+  sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$1")
+  sed -n 's/.*icmp_seq=\([0-9]*\) .*/\1/p' "$1" | sort -un | awk -v sent="$sent" '
+    { seen[$1] = 1; n++ }
+    END { lost = 0; for (i = 1; i < sent; i++) if (!(i in seen)) lost++; print sent, n + 0, lost }'
 }
 
 # start_ping NAME ADDR — continuous pings from the storage namespace, 20 per second.
@@ -73,8 +79,7 @@ done
 sleep 1
 ip -n "$E2E_HOLDER_NS" link show vx0 >/dev/null || e2e_die "vx0 is gone from the holder's namespace"
 stop_ping ping-holder
-read -r h_sent h_recv < <(ping_stats "$E2E_SCOPE/ping-holder.log")
-h_lost=$((h_sent - h_recv))
+read -r h_sent h_recv h_lost < <(ping_stats "$E2E_SCOPE/ping-holder.log")
 e2e_log "run 1: $restarts restarts in $((SECONDS - t0))s; pings sent $h_sent, received $h_recv, lost $h_lost"
 e2e_plugin_stop "$E2E_SCOPE" "$plugin"
 
@@ -102,8 +107,7 @@ for i in $(seq 1 "$restarts"); do
 done
 sleep 1
 stop_ping ping-control
-read -r c_sent c_recv < <(ping_stats "$E2E_SCOPE/ping-control.log")
-c_lost=$((c_sent - c_recv))
+read -r c_sent c_recv c_lost < <(ping_stats "$E2E_SCOPE/ping-control.log")
 
 e2e_section "scenario c figures"
 # Also kept next to the run state (build/test/e2e/e2e-figures.txt): ctest shows a passing test's
