@@ -132,7 +132,7 @@ e2e_pod_pid() { cat "$E2E_RUN/pods/$1/pid"; }
 e2e_pod_exec() {
   local id=$1
   shift
-  timeout -k 5 "${E2E_POD_EXEC_LIMIT:-150}" runc --root "$E2E_RUN/runc" exec --env "PATH=/opt/netns:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$id" "$@"
+  timeout -k 5 "${E2E_POD_EXEC_LIMIT:-90}" runc --root "$E2E_RUN/runc" exec --env "PATH=/opt/netns:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$id" "$@"
 }
 
 # e2e_pod_delete SCOPE ID [SIGNAL] — stop the pod's init (TERM by default, then KILL after 2 s)
