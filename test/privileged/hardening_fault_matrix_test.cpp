@@ -1,0 +1,341 @@
+// The fault matrix (issue 8): every fault from the issue's list against a
+// live holder. For each: the command never ran (it would have left a marker
+// file), the exit status is 125, and the message names the cause. The rows
+// become a Markdown table, compared with the committed design/fault-matrix.md:
+// the test fails when the document is out of date, and
+//   NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix
+// rewrites it. Temp paths and numbers (pids, inodes, start times) are
+// normalized so the table is the same on every run and machine.
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "holder_helpers.hpp"
+#include "netns/fd.hpp"
+#include "netns/holder_record.hpp"
+#include "netns/proc.hpp"
+#include "netns_exec/executor.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+using holder_test::Holder;
+using netns::test::NetnsChild;
+using netns::test::RunResult;
+using netns::test::TempDir;
+
+constexpr const char* kId = "ceph-a";  // the holder's dir is private, so the ID need not be unique
+constexpr uid_t kNobody = 65534;
+
+struct Row {
+  std::string fault;
+  int exit_status = -1;
+  std::string message;  // first line, raw
+};
+
+// Numbers that differ between runs (pids, start times), each with the
+// placeholder the table shows instead.
+using Placeholders = std::vector<std::pair<std::string, std::string>>;
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+void write_file(const std::string& path, const std::string& text, mode_t mode = 0644) {
+  netns::UniqueFd fd = netns::open_fd(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+  netns::write_all(fd.get(), text, path);
+}
+
+void make_dir(const std::string& path, mode_t mode = 0755) {
+  ASSERT_EQ(::mkdir(path.c_str(), mode), 0) << path;
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0) << path;  // umask
+}
+
+void make_link(const std::string& target, const std::string& path) {
+  ASSERT_EQ(::symlink(target.c_str(), path.c_str()), 0) << path << " -> " << target;
+}
+
+// A bound SEQPACKET socket at `path`; listening when `listen` is set.
+netns::UniqueFd bind_socket(const std::string& path, bool listen) {
+  netns::UniqueFd sock = netns::make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+    throw netns::Error::sys("bind", path, errno);
+  if (listen && ::listen(sock.get(), 4) != 0) throw netns::Error::sys("listen", path, errno);
+  return sock;
+}
+
+// Paths and numbers vary between runs; the table must not. Only the values
+// known to vary are replaced, as whole numbers, so every other number in a
+// message (a version, a size, a JSON position) stays visible and checked.
+std::string normalize(std::string text, const std::string& tmp, const Placeholders& numbers) {
+  for (size_t at; (at = text.find(tmp)) != std::string::npos;) text.replace(at, tmp.size(), "$TMP");
+  for (const auto& [number, placeholder] : numbers)
+    text = std::regex_replace(text, std::regex("\\b" + number + "\\b"), placeholder);
+  return std::regex_replace(text, std::regex("\\|"), "\\|");
+}
+
+class FaultMatrix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    NETNS_REQUIRE_ROOT();
+    // Traversable by the unprivileged row's uid; the marker dir is writable
+    // by it, so a command that ran as that uid would leave its marker too.
+    ASSERT_EQ(::chmod(tmp.path().c_str(), 0755), 0);
+    make_dir(holder_dir);
+    make_dir(marker_dir, 0777);
+    holder = std::make_unique<Holder>(holder_dir, kId, std::vector<std::string>{"--socket"});
+    ASSERT_TRUE(holder->wait_ready()) << holder->err();
+    record_text = netns::read_file(holder_dir + "/" + kId + ".holder.json");
+  }
+
+  std::string marker() const { return marker_dir + "/ran"; }
+  bool marker_exists() const { return holder_test::exists(marker()); }
+
+  // netns-exec ARGS -- sh -c 'echo ran > MARKER', optionally as another uid.
+  RunResult exec(std::vector<std::string> args, std::optional<uid_t> uid = std::nullopt,
+                 const std::vector<std::string>& wrapper = {}) {
+    ::unlink(marker().c_str());
+    std::vector<std::string> argv = wrapper;
+    argv.push_back(NETNS_EXEC_BIN);
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", "sh", "-c", "echo ran > " + marker()});
+    netns::test::RunOptions options = holder_test::within(20s);
+    if (uid) {
+      uid_t u = *uid;
+      options.child_setup = [u] {
+        if (::setgroups(0, nullptr) != 0 || ::setgid(u) != 0 || ::setuid(u) != 0) ::_exit(99);
+      };
+    }
+    return netns::test::run_command(argv, options);
+  }
+
+  // One faulty row through the CLI: refused with 125, the command never ran,
+  // the one-line message names every `cause`.
+  void refused(const std::string& fault, const std::vector<std::string>& args,
+               const std::vector<std::string>& causes, std::optional<uid_t> uid = std::nullopt,
+               const std::vector<std::string>& wrapper = {}) {
+    RunResult r = exec(args, uid, wrapper);
+    EXPECT_FALSE(marker_exists()) << fault << ": the command ran";
+    EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
+    EXPECT_FALSE(r.signaled || r.timed_out) << fault << ": " << r.describe();
+    for (const auto& cause : causes)
+      EXPECT_NE(r.err.find(cause), std::string::npos) << fault << ": message lacks " << cause << ":\n" << r.err;
+    EXPECT_EQ(holder_test::line_count(r.err), 1u) << fault << ": not one line:\n" << r.err;
+    rows.push_back({fault, r.exit_code, first_line(r.err)});
+  }
+
+  // A directory holding <ID>.net.ns -> `target` and, when given, <ID>.holder.json.
+  std::string fake_holder_dir(const std::string& name, const std::string& target,
+                              const std::optional<std::string>& record) {
+    std::string dir = tmp / name;
+    make_dir(dir);
+    make_link(target, dir + "/" + kId + ".net.ns");
+    if (record) write_file(dir + "/" + kId + ".holder.json", *record);
+    return dir + "/" + kId + ".net.ns";
+  }
+
+  netns::HolderRecord live_record() const { return netns::parse_record(record_text, "record"); }
+
+  TempDir tmp;
+  const std::string holder_dir = tmp / "holder";
+  const std::string marker_dir = tmp / "marker";
+  std::unique_ptr<Holder> holder;
+  std::string record_text;
+  std::vector<Row> rows;
+  Placeholders numbers;
+};
+
+TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
+  const std::string link = holder_dir + "/" + kId + ".net.ns";
+  const std::string sock = holder_dir + "/" + kId + ".net.sock";
+  const std::string holder_ns = "/proc/" + std::to_string(holder->pid()) + "/ns/";
+  numbers.emplace_back(std::to_string(holder->pid()), "<holder-pid>");
+  numbers.emplace_back(std::to_string(live_record().pid_start_time), "<holder-start-time>");
+  numbers.emplace_back(std::to_string(live_record().pidns_ino), "<our-pidns-ino>");
+
+  // Control: the live holder's link runs the command, so "no marker" below
+  // means refused, not broken.
+  {
+    RunResult r = exec({"run", "--netns", link});
+    ASSERT_TRUE(r.ok()) << r.describe();
+    ASSERT_TRUE(marker_exists());
+  }
+
+  refused("missing file", {"run", "--netns", tmp / "absent/ceph-a.net.ns"},
+          {"ENOENT", "does not exist"});
+  make_dir(tmp / "empty");
+  refused("missing file in an existing dir", {"run", "--netns", tmp / "empty/ceph-a.net.ns"},
+          {"ENOENT", "cluster \"ceph-a\""});
+  refused("dangling link", {"run", "--netns", fake_holder_dir("dangling", tmp / "nowhere/net", std::nullopt)},
+          {"dangling symlink", "ENOENT"});
+  {
+    // The record still names the holder's start time and namespace, but its
+    // pid now belongs to an unrelated live process (in another namespace).
+    NetnsChild unrelated;
+    netns::HolderRecord reused = live_record();
+    reused.pid = unrelated.pid();
+    numbers.emplace_back(std::to_string(unrelated.pid()), "<unrelated-pid>");
+    numbers.emplace_back(std::to_string(netns::pid_start_time(unrelated.pid()).value_or(0)),
+                         "<unrelated-start-time>");
+    refused("link to a live unrelated namespace, holder's record in place (pid reuse)",
+            {"run", "--netns", fake_holder_dir("reused", unrelated.ns_path(), netns::serialize_record(reused))},
+            {"reused by another process", "start time"});
+  }
+  refused("link to the caller's own namespace",
+          {"run", "--netns", fake_holder_dir("own", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
+          {"own network namespace"});
+  // What a holder that is PID 1 of its pid namespace would publish. Read by a
+  // plugin without hostPID, /proc/1 is its own pod's first process, which
+  // shares the plugin's network namespace. The executor runs as PID 1 of a
+  // fresh pid namespace with its own /proc here, so /proc/1 means the same on
+  // every machine (the real init's namespace may not even be readable).
+  refused("link to /proc/1/ns/net (read from a pod's pid namespace)",
+          {"run", "--netns", fake_holder_dir("init", "/proc/1/ns/net", std::nullopt)},
+          {"own network namespace"}, std::nullopt,
+          {"unshare", "--pid", "--fork", "--mount-proc", "--kill-child"});
+  {
+    // The record of a holder in another pid namespace: its pid means another
+    // process to us, so nothing else in it can be checked.
+    netns::HolderRecord foreign = live_record();
+    foreign.pidns_ino += 1;
+    numbers.emplace_back(std::to_string(foreign.pidns_ino), "<other-pidns-ino>");
+    refused("record from a holder in another pid namespace",
+            {"run", "--netns", fake_holder_dir("pidns", holder_ns + "net", netns::serialize_record(foreign))},
+            {"pid namespace", "hostPID"});
+  }
+  refused("mount-namespace file", {"run", "--netns", holder_ns + "mnt"}, {"not a network namespace", "mnt"});
+  refused("pid-namespace file", {"run", "--netns", holder_ns + "pid"}, {"not a network namespace", "pid"});
+  write_file(tmp / "regular", "not a namespace\n");
+  refused("regular file", {"run", "--netns", tmp / "regular"}, {"not a namespace file"});
+  make_dir(tmp / "adir");
+  refused("directory", {"run", "--netns", tmp / "adir"}, {"not a namespace file"});
+  make_dir(tmp / "loop");
+  make_link("b.net.ns", tmp / "loop/a.net.ns");
+  make_link("a.net.ns", tmp / "loop/b.net.ns");
+  refused("symlink loop", {"run", "--netns", tmp / "loop/a.net.ns"}, {"ELOOP"});
+  refused("unreadable file (the holder's link, as uid 65534)", {"run", "--netns", link}, {"EACCES"}, kNobody);
+  {
+    std::string future = std::regex_replace(record_text, std::regex("\"version\": 1"), "\"version\": 2");
+    ASSERT_NE(future, record_text);
+    refused("record with a future version",
+            {"run", "--netns", fake_holder_dir("future", holder_ns + "net", future)},
+            {"record version 2 is not supported"});
+  }
+  {
+    netns::HolderRecord other = live_record();
+    other.cluster_id = "ceph-b";
+    refused("record for another cluster ID",
+            {"run", "--netns", fake_holder_dir("other", holder_ns + "net", netns::serialize_record(other))},
+            {"for cluster \"ceph-b\", not \"ceph-a\""});
+  }
+
+  const std::string config = tmp / "config.json";
+  write_file(config, "[{\"clusterID\": \"ceph-a\", \"monitors\": [\"198.18.0.1:6789\"], "
+                     "\"rbd\": {\"netNamespaceFilePath\": \"" + link + "\"}}]\n");
+  {
+    // Control: the config path works.
+    RunResult r = exec({"run", "--cluster-id", kId, "--config", config});
+    ASSERT_TRUE(r.ok()) << r.describe();
+    ASSERT_TRUE(marker_exists());
+  }
+  refused("cluster ID with traversal", {"run", "--cluster-id", "../../etc/x", "--config", config},
+          {"invalid cluster ID", "not allowed"});
+  refused("config missing", {"run", "--cluster-id", kId, "--config", tmp / "absent.json"}, {"ENOENT", "absent.json"});
+  write_file(tmp / "malformed.json", "[{\"clusterID\": \"ceph-a\",\n");
+  refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"}, {"parse", "malformed.json"});
+  refused("cluster absent from the config", {"run", "--cluster-id", "ceph-z", "--config", config},
+          {"cluster \"ceph-z\" is not in"});
+
+  {
+    std::string path = tmp / "deaf.net.sock";
+    { netns::UniqueFd gone = bind_socket(path, false); }  // the file stays, nobody listens
+    refused("socket path with no listener", {"run", "--socket", path}, {"ECONNREFUSED", "no holder is listening"});
+  }
+  {
+    std::string path = tmp / "garbage.net.sock";
+    netns::UniqueFd listener = bind_socket(path, true);
+    std::thread server([fd = listener.get()] {
+      // Accepts one client and answers with bytes that are not a header and
+      // carry no descriptor. Bounded: the CLI's connect comes within seconds.
+      pollfd pfd{fd, POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) != 1) return;
+      netns::UniqueFd conn = netns::accept_fd(fd);
+      const char garbage[] = "HTTP/1.1 200 OK\r\n\r\nnot a netns header";
+      (void)!::send(conn.get(), garbage, sizeof garbage, MSG_NOSIGNAL);
+    });
+    refused("socket that accepts and sends garbage", {"run", "--socket", path}, {"bad header", "garbage.net.sock"});
+    server.join();
+  }
+
+  // Holder that dies between resolve and exec: only the library can stop
+  // there. Resolve, kill the holder, then run with the resolved namespace.
+  {
+    netns::exec::ResolvedNamespace ns =
+        netns::exec::resolve(netns::exec::Source::netns_path(link), netns::exec::ResolveOptions{});
+    ASSERT_TRUE(ns.record.has_value()) << "the holder's record vouched for the link";
+    auto status = holder->stop(SIGKILL);
+    ASSERT_TRUE(status.has_value());
+    netns::spawn::Command cmd;
+    cmd.argv = {"sh", "-c", "echo ran > " + marker()};
+    ::unlink(marker().c_str());
+    std::string message;
+    try {
+      auto r = netns::exec::run_in(ns, cmd);
+      message = "ran: " + r.result.outcome.describe();
+    } catch (const netns::Error& e) {
+      message = e.describe();
+    }
+    EXPECT_FALSE(marker_exists()) << "the command ran after its holder died";
+    EXPECT_NE(message.find("exited after the namespace was validated"), std::string::npos) << message;
+    rows.push_back({"holder dies between resolve and exec (library: resolve, SIGKILL, run_in)", 125,
+                    "(netns::Error) " + first_line(message)});
+  }
+
+  // The table.
+  std::ostringstream doc;
+  doc << "# Fault matrix\n\n"
+         "Generated by `test/privileged/hardening_fault_matrix_test.cpp` against a live\n"
+         "`netns-holder`; the test fails when this file is out of date. Regenerate with\n"
+         "`NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix` (root). For every row the\n"
+         "command (`sh -c 'echo ran > MARKER'`) never ran, and the message names the cause.\n"
+         "`$TMP` is the test's temporary directory; pids and start times are shown as\n"
+         "`<placeholders>`. The last row goes through the library (the CLI cannot be\n"
+         "stopped between resolving and running); the CLI turns that netns::Error into\n"
+         "exit status 125 like every other.\n\n"
+         "| # | fault | exit status | message (first line) |\n"
+         "|---|---|---|---|\n";
+  for (size_t i = 0; i < rows.size(); ++i)
+    doc << "| " << i + 1 << " | " << rows[i].fault << " | " << rows[i].exit_status << " | `"
+        << normalize(rows[i].message, tmp.path(), numbers) << "` |\n";
+  const std::string generated = doc.str();
+  const std::string committed_path = std::string(NETNS_SOURCE_DIR) + "/design/fault-matrix.md";
+  const char* update = std::getenv("NETNS_UPDATE_FAULT_MATRIX");
+  if (update != nullptr && std::string(update) == "1") {
+    write_file(committed_path, generated);
+    std::printf("rewrote %s (%zu rows)\n", committed_path.c_str(), rows.size());
+    return;
+  }
+  std::string committed;
+  try {
+    committed = netns::read_file(committed_path);
+  } catch (const netns::Error& e) {
+    FAIL() << e.describe() << "\nGenerate it: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
+  }
+  EXPECT_EQ(committed, generated)
+      << committed_path << " is out of date; regenerate: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
+}
+
+}  // namespace
