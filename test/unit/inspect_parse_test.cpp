@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <netinet/tcp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
@@ -11,6 +13,7 @@
 #include "netns_exec/ceph_ports.hpp"
 #include "netns_exec/doctor.hpp"
 #include "netns_exec/ip_address.hpp"
+#include "netns_exec/socket_owners.hpp"
 #include "netns_exec/text_table.hpp"
 
 namespace netns::inspect {
@@ -142,6 +145,18 @@ TEST(InspectDoctor, ReadsMonitorsFromTheCephCsiConfig) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("\"mon-a.example:6789\""));
   }
+}
+
+TEST(InspectOwners, FindsTheProcessHoldingASocketAndNoneForOthers) {
+  UniqueFd sock = make_socket(AF_INET, SOCK_DGRAM, 0);
+  struct stat st {};
+  ASSERT_EQ(::fstat(sock.get(), &st), 0);
+  uint64_t mine = st.st_ino;
+  uint64_t nobodys = 1;  // inode 1 is never a socket
+  auto owners = find_socket_owners({mine, nobodys});
+  ASSERT_TRUE(owners.contains(mine));
+  EXPECT_EQ(owners.at(mine), ::getpid());
+  EXPECT_FALSE(owners.contains(nobodys));
 }
 
 }  // namespace
