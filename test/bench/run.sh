@@ -76,13 +76,14 @@ else
 fi
 
 # --- Google Benchmark binaries (figures 1, 2, 3, 5 and any *_bench added) ----
-# Fig. 1 interleaves repetitions of its variants at random so that the noise of
-# a shared machine hits library and anchors alike; the report uses medians.
+# Fig. 1 and fig. 6 interleave repetitions of their variants at random so that
+# the noise of a shared machine hits library and anchors alike; the report uses
+# medians.
 bench_flags() {
   local name=$1
   local common=(--benchmark_min_time="$min_time" --benchmark_format=console)
   case "$name" in
-    spawn_latency_bench)
+    spawn_latency_bench | inspect_bench)
       echo "${common[@]}" --benchmark_repetitions=$((reps * 2)) \
         --benchmark_enable_random_interleaving=true ;;
     holder_wake_bench) echo "${common[@]}" --benchmark_repetitions=1 ;;
@@ -94,7 +95,7 @@ bench_flags() {
 # the median over the passes: load drift then spreads over every argument.
 passes() {
   case "$1" in
-    caller_rss_bench | spawn_threads_bench) echo "$reps" ;;
+    caller_rss_bench | spawn_threads_bench | spawn_bench) echo "$reps" ;;
     *) echo 1 ;;
   esac
 }
