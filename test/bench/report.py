@@ -775,7 +775,11 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
                "creates (`unshare(CLONE_NEWNET)`), killed by PID at exit; for the whole-process "
                "figure a real `netns-holder` in its own namespace, publishing into a temporary "
                "directory. No network traffic.",
-               "- Whole-process figures (7) use `hyperfine -N` (no shell), medians.",
+               "- Whole-process figure 7 uses `hyperfine -N` (no shell), medians. Figure 4 comes "
+               "from the holder's own `scripts/measure-holder-rss.sh` (VmRSS of both processes, "
+               "each started the same way in a fresh namespace; stripped binary sizes). Figure 6 "
+               "comes from inspect's `inspect_bench` (Google Benchmark timing whole processes "
+               "spawned with output to /dev/null, variants interleaved).",
                "- Raw results (Google Benchmark JSON, hyperfine JSON, script output, plot data) are "
                "written next to the build (`BUILD_DIR/bench-results/`).", ""]
         with open(os.path.join(self.args.out, "REPORT.md"), "w") as f:
