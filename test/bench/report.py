@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes REPORT.md and the PNG plots from the raw results run.sh collected.
 
-Input (--raw DIR): <binary>.json from each Google Benchmark binary, cli.json
-from hyperfine, holder-rss.txt from scripts/measure-holder-rss.sh,
-inspect.txt from inspect_bench.sh, namespace-kind. A figure whose input is
+Input (--raw DIR): <binary>.pass<N>.json from each Google Benchmark binary
+(figures 1, 2, 3, 5, 6 and any other *_bench), cli.json from hyperfine
+(figure 7), holder-rss.txt from scripts/measure-holder-rss.sh (figure 4),
+namespace-kind. A figure whose input is
 missing is reported as "not measured" with the reason, never silently dropped.
 
 Every figure is a ratio to an anchor measured in the same run; medians are
@@ -787,7 +788,7 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
 
 
 def parse_kv(text):
-    """key=value numbers anywhere in the text (e.g. `inspect_us=1234`)."""
+    """key=value numbers anywhere in the text (e.g. `holder_rss_kib=704`)."""
     out = {}
     for k, v in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*[=:]\s*([0-9]+(?:\.[0-9]+)?)", text):
         out[k] = float(v) if "." in v else int(v)

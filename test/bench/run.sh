@@ -75,7 +75,7 @@ else
   min_time=0.5; reps=5; runs=300; warmup=30
 fi
 
-# --- Google Benchmark binaries (figures 1, 2, 3, 5 and any *_bench added) ----
+# --- Google Benchmark binaries (figures 1, 2, 3, 5, 6 and any *_bench added) -
 # Fig. 1 and fig. 6 interleave repetitions of their variants at random so that
 # the noise of a shared machine hits library and anchors alike; the report uses
 # medians.
@@ -101,7 +101,7 @@ passes() {
 }
 found=0
 for bin in "$build"/test/bench/*_bench; do
-  [ -x "$bin" ] && [ -f "$bin" ] || continue
+  if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then continue; fi
   found=1
   name=$(basename "$bin")
   n=$(passes "$name")
@@ -175,17 +175,6 @@ if [ -x "$src/scripts/measure-holder-rss.sh" ] && [ -x "$holder_bin" ]; then
 else
   log "netns-holder or scripts/measure-holder-rss.sh missing: figure 4 skipped"
 fi
-
-# --- figure 6: inspect on 10,000 sockets vs ss -tan (inspect's own bench) ------
-# A Google Benchmark inspect_bench binary ran above; a script is run here.
-for script in "$here"/inspect_bench.sh; do
-  [ -x "$script" ] || continue
-  log "inspect vs ss -tan"
-  args=("$build")
-  [ "$quick" = 1 ] && args+=(--quick)
-  "$script" "${args[@]}" >"$raw/inspect.txt" 2>"$raw/inspect.err" \
-    || { log "inspect_bench.sh failed:"; cat "$raw/inspect.err" >&2; exit 1; }
-done
 
 # --- the report and the plots ---------------------------------------------------
 log "report"
