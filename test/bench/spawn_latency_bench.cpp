@@ -8,6 +8,7 @@
 //   spawn_true/engine   the spawn engine alone with the open fd (no per-spawn
 //                       open and validation of the path)
 //   spawn_true/fork     fork-based spawn (context for figure 2)
+//   (paired only) run_in  exec::run_in with the namespace resolved once
 //   spawn_true/paired   every variant once per round, in rotating order, each
 //                       spawn timed on its own: the variants share every moment
 //                       of the machine's load, so the ratios (medians of the
@@ -63,7 +64,10 @@ void paired(benchmark::State& state) {
       {"fork", [&] { spawn_fork_based(ns); }},
       {"library", [&] { spawner.spawn_true(); }},
   };
-  if (engine_separately_available()) variants.emplace_back("engine", [&] { spawn_engine_true(ns); });
+  if (engine_separately_available()) {
+    variants.emplace_back("engine", [&] { spawn_engine_true(ns); });
+    variants.emplace_back("run_in", [&] { spawn_run_in_true(ns); });
+  }
   std::map<std::string, std::vector<double>> samples;
   std::vector<double> vs_plain, vs_nsenter;
   size_t round = 0;

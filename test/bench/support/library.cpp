@@ -105,6 +105,17 @@ void spawn_engine_true(const TargetNs& ns) {
 #endif
 }
 
+void spawn_run_in_true(const TargetNs& ns) {
+#if defined(HAVE_NETNS_EXEC) && defined(HAVE_NETNS_SPAWN)
+  // Resolved once for the process (thread-safe static); run_in only reads it.
+  static const exec::ResolvedNamespace resolved = exec::resolve(exec::Source::netns_path(ns.path));
+  require(exec::run_in(resolved, true_command(-1)).result.outcome, "netns::exec::run_in of true");
+#else
+  (void)ns;
+  throw std::logic_error("executor library not built");
+#endif
+}
+
 bool holder_wait_available() {
 #if defined(HAVE_NETNS_EXEC)
   return true;

@@ -31,6 +31,10 @@ class LibrarySpawner {
 bool engine_separately_available();
 void spawn_engine_true(const TargetNs& ns);
 
+// exec::run_in with the namespace resolved once (the caller that spawns many
+// commands into one holder), when libnetns_exec is built.
+void spawn_run_in_true(const TargetNs& ns);
+
 // What LibrarySpawner calls, for the report.
 const char* library_entry_point();
 
