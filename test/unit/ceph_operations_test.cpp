@@ -143,17 +143,12 @@ TEST(CephCommands, InvalidRequestsAreRejectedBeforeAnythingRuns) {
   EXPECT_THROW(umount_argv(UmountRequest{.target = ""}), Error);
 }
 
-TEST(CephRedact, SecretsAreReplacedFileNamesKept) {
-  EXPECT_EQ(redact("name=admin,secret=AQBabc==,secretfile=/etc/k"),
-            "name=admin,secret=<redacted>,secretfile=/etc/k");
-  EXPECT_EQ(redact("rbd map --key AQBabc== --keyfile=/k x"),
-            "rbd map --key <redacted> --keyfile=/k x");
-  EXPECT_EQ(redact("--key=AQBabc== --secret=xyz"), "--key=<redacted> --secret=<redacted>");
-  EXPECT_EQ(redact("[client.admin]\n\tkey = AQBabc==\n"), "[client.admin]\n\tkey = <redacted>\n");
-  EXPECT_EQ(redact("auth: failed to decode key 'AQBabc==\n'"), "auth: failed to decode key '<redacted>'");
+// netns::ceph's names are the one redaction (its cases are in
+// exec_redact_test.cpp); this checks the ceph code sees that one.
+TEST(CephRedact, IsTheExecutorsRedaction) {
+  EXPECT_EQ(redact("auth: failed to decode key 'AQBabc==\n'"),
+            netns::exec::redact("auth: failed to decode key 'AQBabc==\n'"));
   EXPECT_EQ(redact("userKey=AQB,access_key=zzz"), "userKey=<redacted>,access_key=<redacted>");
-  EXPECT_EQ(redact("nothing secret here: keyring=/etc/ceph/keyring"),
-            "nothing secret here: keyring=/etc/ceph/keyring");
   EXPECT_THAT(redact_argv({"rbd", "--key", "AQBabc==", "-o", "secret=s3,ro"}),
               ElementsAre("rbd", "--key", "<redacted>", "-o", "secret=<redacted>,ro"));
 }

@@ -46,6 +46,43 @@ TEST(ExecRedact, Argv) {
                                       "secret=<redacted>,ro", "--secret=<redacted>"}));
   EXPECT_EQ(redacted_command_line({"sh", "-c", "echo hi", "--secret", "x y"}),
             "sh -c \"echo hi\" --secret <redacted>");
+  EXPECT_EQ(redact_argv({"tool", "--userKey", "AQB", "--keyfile", "/k"}),
+            (std::vector<std::string>{"tool", "--userKey", "<redacted>", "--keyfile", "/k"}));
+}
+
+// The cases netns::ceph's own redaction covered before it became this one.
+TEST(ExecRedact, CephCases) {
+  EXPECT_EQ(redact("name=admin,secret=AQBabc==,secretfile=/etc/k"),
+            "name=admin,secret=<redacted>,secretfile=/etc/k");
+  EXPECT_EQ(redact("rbd map --key AQBabc== --keyfile=/k x"),
+            "rbd map --key <redacted> --keyfile=/k x");
+  EXPECT_EQ(redact("--key=AQBabc== --secret=xyz"), "--key=<redacted> --secret=<redacted>");
+  EXPECT_EQ(redact("[client.admin]\n\tkey = AQBabc==\n"), "[client.admin]\n\tkey = <redacted>\n");
+  EXPECT_EQ(redact("nothing secret here: keyring=/etc/ceph/keyring"),
+            "nothing secret here: keyring=/etc/ceph/keyring");
+  EXPECT_EQ(redact_argv({"rbd", "--key", "AQBabc==", "-o", "secret=s3,ro"}),
+            (std::vector<std::string>{"rbd", "--key", "<redacted>", "-o", "secret=<redacted>,ro"}));
+}
+
+TEST(ExecRedact, RbdEchoOfAnUndecodableKey) {
+  EXPECT_EQ(redact("auth: failed to decode key 'AQBabc==\n'"),
+            "auth: failed to decode key '<redacted>'");
+  EXPECT_EQ(redact("secret: \"S3\" rejected"), "secret: \"<redacted>\" rejected");
+}
+
+TEST(ExecRedact, SecretNamesBySuffixAtAWordBoundary) {
+  EXPECT_EQ(redact("userKey=AQB,access_key=zzz"), "userKey=<redacted>,access_key=<redacted>");
+  EXPECT_EQ(redact("adminKey = AQB aws-secret=s DB_PASSWORD=p token=t"),
+            "adminKey = <redacted> aws-secret=<redacted> DB_PASSWORD=<redacted> token=<redacted>");
+  EXPECT_EQ(redact("--user-key AQB x"), "--user-key <redacted> x");
+  // A suffix inside a word is not a name: monkey, turnkey, keyring, secretfile.
+  EXPECT_EQ(redact("monkey=1 turnkey=2 Monkey=3"), "monkey=1 turnkey=2 Monkey=3");
+  EXPECT_EQ(redact("--monkey banana"), "--monkey banana");
+}
+
+TEST(ExecRedact, ValueEndsAtSeparators) {
+  EXPECT_EQ(redact("token=abc&x=1;secret=s;y=2"), "token=<redacted>&x=1;secret=<redacted>;y=2");
+  EXPECT_EQ(redact(R"({"o":"key=A\"B"})"), R"({"o":"key=<redacted>\"B"})");
 }
 
 }  // namespace

@@ -1,3 +1,14 @@
+// The one redaction (netns_ceph uses it too). Three passes over the text,
+// each copying what it does not recognise:
+//   NAME = VALUE        NAME is a secret name (below); spaces around '=' as in
+//                       a keyring's "key = AQB..."
+//   --NAME VALUE        a secret flag with its value as the next word
+//   NAME 'VALUE'        how Ceph tools echo a key they could not decode
+//                       ("failed to decode key 'AQB...'")
+// A secret name is key, secret, password, passphrase or token (any case), or
+// ends in one at a word boundary: userKey, adminKey, access_key, aws-secret.
+// Not monkey=, not secretfile=, keyring=, --keyfile (files are named, never
+// read).
 #include "netns_exec/redact.hpp"
 
 #include <array>
@@ -9,66 +20,138 @@ namespace netns::exec {
 
 namespace {
 
-// "key" and "secret" followed by '=' (spaces allowed around it, as in a
-// keyring's "key = AQB...") start a secret when they begin a word: not
-// "monkey=", not "secretfile=".
-constexpr std::array<std::string_view, 2> kAssignments = {"key", "secret"};
-// Flags whose next word is a secret.
-constexpr std::array<std::string_view, 2> kFlags = {"--key", "--secret"};
+constexpr std::array<std::string_view, 5> kSecretWords = {"key", "secret", "password",
+                                                          "passphrase", "token"};
 
-bool word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
 }
-// Where a secret value ends: an option separator, whitespace or a quote.
-bool value_end(char c) {
-  return c == ',' || c == '"' || c == '\'' || c == '\\' ||
+bool is_lower_or_digit(char c) {
+  return std::islower(static_cast<unsigned char>(c)) != 0 ||
+         std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+bool is_upper(char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; }
+
+// Where a secret value ends: an option separator, whitespace, a quote, or a
+// backslash (an escaped quote inside JSON).
+bool ends_value(char c) {
+  return c == ',' || c == ';' || c == '&' || c == '"' || c == '\'' || c == '\\' ||
          std::isspace(static_cast<unsigned char>(c)) != 0;
 }
 
-bool starts_with_at(std::string_view text, size_t at, std::string_view word) {
-  return text.substr(at, word.size()) == word;
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
+  return true;
+}
+
+// "key", "--secret", "userKey", "access_key", "aws-secret"; not "monkey".
+bool names_secret(std::string_view name) {
+  while (!name.empty() && name.front() == '-') name.remove_prefix(1);
+  for (std::string_view word : kSecretWords) {
+    if (name.size() < word.size()) continue;
+    size_t at = name.size() - word.size();
+    if (!equal_ignoring_case(name.substr(at), word)) continue;
+    if (at == 0) return true;
+    char before = name[at - 1];
+    if (before == '_' || before == '-' || before == '.') return true;
+    if (is_upper(name[at]) && is_lower_or_digit(before)) return true;  // camelCase
+  }
+  return false;
+}
+
+size_t skip_blanks(std::string_view text, size_t at) {
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+  return at;
+}
+size_t value_end_from(std::string_view text, size_t at) {
+  while (at < text.size() && !ends_value(text[at])) ++at;
+  return at;
+}
+
+// NAME[ ]=[ ]VALUE
+std::string redact_assignments(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t copied = 0;
+  for (size_t eq = text.find('='); eq != std::string_view::npos; eq = text.find('=', eq + 1)) {
+    if (eq < copied) continue;
+    size_t name_end = eq;
+    while (name_end > copied && (text[name_end - 1] == ' ' || text[name_end - 1] == '\t'))
+      --name_end;
+    size_t name_start = name_end;
+    while (name_start > copied && is_name_char(text[name_start - 1])) --name_start;
+    if (name_start == name_end || !names_secret(text.substr(name_start, name_end - name_start)))
+      continue;
+    size_t value = skip_blanks(text, eq + 1);
+    size_t end = value_end_from(text, value);
+    if (end == value) continue;  // "key=": nothing to hide
+    out.append(text.substr(copied, value - copied));
+    out.append(kRedacted);
+    copied = end;
+    eq = end - 1;
+  }
+  out.append(text.substr(copied));
+  return out;
+}
+
+// --NAME VALUE (the value is the next word, whatever it starts with)
+std::string redact_flag_values(std::string_view text) {
+  std::string out;
+  size_t copied = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t start = text.find("--", pos);
+    if (start == std::string_view::npos) break;
+    size_t end = start + 2;
+    while (end < text.size() && is_name_char(text[end])) ++end;
+    pos = end;
+    if (start > 0 && is_name_char(text[start - 1])) continue;
+    if (end >= text.size() || (text[end] != ' ' && text[end] != '\t')) continue;
+    if (!names_secret(text.substr(start, end - start))) continue;
+    size_t value = skip_blanks(text, end);
+    size_t value_end = value_end_from(text, value);
+    if (value_end == value) continue;
+    out.append(text.substr(copied, value - copied));
+    out.append(kRedacted);
+    copied = pos = value_end;
+  }
+  out.append(text.substr(copied));
+  return out;
+}
+
+// key 'VALUE' / secret: "VALUE"
+std::string redact_quoted(std::string_view text) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t q = text.find_first_of("'\""); q != std::string_view::npos;
+       q = text.find_first_of("'\"", q + 1)) {
+    if (q < copied) continue;
+    size_t word_end = q;
+    while (word_end > copied && (text[word_end - 1] == ' ' || text[word_end - 1] == ':'))
+      --word_end;
+    if (word_end == q) continue;  // the quote must follow "key " or "secret: "
+    size_t word_start = word_end;
+    while (word_start > copied && is_name_char(text[word_start - 1])) --word_start;
+    if (word_start == word_end || !names_secret(text.substr(word_start, word_end - word_start)))
+      continue;
+    size_t close = text.find(text[q], q + 1);
+    if (close == std::string_view::npos) close = text.size();
+    out.append(text.substr(copied, q + 1 - copied));
+    out.append(kRedacted);
+    copied = close;
+    q = close;
+    if (q >= text.size()) break;
+  }
+  out.append(text.substr(copied));
+  return out;
 }
 
 }  // namespace
 
 std::string redact(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    bool at_word_start = i == 0 || !word_char(text[i - 1]);
-    size_t value_at = std::string_view::npos;
-    if (at_word_start) {
-      for (auto a : kAssignments) {
-        if (!starts_with_at(text, i, a)) continue;
-        size_t at = i + a.size();
-        while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
-        if (at >= text.size() || text[at] != '=') continue;
-        ++at;
-        while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
-        value_at = at;
-      }
-      // "--key V" / "--secret V" inside free text (a logged command line).
-      for (auto f : kFlags) {
-        size_t after = i + f.size();
-        if (value_at == std::string_view::npos && starts_with_at(text, i, f) &&
-            after < text.size() && (text[after] == ' ' || text[after] == '\t')) {
-          while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
-          value_at = after;
-        }
-      }
-    }
-    if (value_at == std::string_view::npos) {
-      out += text[i++];
-      continue;
-    }
-    out.append(text.substr(i, value_at - i));
-    size_t end = value_at;
-    while (end < text.size() && !value_end(text[end])) ++end;
-    if (end > value_at) out += kRedacted;
-    i = end;
-  }
-  return out;
+  return redact_quoted(redact_flag_values(redact_assignments(text)));
 }
 
 std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
@@ -81,8 +164,13 @@ std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
       next_is_secret = false;
       continue;
     }
-    for (auto f : kFlags)
-      if (arg == f) next_is_secret = true;
+    // A bare "--key" / "--userKey": the next element is the secret, whole.
+    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0 && arg.find('=') == std::string::npos &&
+        names_secret(arg)) {
+      next_is_secret = true;
+      out.push_back(arg);
+      continue;
+    }
     out.push_back(redact(arg));
   }
   return out;

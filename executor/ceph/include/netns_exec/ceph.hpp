@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "netns/nsfd.hpp"
+#include "netns_exec/redact.hpp"
 #include "netns_exec/spawn.hpp"
 
 namespace netns::ceph {
@@ -142,12 +143,11 @@ struct OperationResult {
   [[nodiscard]] int exit_code() const noexcept;
 };
 
-// Replaces the values of secrets in free text (error messages, command
-// output, argv): "key=…", "secret=…", "--key …", "--key=…", "--secret …",
-// "--secret=…" and "[client.x] key = …" keyring lines become "<redacted>".
-// "secretfile=" and "--keyfile=" name files and stay.
-std::string redact(std::string_view text);
-std::vector<std::string> redact_argv(const std::vector<std::string>& argv);
+// Secrets out of free text (error messages, command output, argv): the one
+// redaction, netns::exec::redact (netns_exec/redact.hpp), under this
+// namespace's names.
+using exec::redact;
+using exec::redact_argv;
 
 // The argv each operation runs, without running it (tests, --dry-run).
 std::vector<std::string> map_argv(const MapRequest& request, const Target& target,

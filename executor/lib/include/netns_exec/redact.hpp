@@ -1,9 +1,13 @@
 #pragma once
 // The one redaction used on every path that shows a command or its output in
-// an error, a log line or JSON: values of key=..., secret=... (also inside
-// comma-separated mount options such as name=admin,secret=AQB...), --key V,
-// --key=V, --secret V and --secret=V become "<redacted>". Keyfile paths
-// (--keyfile, secretfile=) are shown; their contents are never read.
+// an error, a log line or JSON (netns_ceph's too): values of key=...,
+// secret=... (also inside comma-separated mount options such as
+// name=admin,secret=AQB...), of names ending in one at a word boundary
+// (userKey=, adminKey=, access_key=; also password, passphrase, token),
+// keyring "key = V" lines, --key V, --key=V, --secret V, --secret=V, and a
+// quoted key a tool echoes ("failed to decode key 'V'") become "<redacted>".
+// Keyfile paths (--keyfile, secretfile=, keyring=) are shown; their contents
+// are never read.
 #include <string>
 #include <string_view>
 #include <vector>
