@@ -84,7 +84,28 @@ TEST_F(ExecBadInput, RecordFromAnotherPidNamespace) {
   record.pidns_ino += 1;
   publish(holder_dir, record, ns.ns_path());
   auto r = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
-  expect_refused(r, {"pid namespace", "would name another process", "hostPID"});
+  expect_refused(r, {"another pid namespace", "names another process for us", "hostPID: true",
+                     "--socket"});
+}
+
+TEST_F(ExecBadInput, LinkFromAnotherPidNamespaceIsNotCalledDangling) {
+  // A hostPID holder's link read from a pod's own pid namespace: /proc/<pid>
+  // is nobody here, so the link dangles; the record says why.
+  pid_t dead;
+  NsId ns_id;
+  {
+    NetnsChild gone;
+    dead = gone.pid();
+    ns_id = gone.ns_id();
+  }
+  auto record = record_for("ceph-a", dead, ns_id);
+  record.pidns_ino += 1;
+  publish(holder_dir, record, "/proc/" + std::to_string(dead) + "/ns/net");
+  auto r = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
+  expect_refused(r, {"another pid namespace", "/proc/" + std::to_string(dead),
+                     "names another process for us", "hostPID: true", "--socket"});
+  EXPECT_EQ(r.err.find("gone"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("dangling"), std::string::npos) << r.err;
 }
 
 TEST_F(ExecBadInput, RequiredRecordMissing) {

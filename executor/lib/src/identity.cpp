@@ -37,11 +37,13 @@ Error stale_error(const std::string& shown, const std::string& why, int err = 0)
 }
 }  // namespace
 
-void check_record(const HolderRecord& record, const std::string& cluster_id, NsId opened,
-                  const std::string& shown) {
+void check_record_origin(const HolderRecord& record, const std::string& cluster_id,
+                         const std::string& shown) {
   // Cheapest and most explanatory first. The pid namespace comes before
   // anything about the pid: in another pid namespace the record's pid names a
   // different process for us, so every later answer would be meaningless.
+  // The boot comes before the pid namespace: after a reboot the namespace
+  // inodes differ too, and "written before the last reboot" is the cause.
   if (!cluster_id.empty() && record.cluster_id != cluster_id)
     throw mismatch_error(shown, "it is for cluster " + quote(record.cluster_id) + ", not " +
                               quote(cluster_id));
@@ -51,13 +53,18 @@ void check_record(const HolderRecord& record, const std::string& cluster_id, NsI
                            ", now " + boot + ")");
   uint64_t our_pidns = our_pidns_ino();
   if (record.pidns_ino != our_pidns)
-    throw mismatch_error(shown,
-                   "the holder runs in pid namespace pid:[" + std::to_string(record.pidns_ino) +
-                       "], we run in pid:[" + std::to_string(our_pidns) +
-                       "]; /proc/" + std::to_string(record.pid) +
-                       " would name another process to us",
-                   "run the plugin and the holder with hostPID: true, or use the holder's "
-                   "--socket mode");
+    throw mismatch_error(
+        shown,
+        "the holder runs in another pid namespace (pid:[" + std::to_string(record.pidns_ino) +
+            "], we run in pid:[" + std::to_string(our_pidns) + "]), so /proc/" +
+            std::to_string(record.pid) + " in its link names another process for us, or none",
+        "run the plugin (and the holder) with hostPID: true, or use the holder's socket "
+        "(--socket)");
+}
+
+void check_record(const HolderRecord& record, const std::string& cluster_id, NsId opened,
+                  const std::string& shown) {
+  check_record_origin(record, cluster_id, shown);
 
   auto started = pid_start_time(record.pid);
   if (!started)

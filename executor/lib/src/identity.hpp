@@ -13,4 +13,12 @@ namespace netns::exec::detail {
 void check_record(const HolderRecord& record, const std::string& cluster_id, NsId opened,
                   const std::string& shown);
 
+// The first part of check_record, which needs nothing opened: the record is
+// for `cluster_id`, from this boot, and from our pid namespace. Checked before
+// the link is followed, because from another pid namespace the /proc/<pid> the
+// link names is another process, or none, for us: the link would look
+// dangling ("holder gone") or lead to the wrong namespace.
+void check_record_origin(const HolderRecord& record, const std::string& cluster_id,
+                         const std::string& shown);
+
 }  // namespace netns::exec::detail

@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 
 #include "identity.hpp"
 #include "netns/atomic_file.hpp"
@@ -84,121 +86,49 @@ auto in_step(Step step, F&& f) -> decltype(f()) {
   throw e;
 }
 
-ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
-                                      const ResolveOptions& options) {
-  if (path.empty() || path.back() == '/')
-    throw Error(Errc::invalid_argument, "namespace file path " + quote(path) + " names no file");
-  // Not a structured binding: the lambdas below capture these, which clang
-  // before 16 rejects (the libFuzzer build uses Debian's clang 14).
-  const auto split = split_path(path);
-  const std::string& dir = split.first;
-  const std::string& name = split.second;
-
-  // The directory is opened once and both the link and the record are read
-  // relative to it, so they come from the same directory even if the path is
-  // renamed meanwhile.
-  UniqueFd dirfd;
-  UniqueFd fd;
-  bool found = in_step(Step{"open namespace file"}, [&] {
-    return wait_for_path(path, options.wait_holder, [&] {
-      try {
-        dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
-      } catch (Error& e) {
-        if (e.sys_errno() == ENOENT) return false;
-        throw;
-      }
-      // O_RDONLY as setns needs; O_NONBLOCK|O_NOCTTY so that a FIFO or a
-      // terminal put in its place cannot block or adopt us before the nsfs
-      // check rejects it.
-      auto opened = open_at_if_exists(dirfd.get(), name, O_RDONLY | O_NONBLOCK | O_NOCTTY, path);
-      if (!opened) return false;
-      fd = std::move(*opened);
-      return true;
-    });
-  });
-  if (!found) {
-    in_step(Step{"open namespace file"}, [&] { throw_missing(path, options.wait_holder); });
-  }
-
-  ResolvedNamespace out;
-  out.path = path;
-  out.id = in_step(Step{"check namespace type"}, [&] { return require_netns_fd(fd.get(), path); });
-  if (!options.allow_own_netns && out.id == current_netns_id()) {
-    throw Error(Errc::own_namespace,
-                "check not own namespace: " + quote(path) +
-                    " is this process's own network namespace: work done there would die with "
-                    "the caller, which is what the holder is for",
-                "is the link published by the netns-holder pod, not by the plugin itself? "
-                "(--allow-own-netns permits this deliberately)");
-  }
-
-  // Which record speaks for this file: the one named after the link, else the
-  // one for the cluster we were asked about.
-  std::string record_id = id_from_name(name, kLinkSuffix);
-  if (record_id.empty()) record_id = cluster_id;
-  out.cluster_id = cluster_id.empty() ? record_id : cluster_id;
-  if (options.identity != IdentityPolicy::off) {
-    in_step(Step{"check holder identity"}, [&] {
-      if (record_id.empty()) {
-        if (options.identity == IdentityPolicy::require)
-          throw Error(Errc::not_found,
-                      "no holder record can belong to " + quote(path) +
-                          ": the name is not <ID>.net.ns and no cluster ID was given",
-                      "use the holder's <ID>.net.ns link, or --identity if-present");
-        return;
-      }
-      const std::string record_name = holder_file_names(record_id).record;
-      const std::string shown = join_path(dir, record_name);
-      auto record = read_record_at(dirfd.get(), record_name, shown);
-      if (!record) {
-        if (options.identity == IdentityPolicy::require)
-          throw Error::sys("open", shown, ENOENT, {}, Errc::not_found);
-        return;
-      }
-      detail::check_record(*record, out.cluster_id, out.id, shown);
-      out.record = std::move(*record);
-    });
-  }
-  out.fd = std::move(fd);
-  return out;
-}
-
-ResolvedNamespace from_socket(const std::string& path, const ResolveOptions& options) {
+// One connect attempt to the holder socket at `address` (`shown` in
+// messages). False, with `last_err` set, for what is worth waiting for: not
+// there yet, or left behind by a holder that is gone (a restarted holder
+// replaces it).
+bool try_connect(UniqueFd& sock, const std::string& address, const std::string& shown,
+                 int& last_err) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
+  if (address.empty() || address.size() >= sizeof addr.sun_path)
     throw Error(Errc::invalid_argument,
-                "socket path " + quote(path) + " is empty or longer than " +
+                "socket path " + quote(shown) + " is empty or longer than " +
                     std::to_string(sizeof addr.sun_path - 1) + " bytes");
-  std::memcpy(addr.sun_path, path.data(), path.size());
+  std::memcpy(addr.sun_path, address.data(), address.size());
+  sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  int rc;
+  do {
+    rc = ::connect(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0) return true;
+  last_err = errno;
+  sock.reset();
+  if (last_err == ENOENT || last_err == ECONNREFUSED) return false;
+  throw Error::sys("connect", shown, last_err);
+}
 
-  UniqueFd sock;
-  int last_err = 0;
-  bool connected = in_step(Step{"connect to holder socket"}, [&] {
-    return wait_for_path(path, options.wait_holder, [&] {
-      sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
-      int rc;
-      do {
-        rc = ::connect(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-      } while (rc != 0 && errno == EINTR);
-      if (rc == 0) return true;
-      last_err = errno;
-      // Not there yet, or left behind by a holder that is gone (a restarted
-      // holder replaces it): both are worth waiting for.
-      if (last_err == ENOENT || last_err == ECONNREFUSED) return false;
-      throw Error::sys("connect", path, last_err);
-    });
-  });
-  if (!connected) {
-    Error e = Error::sys("connect", path, last_err, {}, Errc::not_found);
-    if (last_err == ECONNREFUSED)
-      e.context("no holder is listening behind the socket" + waited_text(options.wait_holder));
-    else if (options.wait_holder.count() > 0)
-      e.context("not published" + waited_text(options.wait_holder));
-    e.context("connect to holder socket");
-    throw e;
-  }
+[[noreturn]] void throw_not_connected(const std::string& path, int last_err,
+                                      std::chrono::nanoseconds wait) {
+  Error e = Error::sys("connect", path, last_err, {}, Errc::not_found);
+  if (last_err == ECONNREFUSED)
+    e.context("no holder is listening behind the socket" + waited_text(wait));
+  else if (wait.count() > 0)
+    e.context("not published" + waited_text(wait));
+  e.context("connect to holder socket");
+  throw e;
+}
 
+// Receives the namespace over a connected holder socket and validates it:
+// a network namespace, the one the header announces, for the cluster each
+// non-empty entry of `expected_ids` names (the file name's <ID>, the ID asked
+// about), and not our own.
+ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& path,
+                                    std::initializer_list<std::string> expected_ids,
+                                    const ResolveOptions& options) {
   ReceivedFd received = in_step(Step{"receive namespace from holder"}, [&] {
     pollfd pfd{sock.get(), POLLIN, 0};
     int n;
@@ -219,12 +149,12 @@ ResolvedNamespace from_socket(const std::string& path, const ResolveOptions& opt
                    [&] { return require_netns_fd(received.fd.get(), path); });
   // Socket mode needs no record: the holder itself just handed us the fd over
   // a live connection. What it says must still match what it sent.
-  std::string expected = id_from_name(split_path(path).second, kSocketSuffix);
-  if (options.identity != IdentityPolicy::off && !expected.empty() &&
-      received.header.cluster_id != expected)
-    throw Error(Errc::identity_mismatch,
-                "check holder identity: holder socket " + quote(path) + " speaks for cluster " +
-                    quote(received.header.cluster_id) + ", not " + quote(expected));
+  for (const std::string& expected : expected_ids)
+    if (options.identity != IdentityPolicy::off && !expected.empty() &&
+        received.header.cluster_id != expected)
+      throw Error(Errc::identity_mismatch,
+                  "check holder identity: holder socket " + quote(path) + " speaks for cluster " +
+                      quote(received.header.cluster_id) + ", not " + quote(expected));
   if (out.id != received.header.netns)
     throw Error(Errc::identity_mismatch,
                 "check holder identity: holder socket " + quote(path) + " announced net:[" +
@@ -238,6 +168,138 @@ ResolvedNamespace from_socket(const std::string& path, const ResolveOptions& opt
                 "(--allow-own-netns permits this deliberately)");
   out.fd = std::move(received.fd);
   return out;
+}
+
+ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
+                                      const ResolveOptions& options) {
+  if (path.empty() || path.back() == '/')
+    throw Error(Errc::invalid_argument, "namespace file path " + quote(path) + " names no file");
+  // Not a structured binding: the lambdas below capture these, which clang
+  // before 16 rejects (the libFuzzer build uses Debian's clang 14).
+  const auto split = split_path(path);
+  const std::string& dir = split.first;
+  const std::string& name = split.second;
+
+  // The directory is opened once and both the link and the record are read
+  // relative to it, so they come from the same directory even if the path is
+  // renamed meanwhile.
+  UniqueFd dirfd;
+  UniqueFd fd;
+  UniqueFd sock;  // set instead of fd when the path is a holder's socket
+  int sock_err = 0;
+  bool found = in_step(Step{"open namespace file"}, [&] {
+    return wait_for_path(path, options.wait_holder, [&] {
+      sock_err = 0;  // what the last attempt found is what is reported
+      try {
+        dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
+      } catch (Error& e) {
+        if (e.sys_errno() == ENOENT) return false;
+        throw;
+      }
+      // O_PATH first: it opens anything without side effects (a FIFO or a
+      // terminal cannot block or adopt us, a socket does not fail with
+      // ENXIO), and what it opened is then looked at, not the path again,
+      // which may be replaced meanwhile.
+      auto opened = open_at_if_exists(dirfd.get(), name, O_PATH, path);
+      if (!opened) return false;
+      struct stat st {};
+      if (::fstat(opened->get(), &st) != 0) throw Error::sys("fstat", path, errno);
+      const std::string self = "/proc/self/fd/" + std::to_string(opened->get());
+      if (S_ISSOCK(st.st_mode)) {
+        // Socket mode through a path (ceph-csi's netNamespaceFilePath, its
+        // nsenter --net=): connect through the O_PATH descriptor, so to the
+        // socket just checked, and with no 108-byte sun_path limit.
+        return try_connect(sock, self, path, sock_err);
+      }
+      // O_RDONLY as setns needs; O_NONBLOCK|O_NOCTTY as above, for whatever
+      // the nsfs check is about to reject.
+      try {
+        fd = open_fd(self, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+      } catch (Error& e) {
+        throw Error::sys("open", path, e.sys_errno());
+      }
+      return true;
+    });
+  });
+  if (sock || sock_err != 0) {
+    if (!found) throw_not_connected(path, sock_err, options.wait_holder);
+    return receive_namespace(sock, path, {cluster_id, id_from_name(name, kSocketSuffix)}, options);
+  }
+
+  // Which record speaks for this file: the one named after the link, else the
+  // one for the cluster we were asked about.
+  std::string record_id = id_from_name(name, kLinkSuffix);
+  if (record_id.empty()) record_id = cluster_id;
+  const std::string expected_id = cluster_id.empty() ? record_id : cluster_id;
+  const std::string record_name = record_id.empty() ? std::string() : holder_file_names(record_id).record;
+  const std::string record_shown = join_path(dir, record_name);
+
+  // The record's origin before the link's target: from a holder in another
+  // pid namespace the link's /proc/<pid> is another process, or none, for
+  // us, and "dangling" or "own namespace" would mislead.
+  if (options.identity != IdentityPolicy::off && dirfd && !record_id.empty()) {
+    std::optional<HolderRecord> early;
+    try {
+      early = read_record_at(dirfd.get(), record_name, record_shown);
+    } catch (Error&) {
+      // Unreadable or malformed: the full check below reports it.
+    }
+    if (early)
+      in_step(Step{"check holder identity"},
+              [&] { detail::check_record_origin(*early, expected_id, record_shown); });
+  }
+  if (!found) {
+    in_step(Step{"open namespace file"}, [&] { throw_missing(path, options.wait_holder); });
+  }
+
+  ResolvedNamespace out;
+  out.path = path;
+  out.id = in_step(Step{"check namespace type"}, [&] { return require_netns_fd(fd.get(), path); });
+  if (!options.allow_own_netns && out.id == current_netns_id()) {
+    throw Error(Errc::own_namespace,
+                "check not own namespace: " + quote(path) +
+                    " is this process's own network namespace: work done there would die with "
+                    "the caller, which is what the holder is for",
+                "is the link published by the netns-holder pod, not by the plugin itself? "
+                "(--allow-own-netns permits this deliberately)");
+  }
+
+  out.cluster_id = expected_id;
+  if (options.identity != IdentityPolicy::off) {
+    in_step(Step{"check holder identity"}, [&] {
+      if (record_id.empty()) {
+        if (options.identity == IdentityPolicy::require)
+          throw Error(Errc::not_found,
+                      "no holder record can belong to " + quote(path) +
+                          ": the name is not <ID>.net.ns and no cluster ID was given",
+                      "use the holder's <ID>.net.ns link, or --identity if-present");
+        return;
+      }
+      const std::string& shown = record_shown;
+      auto record = read_record_at(dirfd.get(), record_name, shown);
+      if (!record) {
+        if (options.identity == IdentityPolicy::require)
+          throw Error::sys("open", shown, ENOENT, {}, Errc::not_found);
+        return;
+      }
+      detail::check_record(*record, out.cluster_id, out.id, shown);
+      out.record = std::move(*record);
+    });
+  }
+  out.fd = std::move(fd);
+  return out;
+}
+
+ResolvedNamespace from_socket(const std::string& path, const ResolveOptions& options) {
+  UniqueFd sock;
+  int last_err = 0;
+  bool connected = in_step(Step{"connect to holder socket"}, [&] {
+    return wait_for_path(path, options.wait_holder,
+                         [&] { return try_connect(sock, path, path, last_err); });
+  });
+  if (!connected) throw_not_connected(path, last_err, options.wait_holder);
+  return receive_namespace(sock, path, {id_from_name(split_path(path).second, kSocketSuffix)},
+                           options);
 }
 
 std::string default_hint(const std::string& cluster_id, const std::string& path) {
@@ -255,6 +317,7 @@ ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
     switch (source.kind) {
       case Source::Kind::path:
         cluster_id = id_from_name(split_path(path).second, kLinkSuffix);
+        if (cluster_id.empty()) cluster_id = id_from_name(split_path(path).second, kSocketSuffix);
         return open_namespace_file(path, cluster_id, options);
       case Source::Kind::socket:
         cluster_id = id_from_name(split_path(path).second, kSocketSuffix);
