@@ -677,7 +677,7 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
      "{path}" using 1:3 with linespoints lw 2 pt 7 title "library", \\
      "{path}" using 1:4 with linespoints lw 2 pt 5 title "plain spawn (floor)", \\
      "{path}" using 1:5 with linespoints lw 2 pt 9 title "nsenter --net", \\
-     "{path}" using 1:6 with linespoints lw 1 pt 4 dt 4 title "spawn engine alone", \\
+     "{path}" using 1:6 with linespoints lw 2 pt 4 dt 2 lc rgb "#7b3294" title "spawn engine alone", \\
      1.7 with lines dt 3 lc rgb "red" title "goal at 2 threads (1.7x)"
 """))
 
