@@ -32,6 +32,16 @@ run rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx h-img || e2e_die "
 run rbd -c "$conf" --client-mount-timeout 5 info rbd/h-img | grep -q 'size 64 MiB' ||
   e2e_die "rbd info through the socket does not show the 64 MiB image"
 
+e2e_section "ceph-csi's config and nsenter call naming the socket (netNamespaceFilePath = $cid.net.sock)"
+got=$(e2e_plugin_exec "$plugin" run --netns "$sock" --timeout 60s -- stat -L -c %i /proc/self/ns/net)
+[ "$got" = "$holder_ns" ] || e2e_die "run --netns SOCKET ran in namespace $got, not the holder's $holder_ns"
+got=$(e2e_pod_exec "$plugin" nsenter --net="$sock" -- stat -L -c %i /proc/self/ns/net)
+[ "$got" = "$holder_ns" ] || e2e_die "nsenter --net=SOCKET ran in namespace $got, not the holder's $holder_ns"
+cfg=$E2E_RUN/csi/h/config.json
+e2e_csi_config "$cfg" "$cid" c1 "$sock"
+got=$(e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- stat -L -c %i /proc/self/ns/net)
+[ "$got" = "$holder_ns" ] || e2e_die "run --cluster-id (config naming the socket) ran in namespace $got, not the holder's $holder_ns"
+
 e2e_section "without the executor: must fail, bounded"
 e2e_expect_fail_fast 20 "ceph -s without the executor" e2e_pod_exec "$plugin" timeout 60 ceph -c "$conf" --connect-timeout 5 -s
 e2e_expect_fail_fast 20 "rbd ls without the executor" e2e_pod_exec "$plugin" timeout 60 rbd -c "$conf" --client-mount-timeout 5 ls rbd
@@ -45,3 +55,6 @@ e2e_plugin_exec "$plugin" run --netns "$E2E_HOLDER_DIR/h2-c1.net.ns" --timeout 1
   >"$E2E_SCOPE/wrong.out" 2>&1 || rc=$?
 cat "$E2E_SCOPE/wrong.out"
 [ "$rc" -eq 125 ] || e2e_die "a symlink-mode link used from another pid namespace: exit $rc, expected 125"
+grep -q "another pid namespace" "$E2E_SCOPE/wrong.out" && grep -q "hostPID: true" "$E2E_SCOPE/wrong.out" &&
+  grep -q -- "--socket" "$E2E_SCOPE/wrong.out" ||
+  e2e_die "the refusal does not say the holder runs in another pid namespace (with the hostPID/--socket hint)"
