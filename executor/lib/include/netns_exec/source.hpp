@@ -31,7 +31,7 @@ const char* identity_policy_name(IdentityPolicy policy) noexcept;
 struct Source {
   enum class Kind { path, cluster, socket };
   Kind kind = Kind::path;
-  std::string path;        // path: the namespace file; socket: the holder's socket
+  std::string path;        // path: the namespace file or a holder socket; socket: the holder's socket
   std::string cluster_id;  // cluster: the ID to look up
   std::string config = kDefaultCephCsiConfig;
   ConfigKind config_kind = ConfigKind::rbd;
@@ -71,6 +71,12 @@ struct ResolvedNamespace {
 
 // Opens the namespace once and validates the descriptor: on nsfs, a network
 // namespace, not the caller's own (unless allowed), and the identity policy.
+// A path (Kind::path, or the config's netNamespaceFilePath) that is a unix
+// socket is a holder's <ID>.net.sock: the namespace is asked of the holder
+// over it and validated as for Kind::socket (header cluster ID against the
+// file name's <ID> and the cluster ID asked about, header identity against
+// the descriptor received). A record next to a link that says the holder
+// runs in another pid namespace is refused before the link is followed.
 // The descriptor returned is the one that was validated; enter that one.
 // Throws netns::Error naming the cluster ID and/or path, the failed step, the
 // errno text and what to check.
