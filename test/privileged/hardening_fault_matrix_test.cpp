@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -77,14 +76,31 @@ netns::UniqueFd bind_socket(const std::string& path, bool listen) {
   return sock;
 }
 
+// Replaces every occurrence of `from` that is not part of a longer number.
+std::string replace_number(std::string text, const std::string& from, const std::string& to) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos;) {
+    size_t end = at + from.size();
+    if ((at > 0 && digit(text[at - 1])) || (end < text.size() && digit(text[end]))) {
+      at = end;
+      continue;
+    }
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
 // Paths and numbers vary between runs; the table must not. Only the values
 // known to vary are replaced, as whole numbers, so every other number in a
 // message (a version, a size, a JSON position) stays visible and checked.
+// (No std::regex: GCC 12 warns inside it under -fsanitize=address.)
 std::string normalize(std::string text, const std::string& tmp, const Placeholders& numbers) {
   for (size_t at; (at = text.find(tmp)) != std::string::npos;) text.replace(at, tmp.size(), "$TMP");
-  for (const auto& [number, placeholder] : numbers)
-    text = std::regex_replace(text, std::regex("\\b" + number + "\\b"), placeholder);
-  return std::regex_replace(text, std::regex("\\|"), "\\|");
+  for (const auto& [number, placeholder] : numbers) text = replace_number(text, number, placeholder);
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
 }
 
 class FaultMatrix : public ::testing::Test {
@@ -228,8 +244,10 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   refused("symlink loop", {"run", "--netns", tmp / "loop/a.net.ns"}, {"ELOOP"});
   refused("unreadable file (the holder's link, as uid 65534)", {"run", "--netns", link}, {"EACCES"}, kNobody);
   {
-    std::string future = std::regex_replace(record_text, std::regex("\"version\": 1"), "\"version\": 2");
-    ASSERT_NE(future, record_text);
+    std::string future = record_text;
+    size_t at = future.find("\"version\": 1,");
+    ASSERT_NE(at, std::string::npos) << record_text;
+    future.replace(at, 13, "\"version\": 2,");
     refused("record with a future version",
             {"run", "--netns", fake_holder_dir("future", holder_ns + "net", future)},
             {"record version 2 is not supported"});
