@@ -33,7 +33,7 @@
 namespace netns::spawn::detail {
 namespace {
 
-NETNS_CHILD_CODE [[noreturn]] void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
+[[noreturn]] NETNS_CHILD_CODE void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
   ChildReport report{static_cast<int32_t>(stage), static_cast<int32_t>(err)};
   // Nothing to do if this fails: the caller then sees an empty report pipe
   // and a child that exited 127 before exec, which it reports as exec failed.
