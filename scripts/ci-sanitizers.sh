@@ -30,7 +30,7 @@ run_tree() {
   # cheaper to compile than RelWithDebInfo's full debug info on 2 cores.
   # run_tree is called in an `||` list, where `set -e` does not apply, so each
   # step checks its own status: a build that fails must fail the run.
-  cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O1 -g1" \
+  cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=-O1 -g1" \
     "-DCMAKE_C_FLAGS=-O1 -g1" "-D$option=ON" -DNETNS_BUILD_BENCHMARKS=OFF >"$dir.log" 2>&1 ||
     { tail -n 30 "$dir.log"; echo "ci-sanitizers: $kind: configure failed" >&2; return 1; }
   cmake --build "$dir" -j "$jobs" >>"$dir.log" 2>&1 ||
