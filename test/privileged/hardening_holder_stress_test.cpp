@@ -27,6 +27,7 @@ using Clock = std::chrono::steady_clock;
 
 using holder_test::Holder;
 using holder_test::Mode;
+using netns::test::children_of;
 using netns::test::TempDir;
 using netns::test::unique_name;
 
@@ -69,22 +70,6 @@ char process_state(pid_t pid) {
   }
   size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
-std::vector<pid_t> children_of(pid_t pid) {
-  std::string text;
-  try {
-    text = netns::read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-  } catch (const netns::Error&) {
-  }
-  std::vector<pid_t> out;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find(' ', pos);
-    if (end == std::string::npos) end = text.size();
-    if (end > pos) out.push_back(std::atoi(text.substr(pos, end - pos).c_str()));
-    pos = end + 1;
-  }
-  return out;
 }
 
 size_t open_fd_count(pid_t pid) {

@@ -12,24 +12,9 @@ using namespace std::chrono_literals;
 
 using holder_test::Holder;
 using holder_test::Mode;
+using netns::test::children_of;
 using netns::test::TempDir;
 using netns::test::unique_name;
-
-std::vector<pid_t> children_of(pid_t pid) {
-  std::string text;
-  try {
-    text = netns::read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-  } catch (const netns::Error&) {
-  }
-  std::vector<pid_t> out;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find(' ', pos);
-    if (end == std::string::npos) end = text.size();
-    if (end > pos) out.push_back(std::atoi(text.substr(pos, end - pos).c_str()));
-    pos = end + 1;
-  }
-  return out;
-}
 
 TEST(HolderPidNs, RefusesSymlinkModeAsPid1AndSuggestsHostPidOrSocket) {
   NETNS_REQUIRE_ROOT();

@@ -306,6 +306,22 @@ std::vector<int> open_fds() {
   return fds;
 }
 
+std::vector<pid_t> children_of(pid_t pid) {
+  std::string text;
+  try {
+    text = netns::read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  } catch (const netns::Error&) {
+  }
+  std::vector<pid_t> out;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    if (end > pos) out.push_back(std::atoi(text.substr(pos, end - pos).c_str()));
+    pos = end + 1;
+  }
+  return out;
+}
+
 std::string unique_name(const std::string& prefix) {
   static std::atomic<int> counter{0};
   return prefix + std::to_string(::getpid() % 100000) + "x" + std::to_string(counter++);

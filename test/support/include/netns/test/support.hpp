@@ -111,6 +111,10 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 // Number of open descriptors of this process (entries of /proc/self/fd).
 std::vector<int> open_fds();
 
+// The children of `pid` (its main thread's /proc/PID/task/PID/children);
+// empty when the process is gone.
+std::vector<pid_t> children_of(pid_t pid);
+
 // A unique, short name for namespaces, links and files: prefix + pid + counter.
 std::string unique_name(const std::string& prefix);
 
