@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by ./post-renderer and ./render-patch: their flags as helm values.
 # String values go through --set-file, so commas, quotes and '=' (a Multus JSON
 # list) arrive exactly as given.
@@ -7,11 +8,12 @@ if ! command -v "$helm" >/dev/null 2>&1; then
   exit 127
 fi
 
+# shellcheck disable=SC2034 # patch_driver and helm_args are read by the caller
 plugin_args() {
   local work=$1 n=0 arg key value
   shift
   helm_args=()
-  patch_driver=
+  patch_driver=  # read by render-patch
   set_string() {
     n=$((n + 1))
     printf '%s' "$2" >"$work/value.$n"

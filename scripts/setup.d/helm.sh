@@ -17,7 +17,7 @@ if [ -x "$NETNS_HELM_BIN" ] && "$NETNS_HELM_BIN" version --short 2>/dev/null | g
 fi
 go=
 for candidate in /usr/local/go/bin/go "$(command -v go || true)"; do
-  [ -n "$candidate" ] && [ -x "$candidate" ] || continue
+  if [ -z "$candidate" ] || [ ! -x "$candidate" ]; then continue; fi
   # helm $NETNS_HELM_VERSION needs Go >= 1.26 (its go.mod); Debian's go 1.19 is too old.
   minor=$("$candidate" env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
   if [ -n "$minor" ] && [ "$minor" -ge 26 ]; then go=$candidate; break; fi

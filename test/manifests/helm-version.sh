@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/setup.d/helm.sh and test/manifests/run-node-test.sh: the
 # pinned helm release and where the set-up puts it when it is built.
 NETNS_HELM_VERSION=v3.21.4
