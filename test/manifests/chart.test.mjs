@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { CHART, FIXTURES, IMAGE, configMapOf, holdersOf, lint, render, renderFails, sampleValues } from "./lib/helm.mjs";
+import { CHART, FIXTURES, IMAGE, PLUGIN, configMapOf, helm, holdersOf, lint, render, renderFails, sampleValues } from "./lib/helm.mjs";
 import { parseYaml } from "./lib/load.mjs";
 import { holderFacts } from "./lib/rules.mjs";
 import { VALUE_MATRIX } from "./lib/matrix.mjs";
@@ -21,6 +21,10 @@ describe("helm lint --strict", () => {
       assert.equal(r.status, 0, r.stdout + r.stderr);
     });
   }
+  test("manifests/plugin (never installed) lints with its defaults", () => {
+    const r = helm(["lint", "--strict", PLUGIN]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  });
   test("lint fails on a bad value too (control)", () => {
     const r = lint(one({ clusters: [{ id: "../etc" }] }));
     assert.notEqual(r.status, 0);
