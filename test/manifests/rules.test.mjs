@@ -9,6 +9,7 @@ import {
   DRIVERS, SAMPLE_CLUSTERS, SOURCE_DIR, configMapOf, holdersOf, render, renderPatch, sampleValues, yamlFiles,
 } from "./lib/helm.mjs";
 import { loadYaml } from "./lib/load.mjs";
+import { VALUE_MATRIX } from "./lib/matrix.mjs";
 import { applyPatch, fixtureFor, isPatch } from "./lib/plugin.mjs";
 import { configProblems, holderFacts, holderRules, pluginRules, runRules } from "./lib/rules.mjs";
 
@@ -38,6 +39,24 @@ describe("rendered holders pass every rule", () => {
         });
       }
     }
+  }
+});
+
+describe("every holder of the value matrix passes every rule, and the config names what they publish", () => {
+  for (const [name, values] of Object.entries(VALUE_MATRIX)) {
+    test(name, () => {
+      const docs = render(values);
+      const socket = values.mode === "socket";
+      const served = [];
+      for (const ds of holdersOf(docs)) {
+        assert.deepEqual(runRules(holderRules, ds), [], ds.metadata.name);
+        const f = holderFacts(ds);
+        served.push(`${f.dir}/${f.clusterId}.${socket ? "net.sock" : "net.ns"}`);
+      }
+      const entries = JSON.parse(configMapOf(docs, "netns-ceph-csi").data["config.json"]);
+      const named = entries.flatMap((e) => ["rbd", "cephFS", "nfs"].map((k) => e[k]?.netNamespaceFilePath).filter(Boolean));
+      assert.deepEqual(named.sort(), served.sort());
+    });
   }
 });
 
