@@ -1,6 +1,6 @@
-// The config the generator renders leads netns-exec to the namespace the
-// generator's holder command publishes: netNamespaceFilePath, the holder's
-// --dir and the file names agree, and the executor reads the JSON as written.
+// The config the chart renders leads netns-exec to the namespace the chart's
+// holder command publishes: netNamespaceFilePath, the holder's --dir and the
+// file names agree, and the executor reads the JSON as written.
 #include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
@@ -8,8 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "csi_config.hpp"
-#include "holder_daemonset.hpp"
+#include <nlohmann/json.hpp>
+
+#include "chart_facts.hpp"
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
@@ -17,7 +18,6 @@
 
 namespace {
 using namespace netns::test;
-namespace nm = netns::manifest;
 
 std::string link_of(const std::string& path) {
   char buf[128];
@@ -32,27 +32,24 @@ TEST(GeneratedConfig, LeadsNetnsExecToTheHoldersNamespace) {
   NetnsChild pod;  // the holder pod's network namespace
   const std::string id = unique_name("cfg");
 
-  nm::HolderOptions holder;
-  holder.cluster_id = id;
-  holder.image = "netns-holder:test";
-  holder.kubelet_dir = kubelet.path();
-  auto argv = nm::holder_command(holder);
+  const ChartFacts chart = chart_facts(id, false, kubelet.path(), 300s, "198.18.0.1:6789");
+  const ChartHolder& holder = chart.holder("rbd.csi.ceph.com");
+  auto argv = holder.command;
+  ASSERT_EQ(argv.at(0), "/usr/bin/netns-holder");
   argv[0] = NETNS_HOLDER_BIN;  // the image's /usr/bin/netns-holder
-  run_command({"mkdir", "-p", nm::holder_dir(holder.kubelet_dir, holder.driver)});
+  run_command({"mkdir", "-p", holder.dir});
   netns::UniqueFd pod_ns = netns::open_fd(pod.ns_path(), O_RDONLY);
   const int fd = pod_ns.get();
   Process running(argv, [fd] {
     if (::setns(fd, CLONE_NEWNET) != 0) ::_exit(120);
   });
 
-  nm::CsiConfigOptions config;
-  config.clusters = {nm::parse_cluster_spec(id + "=198.18.0.1:6789")};
-  config.kubelet_dir = kubelet.path();
   const std::string config_file = kubelet / "config.json";
-  std::ofstream(config_file) << nm::csi_config_json(config);
+  std::ofstream(config_file) << chart.config_json;
 
   const std::string link =
-      nm::net_namespace_file_path(config.kubelet_dir, "rbd.csi.ceph.com", id, false);
+      nlohmann::json::parse(chart.config_json).at(0).at("rbd").at("netNamespaceFilePath");
+  EXPECT_EQ(link, holder.dir + "/" + id + ".net.ns");
   ASSERT_TRUE(wait_until([&] { return !link_of(link).empty(); }, 10s)) << running.err();
 
   auto r = run_command({NETNS_EXEC_BIN, "run", "--cluster-id", id, "--config", config_file,

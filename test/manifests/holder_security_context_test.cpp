@@ -4,9 +4,9 @@
 // network and mount namespaces, a read-only root with the kubelet plugin
 // directory bind-mounted writable, uid 0 with every capability dropped and
 // no_new_privs. The holder must publish, and `netns-holder check` (the probes)
-// must pass, with nothing added back. The commands are the ones the generator
-// renders into the DaemonSet (holder_command, holder_check_command,
-// guard_command), so a flag the binaries stop accepting fails here.
+// must pass, with nothing added back. The commands are the ones the chart
+// renders into the DaemonSet (the real helm, through chart_facts), so a flag
+// the binaries stop accepting fails here.
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -20,7 +20,7 @@
 #include <sstream>
 #include <string>
 
-#include "holder_daemonset.hpp"
+#include "chart_facts.hpp"
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
@@ -131,24 +131,23 @@ std::string status_field(pid_t pid, const std::string& field) {
   return "";
 }
 
-// The DaemonSet's settings for this cluster ID; its directory is kPodDir.
-netns::manifest::HolderOptions manifest(const std::string& id, bool socket) {
-  netns::manifest::HolderOptions o;
-  o.cluster_id = id;
-  o.image = "netns-holder:test";
-  o.socket = socket;
-  o.guard_max_wait = std::chrono::seconds{5};
-  return o;
+// The chart's RBD holder for this cluster ID (guard wait 5 s); its directory is kPodDir.
+ChartHolder manifest(const std::string& id, bool socket) {
+  ChartHolder h = chart_facts(id, socket, "/var/lib/kubelet", std::chrono::seconds{5})
+                      .holder("rbd.csi.ceph.com");
+  if (h.dir != kPodDir) throw std::runtime_error("the chart's holder directory is " + h.dir);
+  return h;
 }
 
 std::vector<std::string> holder_argv(const std::string& id, bool socket) {
-  return netns::manifest::holder_command(manifest(id, socket));
+  return manifest(id, socket).command;
 }
 
 void expect_holds_without_capabilities(bool socket) {
   Pod pod;
   const std::string id = unique_name("caps");
-  Process holder(holder_argv(id, socket), pod.container());
+  const ChartHolder facts = manifest(id, socket);
+  Process holder(facts.command, pod.container());
   const std::string record = pod.host_dir() + "/" + id + ".holder.json";
   ASSERT_TRUE(wait_until([&] { return ::access(record.c_str(), F_OK) == 0; }, 10s))
       << "holder did not publish with every capability dropped: " << holder.err();
@@ -170,8 +169,7 @@ void expect_holds_without_capabilities(bool socket) {
   RunResult check;
   EXPECT_TRUE(wait_until(
       [&] {
-        check = run_command(netns::manifest::holder_check_command(manifest(id, socket)),
-                            in_container);
+        check = run_command(facts.check, in_container);
         return check.ok();
       },
       10s, 50ms))
@@ -184,7 +182,7 @@ void expect_holds_without_capabilities(bool socket) {
                            in_container);
   EXPECT_TRUE(count.ok()) << count.describe();
   EXPECT_EQ(count.out, "0\n");
-  auto guard = run_command(netns::manifest::guard_command(manifest(id, socket)), in_container);
+  auto guard = run_command(facts.guard, in_container);
   EXPECT_TRUE(guard.ok()) << guard.describe();
 
   holder.kill(SIGTERM);
@@ -268,7 +266,7 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
 
   session.kill(SIGKILL);
   (void)session.wait(5s);
-  auto idle = run_command(netns::manifest::guard_command(manifest("any", false)), in_container);
+  auto idle = run_command(manifest("any", false).guard, in_container);
   EXPECT_TRUE(idle.ok()) << idle.describe();
 }
 

@@ -1,33 +1,62 @@
-// The project's rules hold for every generated holder, patched plugin and
-// config, and each rule can fail: for every rule there is a manifest broken on
-// purpose that this rule (and only a rule about that thing) rejects.
+// The project's rules hold for every holder the chart renders, every patched
+// or post-rendered plugin and the config, and each rule can fail: for every
+// rule there is a manifest broken on purpose that this rule (and only a rule
+// about that thing) rejects.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { basename, dirname, join, relative } from "node:path";
-import { DRIVERS, SAMPLE_CLUSTERS, SOURCE_DIR, generate, holderArgs, yamlFiles } from "./lib/generate.mjs";
+import {
+  DRIVERS, SAMPLE_CLUSTERS, SOURCE_DIR, configMapOf, holdersOf, render, renderPatch, sampleValues, yamlFiles,
+} from "./lib/helm.mjs";
 import { loadYaml } from "./lib/load.mjs";
+import { VALUE_MATRIX } from "./lib/matrix.mjs";
 import { applyPatch, fixtureFor, isPatch } from "./lib/plugin.mjs";
 import { configProblems, holderFacts, holderRules, pluginRules, runRules } from "./lib/rules.mjs";
 
 const podSpec = (ds) => ds.spec.template.spec;
 const holderC = (ds) => podSpec(ds).containers[0];
+const MODES = ["symlink", "socket"];
 
-describe("generated holders pass every rule", () => {
-  for (const socket of [false, true]) {
+describe("rendered holders pass every rule", () => {
+  for (const mode of MODES) {
+    const docs = render(sampleValues(mode));
+    const holders = holdersOf(docs);
+    test(`${mode}: one DaemonSet per cluster and driver`, () => {
+      assert.equal(holders.length, SAMPLE_CLUSTERS.length * 2);
+    });
     for (const cluster of SAMPLE_CLUSTERS) {
       for (const driver of Object.values(DRIVERS)) {
-        test(`${driver} ${cluster.id} ${socket ? "socket" : "symlink"}`, () => {
-          const [ds] = generate(holderArgs(cluster, driver, socket));
+        test(`${driver} ${cluster.id} ${mode}`, () => {
+          const ds = holders.find((d) => holderFacts(d).clusterId === cluster.id && holderFacts(d).dir.endsWith(driver));
+          assert.ok(ds, "no holder for this cluster and driver");
           assert.deepEqual(runRules(holderRules, ds), []);
           const f = holderFacts(ds);
-          assert.equal(f.clusterId, cluster.id);
           assert.equal(f.dir, `/var/lib/kubelet/plugins/${driver}`);
-          assert.equal(f.socket, socket);
+          assert.equal(f.socket, mode === "socket");
           const networks = ds.spec.template.metadata.annotations?.["k8s.v1.cni.cncf.io/networks"];
-          assert.equal(networks, cluster.multus || undefined, "Multus annotation on the pod template");
+          assert.equal(networks, cluster.multus, "Multus annotation on the pod template");
+          assert.equal(ds.metadata.namespace, "ceph-csi");
         });
       }
     }
+  }
+});
+
+describe("every holder of the value matrix passes every rule, and the config names what they publish", () => {
+  for (const [name, values] of Object.entries(VALUE_MATRIX)) {
+    test(name, () => {
+      const docs = render(values);
+      const socket = values.mode === "socket";
+      const served = [];
+      for (const ds of holdersOf(docs)) {
+        assert.deepEqual(runRules(holderRules, ds), [], ds.metadata.name);
+        const f = holderFacts(ds);
+        served.push(`${f.dir}/${f.clusterId}.${socket ? "net.sock" : "net.ns"}`);
+      }
+      const entries = JSON.parse(configMapOf(docs, "netns-ceph-csi").data["config.json"]);
+      const named = entries.flatMap((e) => ["rbd", "cephFS", "nfs"].map((k) => e[k]?.netNamespaceFilePath).filter(Boolean));
+      assert.deepEqual(named.sort(), served.sort());
+    });
   }
 });
 
@@ -58,12 +87,14 @@ const holderBreakages = {
 };
 
 describe("each holder rule can fail", () => {
-  const fresh = () => generate(holderArgs(SAMPLE_CLUSTERS[0], DRIVERS.rbd, false))[0];
+  const symlink = holdersOf(render(sampleValues("symlink")));
+  const socket = holdersOf(render(sampleValues("socket")));
   for (const rule of holderRules) {
     test(rule.id, () => {
       const breakIt = holderBreakages[rule.id];
       assert.ok(breakIt, `no breakage for rule ${rule.id}`);
-      const ds = fresh();
+      const ds = structuredClone(symlink[0]);
+      assert.deepEqual(runRules(holderRules, ds), [], "baseline");
       breakIt(ds);
       const failures = runRules(holderRules, ds);
       assert.ok(
@@ -73,12 +104,12 @@ describe("each holder rule can fail", () => {
     });
   }
   test("socket mode with hostPID is refused", () => {
-    const [ds] = generate(holderArgs(SAMPLE_CLUSTERS[1], DRIVERS.rbd, true));
+    const ds = structuredClone(socket[0]);
     podSpec(ds).hostPID = true;
     assert.match(runRules(holderRules, ds).join(), /holder-host-pid-only-in-symlink-mode: socket mode/);
   });
   test("a guard that looks at another namespace is refused", () => {
-    const [ds] = generate(holderArgs(SAMPLE_CLUSTERS[1], DRIVERS.rbd, true));
+    const ds = structuredClone(socket[0]);
     const cmd = holderC(ds).lifecycle.preStop.exec.command;
     cmd[cmd.indexOf("/proc/self/ns/net")] = "/run/netns/elsewhere";
     assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard: preStop guard does not watch/);
@@ -88,12 +119,11 @@ describe("each holder rule can fail", () => {
   });
 });
 
-function patched(driver, { socket = false, hostNetwork = false, multus = "" } = {}) {
-  const args = ["plugin-patch", "--driver", driver];
-  if (socket) args.push("--socket");
-  if (hostNetwork) args.push("--host-network");
-  if (multus) args.push("--multus", multus);
-  const [patch] = generate(args);
+function patched(driver, { mode = "symlink", hostNetwork = false, multus = "" } = {}) {
+  const flags = [`--driver=${driver}`, `--mode=${mode}`];
+  if (hostNetwork) flags.push("--host-network");
+  if (multus) flags.push(`--multus=${multus}`);
+  const [patch] = renderPatch(flags);
   return applyPatch(patch);
 }
 
@@ -102,12 +132,12 @@ const pluginOptions = (driver, extra = {}) => ({
   ...extra,
 });
 
-describe("patched ceph-csi node plugins pass every rule", () => {
+describe("patched ceph-csi node plugins (plain YAML) pass every rule", () => {
   for (const driver of Object.values(DRIVERS)) {
-    for (const socket of [false, true]) {
-      test(`${driver} ${socket ? "socket" : "symlink"}`, () => {
-        const ds = patched(driver, { socket, multus: "storage/ceph-east" });
-        assert.deepEqual(runRules(pluginRules, ds, pluginOptions(driver, { socket })), []);
+    for (const mode of MODES) {
+      test(`${driver} ${mode}`, () => {
+        const ds = patched(driver, { mode, multus: "storage/ceph-east" });
+        assert.deepEqual(runRules(pluginRules, ds, pluginOptions(driver, { socket: mode === "socket" })), []);
         assert.equal(ds.spec.template.metadata.annotations["k8s.v1.cni.cncf.io/networks"], "storage/ceph-east");
         // The patch adds; it does not lose what ceph-csi had.
         const names = podSpec(ds).containers.map((c) => c.name);
@@ -156,30 +186,39 @@ describe("each plugin rule can fail", () => {
 });
 
 describe("ceph-csi config", () => {
-  const args = (socket) => [
-    "config",
-    ...SAMPLE_CLUSTERS.flatMap((c) => ["--cluster", `${c.id}=${c.mons}`]),
-    ...(socket ? ["--socket"] : []),
-  ];
   const options = (socket) => ({ kubeletDir: "/var/lib/kubelet", socket, drivers: DRIVERS });
-  for (const socket of [false, true]) {
-    test(`points every cluster and kind at its holder (${socket ? "socket" : "symlink"})`, () => {
-      const [cm] = generate(args(socket));
-      assert.deepEqual(configProblems(cm, options(socket)), []);
-      const entries = JSON.parse(cm.data["config.json"]);
-      assert.deepEqual(entries.map((e) => e.clusterID), SAMPLE_CLUSTERS.map((c) => c.id));
-      assert.deepEqual(entries[0].monitors, SAMPLE_CLUSTERS[0].mons.split(","));
+  const rendered = (mode) => render(sampleValues(mode, { cephCsiConfig: { create: true } }));
+  for (const mode of MODES) {
+    const socket = mode === "socket";
+    test(`points every cluster and kind at its holder (${mode})`, () => {
+      const docs = rendered(mode);
+      for (const name of ["ceph-csi-config", "netns-ceph-csi"]) {
+        const cm = configMapOf(docs, name);
+        assert.ok(cm, `no ConfigMap ${name}`);
+        assert.deepEqual(configProblems(cm, options(socket)), [], name);
+        const entries = JSON.parse(cm.data["config.json"]);
+        assert.deepEqual(entries.map((e) => e.clusterID), SAMPLE_CLUSTERS.map((c) => c.id));
+        assert.deepEqual(entries[0].monitors, SAMPLE_CLUSTERS[0].monitors);
+      }
+      // The paths are the ones the holders were told to publish.
+      const served = holdersOf(docs).map((d) => {
+        const f = holderFacts(d);
+        return `${f.dir}/${f.clusterId}.${socket ? "net.sock" : "net.ns"}`;
+      });
+      const entries = JSON.parse(configMapOf(docs, "ceph-csi-config").data["config.json"]);
+      const wanted = entries.flatMap((e) => [e.rbd.netNamespaceFilePath, e.cephFS.netNamespaceFilePath]);
+      assert.deepEqual(wanted.sort(), served.sort());
     });
   }
   test("a path to the wrong cluster is caught", () => {
-    const [cm] = generate(args(false));
+    const cm = configMapOf(rendered("symlink"), "ceph-csi-config");
     const entries = JSON.parse(cm.data["config.json"]);
     entries[1].rbd.netNamespaceFilePath = entries[0].rbd.netNamespaceFilePath;
     cm.data["config.json"] = JSON.stringify(entries);
     assert.match(configProblems(cm, options(false)).join(), /Ceph_West\.2: rbd\.netNamespaceFilePath/);
   });
   test("a symlink path in socket mode is caught", () => {
-    const [cm] = generate(args(false));
+    const cm = configMapOf(rendered("symlink"), "ceph-csi-config");
     assert.notDeepEqual(configProblems(cm, options(true)), []);
   });
 });
@@ -189,13 +228,13 @@ describe("ceph-csi config", () => {
 // the holders that are there.
 describe("committed examples", () => {
   const root = join(SOURCE_DIR, "manifests", "examples");
-  for (const mode of ["symlink", "socket"]) {
+  for (const mode of MODES) {
     test(`${mode}: holders, patches and config agree`, () => {
       const socket = mode === "socket";
       const docs = yamlFiles(join(root, mode)).flatMap((f) => loadYaml(f).map((d) => ({ f, d })));
       const holders = docs.filter(({ d }) => d.kind === "DaemonSet" && !isPatch(d));
       const patches = docs.filter(({ d }) => isPatch(d));
-      const configs = docs.filter(({ d }) => d.kind === "ConfigMap");
+      const configs = docs.filter(({ d }) => d.kind === "ConfigMap" && d.metadata.name === "ceph-csi-config");
       assert.ok(holders.length >= 6 && patches.length === 2 && configs.length === 1,
         `${holders.length} holders, ${patches.length} patches, ${configs.length} configs`);
       const served = new Set();

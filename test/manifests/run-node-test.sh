@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ctest wrapper: fails with the fix when the node modules are missing, then
+# ctest wrapper: fails with the fix when the node modules are missing (helm:
+# test/manifests/find-helm.sh says the fix when it is missing), then
 # runs one node test file with node's own test runner.
 #   run-node-test.sh NODE FILE.test.mjs
 set -euo pipefail

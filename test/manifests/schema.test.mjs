@@ -1,14 +1,15 @@
-// Every manifest under manifests/ and the generated ones for three sample
-// clusters validate against the upstream Kubernetes schemas (plus strict
-// field checking). Plugin patches are validated after applying them to a
-// ceph-csi node plugin DaemonSet.
+// Everything the chart renders over a matrix of values, the committed
+// examples, the post-rendered ceph-csi chart output and the fixtures validate
+// against the upstream Kubernetes schemas (plus strict field checking). Plugin
+// patches are validated after applying them to a ceph-csi node plugin DaemonSet.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { DRIVERS, SAMPLE_CLUSTERS, SOURCE_DIR, generate, holderArgs, yamlFiles } from "./lib/generate.mjs";
+import { DRIVERS, FIXTURES, SOURCE_DIR, holdersOf, render, renderPatch, sampleValues, yamlFiles } from "./lib/helm.mjs";
 import { loadYaml, parseYaml } from "./lib/load.mjs";
 import { applyPatch, isPatch } from "./lib/plugin.mjs";
 import { validateObject } from "./lib/schema.mjs";
+import { VALUE_MATRIX } from "./lib/matrix.mjs";
 
 async function assertValid(doc, where) {
   const target = isPatch(doc) ? applyPatch(doc) : doc;
@@ -16,9 +17,9 @@ async function assertValid(doc, where) {
   assert.deepEqual(errors, [], `${where}: ${errors.join("\n")}`);
 }
 
-describe("committed manifests", () => {
-  const files = yamlFiles(join(SOURCE_DIR, "manifests"));
-  test("there are manifests to check", () => assert.ok(files.length >= 10, files.join(", ")));
+describe("committed examples", () => {
+  const files = ["symlink", "socket"].flatMap((m) => yamlFiles(join(SOURCE_DIR, "manifests", "examples", m)));
+  test("there are manifests to check", () => assert.ok(files.length >= 6, files.join(", ")));
   for (const file of files) {
     test(file.slice(SOURCE_DIR.length), async () => {
       const docs = loadYaml(file);
@@ -31,42 +32,37 @@ describe("committed manifests", () => {
 describe("test fixtures", () => {
   // The ceph-csi DaemonSets the patches are applied to must be valid
   // themselves, or a valid merge result would prove little.
-  for (const file of yamlFiles(new URL("./fixtures/", import.meta.url).pathname)) {
+  for (const file of yamlFiles(FIXTURES).filter((f) => !f.includes("/ceph-csi-chart/"))) {
     test(file.split("/").pop(), async () => {
       for (const doc of loadYaml(file)) await assertValid(doc, file);
     });
   }
 });
 
-describe("generated manifests for three sample clusters", () => {
-  for (const socket of [false, true]) {
-    const mode = socket ? "socket" : "symlink";
-    for (const cluster of SAMPLE_CLUSTERS) {
-      for (const driver of Object.values(DRIVERS)) {
-        test(`holder ${driver} ${cluster.id} (${mode})`, async () => {
-          for (const doc of generate(holderArgs(cluster, driver, socket))) await assertValid(doc, mode);
-        });
-      }
-    }
+describe("the chart over a matrix of values", () => {
+  for (const [name, values] of Object.entries(VALUE_MATRIX)) {
+    test(name, async () => {
+      const docs = render(values);
+      assert.ok(holdersOf(docs).length > 0, "no holders rendered");
+      for (const doc of docs) await assertValid(doc, name);
+    });
+  }
+});
+
+describe("plugin patches", () => {
+  for (const mode of ["symlink", "socket"]) {
     for (const driver of Object.values(DRIVERS)) {
-      test(`plugin patch ${driver} (${mode})`, async () => {
-        const args = ["plugin-patch", "--driver", driver, "--multus", "storage/ceph-east"];
-        if (socket) args.push("--socket");
-        for (const doc of generate(args)) await assertValid(doc, mode);
+      test(`${driver} (${mode})`, async () => {
+        const flags = [`--driver=${driver}`, `--mode=${mode}`, "--multus=storage/ceph-east"];
+        for (const doc of renderPatch(flags)) await assertValid(doc, mode);
       });
     }
-    test(`ceph-csi config (${mode})`, async () => {
-      const args = ["config", ...SAMPLE_CLUSTERS.flatMap((c) => ["--cluster", `${c.id}=${c.mons}`])];
-      if (socket) args.push("--socket");
-      for (const doc of generate(args)) await assertValid(doc, mode);
-    });
   }
 });
 
 // The validator itself must be able to say no, or the tests above prove nothing.
 describe("the schema check rejects", () => {
-  const good = () =>
-    generate(holderArgs(SAMPLE_CLUSTERS[0], DRIVERS.rbd, false))[0];
+  const good = () => holdersOf(render(sampleValues("symlink")))[0];
 
   test("a good holder is accepted (baseline)", async () => {
     assert.deepEqual(await validateObject(good()), []);

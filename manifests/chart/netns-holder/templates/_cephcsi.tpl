@@ -1,0 +1,51 @@
+{{/*
+ceph-csi's cluster config (config.json), one entry per cluster with
+netNamespaceFilePath for every kind it has a holder for. Written out by hand so
+the keys keep ceph-csi's documented order. Input: the root context.
+*/}}
+{{- define "netns-holder.configJson" -}}
+{{- $holders := (include "netns-holder.holders" . | fromJson).holders -}}
+{{- $sections := dict "rbd" "rbd" "cephfs" "cephFS" "nfs" "nfs" -}}
+[
+{{- range $i, $c := .Values.clusters }}
+{{- if $i }},{{ end }}
+  {
+    "clusterID": {{ toJson $c.id }}
+    {{- with $c.monitors }},
+    "monitors": {{ toJson . }}
+    {{- end }}
+    {{- range $h := $holders }}
+    {{- if eq $h.cluster $c.id }},
+    "{{ get $sections $h.kind }}": {
+      "netNamespaceFilePath": {{ toJson $h.path }}
+    }
+    {{- end }}
+    {{- end }}
+  }
+{{- end }}
+]
+{{ end -}}
+
+{{/* The same entries as values for the ceph-csi charts (csiConfig). */}}
+{{- define "netns-holder.csiValues" -}}
+{{- $holders := (include "netns-holder.holders" . | fromJson).holders -}}
+{{- $sections := dict "rbd" "rbd" "cephfs" "cephFS" "nfs" "nfs" -}}
+# For the ceph-csi-rbd / ceph-csi-cephfs charts: helm upgrade ... -f this-file.
+# Merge with your own csiConfig entries (subvolumeGroup, radosNamespace, ...).
+csiConfig:
+{{- range $c := .Values.clusters }}
+  - clusterID: {{ $c.id | quote }}
+    {{- with $c.monitors }}
+    monitors:
+      {{- range . }}
+      - {{ . | quote }}
+      {{- end }}
+    {{- end }}
+    {{- range $h := $holders }}
+    {{- if eq $h.cluster $c.id }}
+    {{ get $sections $h.kind }}:
+      netNamespaceFilePath: {{ $h.path | quote }}
+    {{- end }}
+    {{- end }}
+{{- end }}
+{{ end -}}

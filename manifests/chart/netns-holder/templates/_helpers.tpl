@@ -1,0 +1,114 @@
+{{/*
+Names and paths every object shares, derived in one place so a holder's --dir,
+its probes, its hostPath and ceph-csi's netNamespaceFilePath can never disagree.
+*/}}
+
+{{/*
+FNV-1a (32 bit) of a string, as 8 hex digits: the hash netns-manifest used
+(manifests/src/names.cpp before the chart), so existing DaemonSets keep their
+names. Templates have no XOR: the low byte is XORed bit by bit.
+*/}}
+{{- define "netns-holder.fnv1a" -}}
+{{- $h := 2166136261 -}}
+{{- $s := . -}}
+{{- range $i := until (len $s) -}}
+{{- $c := int (index $s $i) -}}
+{{- $lo := int (mod $h 256) -}}
+{{- $x := 0 -}}
+{{- range $bit := list 1 2 4 8 16 32 64 128 -}}
+{{- if ne (mod (div $lo $bit) 2) (mod (div $c $bit) 2) -}}{{- $x = add $x $bit -}}{{- end -}}
+{{- end -}}
+{{- $h = mod (mul (add (sub $h $lo) $x) 16777619) 4294967296 -}}
+{{- end -}}
+{{- printf "%08x" (int64 $h) -}}
+{{- end -}}
+
+{{/*
+The DaemonSet name, a DNS-1123 label: netns-holder-<kind>-<id>, the ID lower-cased
+and every character outside [a-z0-9-] replaced by '-'. When that loses information
+(upper case, '.', '_', a trailing '-') or is too long, the FNV-1a of the exact ID is
+appended, so two IDs never share a name. Input: dict "kind" "id".
+*/}}
+{{- define "netns-holder.dsName" -}}
+{{- $prefix := printf "netns-holder-%s-" .kind -}}
+{{- $part := regexReplaceAll "[^a-z0-9-]" (lower .id) "-" -}}
+{{- $lossy := or (ne $part .id) (hasSuffix "-" $part) -}}
+{{- $room := sub 63 (len $prefix) -}}
+{{- if or $lossy (gt (len $part) (int $room)) -}}
+{{- $hash := include "netns-holder.fnv1a" .id -}}
+{{- $part = trunc (int (min (len $part) (sub $room 9))) $part -}}
+{{- $part = regexReplaceAll "-+$" $part "" -}}
+{{- $part = ternary $hash (printf "%s-%s" $part $hash) (eq $part "") -}}
+{{- end -}}
+{{- printf "%s%s" $prefix $part -}}
+{{- end -}}
+
+{{/* The kind of a driver: given, or from ceph-csi's name suffix. Input: dict "driver". */}}
+{{- define "netns-holder.kind" -}}
+{{- $d := .driver -}}
+{{- if kindIs "map" $d -}}
+{{- $d.kind -}}
+{{- else if or (eq $d "rbd.csi.ceph.com") (hasSuffix ".rbd.csi.ceph.com" $d) -}}rbd
+{{- else if or (eq $d "cephfs.csi.ceph.com") (hasSuffix ".cephfs.csi.ceph.com" $d) -}}cephfs
+{{- else if or (eq $d "nfs.csi.ceph.com") (hasSuffix ".nfs.csi.ceph.com" $d) -}}nfs
+{{- else -}}
+{{- fail (printf "cannot tell the kind of CSI driver %q: ceph-csi drivers end in rbd.csi.ceph.com, cephfs.csi.ceph.com or nfs.csi.ceph.com; for another name write {name: %s, kind: rbd|cephfs|nfs}" $d $d) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Every holder the values ask for, checked, as JSON {"holders": [...]}: cluster,
+driver, kind, name, dir, path (ceph-csi's netNamespaceFilePath), multus.
+*/}}
+{{- define "netns-holder.holders" -}}
+{{- $v := .Values -}}
+{{- $socket := eq $v.mode "socket" -}}
+{{- if and (not $socket) $v.allowUids -}}
+{{- fail (printf "allowUids %v is set but mode is %q: allowUids applies to socket mode only (set mode: socket, or remove allowUids)" $v.allowUids $v.mode) -}}
+{{- end -}}
+{{- $kubelet := ternary "" $v.kubeletDir (eq $v.kubeletDir "/") -}}
+{{- $holders := list -}}
+{{- $ids := dict -}}
+{{- $names := dict -}}
+{{- range $c := $v.clusters -}}
+{{- if hasKey $ids $c.id -}}
+{{- fail (printf "cluster %q is listed twice in clusters: each Ceph cluster has one entry (list all its drivers there)" $c.id) -}}
+{{- end -}}
+{{- $_ := set $ids $c.id true -}}
+{{- $kinds := dict -}}
+{{- range $d := ($c.drivers | default $v.defaultDrivers) -}}
+{{- $driver := $d -}}
+{{- if kindIs "map" $d }}{{ $driver = $d.name }}{{ end -}}
+{{- $kind := include "netns-holder.kind" (dict "driver" $d) -}}
+{{- if hasKey $kinds $kind -}}
+{{- fail (printf "cluster %q: two drivers of kind %s (%s and %s): ceph-csi's config has one netNamespaceFilePath per kind and cluster" $c.id $kind (get $kinds $kind) $driver) -}}
+{{- end -}}
+{{- $_ := set $kinds $kind $driver -}}
+{{- $name := include "netns-holder.dsName" (dict "kind" $kind "id" $c.id) -}}
+{{- if hasKey $names $name -}}
+{{- fail (printf "clusters %q and %q would both be served by DaemonSet %s" (get $names $name) $c.id $name) -}}
+{{- end -}}
+{{- $_ := set $names $name $c.id -}}
+{{- $dir := printf "%s/plugins/%s" $kubelet $driver -}}
+{{- $path := printf "%s/%s.%s" $dir $c.id (ternary "net.sock" "net.ns" $socket) -}}
+{{- if and $socket (gt (len $path) 107) -}}
+{{- fail (printf "socket path %q is %d bytes; a unix socket path holds at most 107: use a shorter cluster ID, driver name or kubeletDir, or symlink mode" $path (len $path)) -}}
+{{- end -}}
+{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "multus" ($c.multus | default "") "monitors" ($c.monitors | default list)) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson (dict "holders" $holders) -}}
+{{- end -}}
+
+{{- define "netns-holder.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{/* Labels of every object; the holder's own are added per DaemonSet. */}}
+{{- define "netns-holder.commonLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
+{{- range $k, $val := .Values.labels }}
+{{ $k }}: {{ $val | quote }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,156 @@
+// The chart as an operator meets it: `helm lint` passes over the value matrix;
+// a bad value (a bad cluster ID first of all) fails the render with a message
+// that names it; DaemonSet names are the ones netns-manifest gave, so installs
+// made with it are adopted, not renamed; NOTES says what to do next.
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { CHART, FIXTURES, IMAGE, PLUGIN, configMapOf, helm, holdersOf, lint, render, renderFails, sampleValues } from "./lib/helm.mjs";
+import { parseYaml } from "./lib/load.mjs";
+import { holderFacts } from "./lib/rules.mjs";
+import { VALUE_MATRIX } from "./lib/matrix.mjs";
+
+const one = (extra = {}) => ({ mode: "symlink", image: IMAGE, clusters: [{ id: "ceph-a" }], ...extra });
+
+describe("helm lint --strict", () => {
+  for (const [name, values] of Object.entries(VALUE_MATRIX)) {
+    test(name, () => {
+      const r = lint(values);
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+    });
+  }
+  test("manifests/plugin (never installed) lints with its defaults", () => {
+    const r = helm(["lint", "--strict", PLUGIN]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  });
+  test("lint fails on a bad value too (control)", () => {
+    const r = lint(one({ clusters: [{ id: "../etc" }] }));
+    assert.notEqual(r.status, 0);
+  });
+});
+
+const refusals = [
+  ["a cluster ID with '/'", one({ clusters: [{ id: "../etc" }] }), /clusters\/0\/id/],
+  ["a cluster ID starting with '-'", one({ clusters: [{ id: "-a" }] }), /clusters\/0\/id/],
+  ["the cluster ID '..'", one({ clusters: [{ id: ".." }] }), /clusters\/0\/id/],
+  ["a 65-character cluster ID", one({ clusters: [{ id: "a".repeat(65) }] }), /clusters\/0\/id/],
+  ["an empty cluster ID", one({ clusters: [{ id: "" }] }), /clusters\/0\/id/],
+  ["a cluster without an ID", one({ clusters: [{ multus: "a/b" }] }), /id/],
+  ["no clusters", one({ clusters: [] }), /clusters/],
+  ["allowUids in symlink mode", one({ allowUids: [0] }), /allowUids/],
+  ["an unknown mode", one({ mode: "sockets" }), /mode/],
+  ["a misspelled value", one({ tolerationz: [] }), /tolerationz/],
+  ["no image repository", one({ image: { tag: "1" } }), /repository/],
+  ["an image with a space", one({ image: { repository: "a b" } }), /repository/],
+  ["a guard wait of 0", one({ guardMaxWait: 0 }), /guardMaxWait/],
+  ["a fractional guard wait", one({ guardMaxWait: 1.5 }), /guardMaxWait/],
+  ["a relative kubelet dir", one({ kubeletDir: "var/lib/kubelet" }), /kubeletDir/],
+  ["a kubelet dir with ..", one({ kubeletDir: "/var/../etc" }), /kubeletDir/],
+  ["a bad driver name", one({ clusters: [{ id: "a", drivers: ["RBD"] }] }), /drivers/],
+  ["a monitor with a comma", one({ clusters: [{ id: "a", monitors: ["a:1,b:2"] }] }), /monitors/],
+  ["the same cluster twice", one({ clusters: [{ id: "a" }, { id: "a" }] }), /cluster "a" is listed twice/],
+  ["a driver of unknown kind", one({ clusters: [{ id: "a", drivers: ["example.com"] }] }), /kind: rbd\|cephfs\|nfs/],
+  ["two drivers of one kind", one({ clusters: [{ id: "a", drivers: ["rbd.csi.ceph.com", "x.rbd.csi.ceph.com"] }] }), /two drivers of kind rbd/],
+  ["a socket path over 107 bytes",
+    one({ mode: "socket", kubeletDir: `/${"k".repeat(40)}`, clusters: [{ id: "c".repeat(40) }] }), /unix socket path holds at most 107/],
+  ["cephCsiConfig.create without monitors", one({ cephCsiConfig: { create: true } }), /has no monitors/],
+  ["a label the selector uses", one({ labels: { "app.kubernetes.io/instance": "x" } }), /which the chart sets itself/],
+];
+
+describe("bad values fail the render", () => {
+  for (const [name, values, message] of refusals) {
+    test(name, () => {
+      const { status, stderr } = renderFails(values);
+      assert.notEqual(status, 0);
+      assert.match(stderr, message);
+    });
+  }
+  test("the control renders", () => {
+    assert.equal(holdersOf(render(one())).length, 2);
+  });
+  test("allowUids renders in socket mode, and defaults to 0", () => {
+    const argv = (values) => holdersOf(render(values))[0].spec.template.spec.containers[0].command;
+    assert.deepEqual(argv(one({ mode: "socket", allowUids: [0, 1000] })).slice(-5), ["--socket", "--allow-uid", "0", "--allow-uid", "1000"]);
+    assert.deepEqual(argv(one({ mode: "socket" })).slice(-3), ["--socket", "--allow-uid", "0"]);
+    assert.ok(!argv(one()).includes("--allow-uid"));
+  });
+  test("a 107-byte socket path is fine", () => {
+    // /kkk.../plugins/rbd.csi.ceph.com/<id>.net.sock = 107 bytes
+    const kubeletDir = `/${"k".repeat(40)}`;
+    const id = "c".repeat(107 - `${kubeletDir}/plugins/rbd.csi.ceph.com/.net.sock`.length);
+    const [ds] = holdersOf(render(one({ mode: "socket", kubeletDir, clusters: [{ id, drivers: ["rbd.csi.ceph.com"] }] })));
+    assert.equal(`${holderFacts(ds).dir}/${id}.net.sock`.length, 107);
+  });
+});
+
+describe("names: the same as netns-manifest gave", () => {
+  // fixtures/netns-manifest-names.json: what netns-manifest holder printed as
+  // metadata.name for these IDs and kinds (see fixtures/README.md).
+  const legacy = JSON.parse(readFileSync(join(FIXTURES, "netns-manifest-names.json"), "utf8"));
+  const ids = [...new Set(legacy.map((e) => e.id))];
+  const docs = render({
+    mode: "symlink",
+    image: IMAGE,
+    clusters: ids.map((id) => ({ id, drivers: ["rbd.csi.ceph.com", "cephfs.csi.ceph.com", "nfs.csi.ceph.com"] })),
+  });
+  const names = new Map(holdersOf(docs).map((d) => [`${holderFacts(d).clusterId} ${d.metadata.labels["app.kubernetes.io/component"]}`, d.metadata.name]));
+  for (const { id, kind, name } of legacy) {
+    test(`${kind} ${id}`, () => {
+      assert.equal(names.get(`${id} ${kind}`), name);
+      assert.match(name, /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "a DNS-1123 label");
+    });
+  }
+  test("the selector is netns-manifest's (a DaemonSet's selector cannot change)", () => {
+    for (const d of holdersOf(docs)) {
+      assert.deepEqual(d.spec.selector.matchLabels, { "app.kubernetes.io/name": "netns-holder", "app.kubernetes.io/instance": d.metadata.name });
+    }
+  });
+  test("no two holders share a name", () => {
+    assert.equal(new Set(names.values()).size, legacy.length);
+  });
+});
+
+describe("the csi-values.yaml snippet", () => {
+  for (const mode of ["symlink", "socket"]) {
+    test(`${mode}: csiConfig is config.json`, () => {
+      const cm = configMapOf(render(sampleValues(mode)), "netns-ceph-csi");
+      const values = parseYaml(cm.data["csi-values.yaml"])[0];
+      assert.deepEqual(values.csiConfig, JSON.parse(cm.data["config.json"]));
+    });
+  }
+  test("clusters without monitors give entries to merge", () => {
+    const cm = configMapOf(render(one()), "netns-ceph-csi");
+    assert.deepEqual(JSON.parse(cm.data["config.json"]), [{
+      clusterID: "ceph-a",
+      rbd: { netNamespaceFilePath: "/var/lib/kubelet/plugins/rbd.csi.ceph.com/ceph-a.net.ns" },
+      cephFS: { netNamespaceFilePath: "/var/lib/kubelet/plugins/cephfs.csi.ceph.com/ceph-a.net.ns" },
+    }]);
+  });
+});
+
+describe("NOTES.txt", () => {
+  // helm install --dry-run needs a cluster; NOTES.txt is the template
+  // netns-holder.notes, rendered here through a copy of the chart with one
+  // more template that puts it in a ConfigMap.
+  test("lists the holders and points at the config, the plugin and the upgrade runbook", () => {
+    const copy = mkdtempSync(join(tmpdir(), "netns-notes-"));
+    try {
+      cpSync(CHART, copy, { recursive: true });
+      writeFileSync(join(copy, "templates", "notes-test.yaml"),
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\ndata:\n  notes: {{ include "netns-holder.notes" . | quote }}\n');
+      const docs = render({ mode: "socket", image: IMAGE, clusters: [{ id: "Ceph_West.2" }] },
+        { chart: copy, showOnly: ["templates/notes-test.yaml"] });
+      const notes = docs[0].data.notes;
+      assert.equal(readFileSync(join(CHART, "templates", "NOTES.txt"), "utf8").trim(), '{{ include "netns-holder.notes" . }}');
+      assert.match(notes, /netns-holder-rbd-ceph-west-2-28b8be01 +cluster Ceph_West\.2, rbd\.csi\.ceph\.com -> \/var\/lib\/kubelet\/plugins\/rbd\.csi\.ceph\.com\/Ceph_West\.2\.net\.sock/);
+      assert.match(notes, /get configmap netns-ceph-csi/);
+      assert.match(notes, /--post-renderer manifests\/plugin\/post-renderer --post-renderer-args --mode=socket/);
+      assert.match(notes, /kubectl -n ceph-csi set image pod\/<holder pod> holder=<new image>/);
+      assert.match(notes, /Upgrading holders in place/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});

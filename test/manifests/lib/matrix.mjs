@@ -1,0 +1,42 @@
+// The values the chart is rendered, linted and validated with: every knob at
+// least once, in both modes.
+import { IMAGE, SAMPLE_CLUSTERS, sampleValues } from "./helm.mjs";
+
+export const VALUE_MATRIX = {
+  "symlink, three clusters": sampleValues("symlink"),
+  "socket, three clusters": sampleValues("socket"),
+  "socket, allowUids 0 and 1000": sampleValues("socket", { allowUids: [0, 1000] }),
+  "one driver per cluster, a rook driver name": {
+    mode: "symlink",
+    image: IMAGE,
+    clusters: [
+      { id: "rook-ceph", drivers: ["rook-ceph.rbd.csi.ceph.com"] },
+      { id: "other", drivers: [{ name: "block.example.com", kind: "rbd" }, "cephfs.csi.ceph.com"] },
+    ],
+  },
+  "nfs driver": { mode: "socket", image: IMAGE, clusters: [{ id: "c1", drivers: ["nfs.csi.ceph.com"] }] },
+  "placement, resources and metadata": sampleValues("symlink", {
+    image: { ...IMAGE, pullPolicy: "Always" },
+    imagePullSecrets: [{ name: "regcred" }],
+    tolerations: [{ operator: "Exists" }, { key: "storage", operator: "Equal", value: "ceph", effect: "NoSchedule" }],
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: "storage", operator: "In", values: ["ceph"] }] }],
+        },
+      },
+    },
+    nodeSelector: { "kubernetes.io/os": "linux", "node-role.kubernetes.io/storage": "true" },
+    resources: { requests: { cpu: "10m", memory: "16Mi" }, limits: { cpu: "200m", memory: "64Mi" } },
+    labels: { team: "storage", "example.com/tier": "1" },
+    annotations: { "example.com/owner": "storage-team" },
+    podLabels: { "example.com/pod": "holder" },
+    podAnnotations: { "example.com/scrape": "false" },
+  }),
+  "kubelet dir, guard wait, ceph-csi ConfigMap": sampleValues("symlink", {
+    kubeletDir: "/var/data/kubelet",
+    guardMaxWait: 600,
+    cephCsiConfig: { create: true, name: "my-ceph-csi-config" },
+  }),
+  "no tag: the chart's appVersion": { mode: "symlink", image: { repository: IMAGE.repository }, clusters: SAMPLE_CLUSTERS },
+};
