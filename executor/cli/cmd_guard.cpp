@@ -1,17 +1,22 @@
 // netns-exec guard --wait-idle|--count SOURCE [--max-wait D] [--interval D]
-//                  [--log-interval D] [--ports LIST]
+//                  [--log-interval D] [--ports LIST] [--holder-record PATH]
 // The holder pod's preStop hook: while established Ceph sessions exist in the
-// namespace, log them (kubectl logs) and wait, up to --max-wait.
+// namespace, log them and wait, up to --max-wait. With --holder-record the
+// lines also go to the holder's stderr, so `kubectl logs` of the holder pod
+// shows them (holder_log.hpp).
 // Exit: 0 idle; 124 still busy at --max-wait; 125 bad source.
 #include <fcntl.h>
 
 #include <cstdio>
+#include <optional>
 
 #include "command.hpp"
+#include "holder_log.hpp"
 #include "log.hpp"
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/nsfd.hpp"
 #include "netns_exec/guard.hpp"
 #include "source_options.hpp"
 
@@ -50,6 +55,9 @@ class GuardCommand final : public Command {
         ->capture_default_str();
     app.add_option("--ports", ports_, "Ceph ports and ranges (peer ports that count)")
         ->capture_default_str();
+    app.add_option("--holder-record", holder_record_,
+                   "The holder's <ID>.holder.json: also write the guard's lines to that holder's "
+                   "stderr (kubectl logs of the holder pod), once the record is checked");
   }
 
   int run() override {
@@ -72,21 +80,46 @@ class GuardCommand final : public Command {
       std::printf("%zu\n", inspect::count_sessions(fd.get(), shown, options.ports));
       return std::fflush(stdout) == 0 ? 0 : 1;
     }
+    // The guard's work comes first: a record that cannot be used (the holder
+    // crashed, its files are stale) costs the mirror, never the guard.
+    std::optional<HolderLog> holder_log;
+    if (!holder_record_.empty()) {
+      try {
+        holder_log.emplace(HolderLog::open(holder_record_, ns_id_of_fd(fd.get(), shown)));
+      } catch (const Error& e) {
+        log_warn("guard: not writing to the holder's log (kubectl logs): " + e.describe());
+      }
+    }
+    auto say = [&](std::string_view text) {
+      if (holder_log) holder_log->line(text);
+    };
+    if (holder_log)
+      say("preStop: checking for Ceph sessions in " + shown + " before holder pid " +
+          std::to_string(holder_log->pid()) + " stops (max wait " +
+          format_duration(options.max_wait) + ")");
     auto result = inspect::wait_idle(
         fd.get(), shown, options, [&](const auto& groups, std::chrono::nanoseconds waited) {
           // warn, not info: it is what the operator must see at the default level.
-          log_warn("guard: waited " + format_duration(waited) + " of " +
-                   format_duration(options.max_wait) + "; " + sessions_text(groups));
+          std::string text = "holding the stop: waited " + format_duration(waited) + " of " +
+                             format_duration(options.max_wait) + "; " + sessions_text(groups);
+          log_warn("guard: " + text);
+          say(text);
         });
     if (result.outcome == inspect::GuardOutcome::timed_out) {
-      log_error("guard: gave up after " + format_duration(result.waited) + " with " +
-               std::to_string(result.sessions) +
-               " Ceph sessions still established in " + shown +
-               "; deleting the holder now hangs their mappings");
+      std::string text = "gave up after " + format_duration(result.waited) + " with " +
+                         std::to_string(result.sessions) + " Ceph sessions still established in " +
+                         shown +
+                         "; if the pod is being deleted, their mappings hang now; if only this "
+                         "container is replaced (image change, liveness restart), the pod "
+                         "sandbox keeps the namespace and nothing hangs";
+      log_error("guard: " + text);
+      say(text);
       return kExitTimeout;
     }
-    log_info("guard: no established Ceph session in " + shown + " (after " +
-             format_duration(result.waited) + ")");
+    std::string text = "no established Ceph session in " + shown + " (after " +
+                       format_duration(result.waited) + "); the holder may stop";
+    log_info("guard: " + text);
+    say(text);
     return 0;
   }
 
@@ -98,6 +131,7 @@ class GuardCommand final : public Command {
   std::string interval_ = "250ms";
   std::string log_interval_ = "10s";
   std::string ports_ = "3300,6789,6800-7568";
+  std::string holder_record_;
 };
 
 }  // namespace
