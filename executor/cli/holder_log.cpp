@@ -10,13 +10,12 @@
 #include "../lib/src/identity.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
-#include "netns/holder_record.hpp"
 #include "netns/proc.hpp"
 #include "netns_exec/redact.hpp"
 
 namespace netns::cli {
 
-HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
+HolderRecord checked_holder_record(const std::string& record_path, NsId guarded) {
   const auto slash = record_path.rfind('/');
   const std::string dir = slash == std::string::npos ? "."
                           : slash == 0               ? "/"
@@ -29,19 +28,24 @@ HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
                      "is --holder-record the <ID>.holder.json this pod's holder publishes?",
                      Errc::not_found);
   exec::detail::check_record(*record, record->cluster_id, guarded, record_path);
+  return *record;
+}
 
-  // O_APPEND: a container log that is a file (runc, docker's json-file is
-  // not, containerd's and CRI-O's are pipes) must not be overwritten from
-  // offset 0. O_NONBLOCK: a pipe nobody drains must not stall the guard.
-  const std::string path = "/proc/" + std::to_string(record->pid) + "/fd/2";
+HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
+  HolderRecord record = checked_holder_record(record_path, guarded);
+  // O_APPEND: a container log that is a regular file (the e2e suite's runc
+  // pods) is appended to, not overwritten from offset 0; containerd and
+  // CRI-O give containers pipes. O_NONBLOCK: a pipe nobody drains must not
+  // stall the guard.
+  const std::string path = "/proc/" + std::to_string(record.pid) + "/fd/2";
   UniqueFd fd = open_fd(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK);
   // Checked again after the open: had the holder exited and its pid been
   // reused in between, the descriptor would be a stranger's stderr.
-  if (pid_start_time(record->pid) != record->pid_start_time)
+  if (pid_start_time(record.pid) != record.pid_start_time)
     throw Error(Errc::stale_holder, "holder record " + quote(record_path) + ": holder pid " +
-                                        std::to_string(record->pid) +
+                                        std::to_string(record.pid) +
                                         " exited while its stderr was being opened");
-  return HolderLog(std::move(fd), record->pid);
+  return HolderLog(std::move(fd), std::move(record));
 }
 
 void HolderLog::line(std::string_view text) const {

@@ -10,29 +10,36 @@
 #include <string>
 #include <string_view>
 
+#include "netns/holder_record.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/unique_fd.hpp"
 
 namespace netns::cli {
 
+// Reads the record at `record_path` and checks that it names a live holder
+// (the same start time, our boot and pid namespace) whose network namespace
+// is `guarded`: the executor's one record check. Throws netns::Error saying
+// which step failed and why.
+HolderRecord checked_holder_record(const std::string& record_path, NsId guarded);
+
 class HolderLog {
  public:
-  // Reads the record at `record_path`, checks that it names a live holder (the
-  // same start time, our boot and pid namespace) whose network namespace is
-  // `guarded`, and opens /proc/<pid>/fd/2. Throws netns::Error saying which
-  // step failed and why.
+  // checked_holder_record(), then /proc/<pid>/fd/2 of that holder. Throws
+  // netns::Error saying which step failed and why.
   static HolderLog open(const std::string& record_path, NsId guarded);
 
   // One line, "netns-exec guard: TEXT". Best effort and never blocking: a full
   // pipe or a closed log drops the line; the guard's own stderr still has it.
   void line(std::string_view text) const;
 
-  [[nodiscard]] pid_t pid() const { return pid_; }
+  [[nodiscard]] pid_t pid() const { return record_.pid; }
+  // The checked record of the holder whose stderr this is.
+  [[nodiscard]] const HolderRecord& record() const { return record_; }
 
  private:
-  HolderLog(UniqueFd fd, pid_t pid) : fd_(std::move(fd)), pid_(pid) {}
+  HolderLog(UniqueFd fd, HolderRecord record) : fd_(std::move(fd)), record_(std::move(record)) {}
   UniqueFd fd_;
-  pid_t pid_ = 0;
+  HolderRecord record_;
 };
 
 }  // namespace netns::cli

@@ -8,7 +8,8 @@
 #    and its lines are in the holder container's log; new commands go through the new holder;
 #    a reader holding the old record is refused; `netns-holder check` passes in the new container.
 #    Then the guard's session lines: with a live Ceph session in the namespace, the guard reports
-#    it in the holder's log.
+#    it in the holder's log; an in-place replacement announced first (guard
+#    --announce-replacement) is let through at once, and the session survives it.
 #    Control: the same upgrade done by deleting the holder pod (a new sandbox, what a drain-based
 #    upgrade does): the flow dies.
 e2e_require_holder
@@ -141,27 +142,45 @@ rc=0
 guard "$holder-2" --max-wait 3s --log-interval 1s >"$E2E_SCOPE/guard-busy.log" 2>&1 || rc=$?
 cat "$E2E_SCOPE/guard-busy.log"
 [ "$rc" = 124 ] || e2e_die "the guard exited $rc with a live session and --max-wait 3s, expected 124"
-kill -TERM "$watch_pid"
-e2e_log "new holder container's log:"
-cat "$E2E_RUN/pods/$holder-2/log"
 grep -q "^netns-exec guard: holding the stop: .*$st_ip" "$E2E_RUN/pods/$holder-2/log" ||
   e2e_die "the guard's session line (naming $st_ip) is not in the holder's log"
 grep -q "^netns-exec guard: gave up after" "$E2E_RUN/pods/$holder-2/log" ||
   e2e_die "the guard's give-up line is not in the holder's log"
+
+e2e_section "an announced in-place replacement under a live Ceph session: the guard lets it through"
+e2e_pod_exec "$holder-2" "$E2E_HOLDER_EXEC" guard --announce-replacement 2m --netns /proc/self/ns/net \
+  --allow-own-netns --holder-record "$record"
+t0=$SECONDS
+rc=0
+guard "$holder-2" --max-wait 30s >"$E2E_SCOPE/guard-announced.log" 2>&1 || rc=$?
+cat "$E2E_SCOPE/guard-announced.log"
+[ "$rc" = 0 ] || e2e_die "the guard exited $rc after the announcement, expected 0"
+[ $((SECONDS - t0)) -lt 10 ] || e2e_die "the guard held an announced replacement for $((SECONDS - t0))s"
+[ ! -e "${record%.holder.json}.replacing" ] || e2e_die "the guard left the used notice behind"
+e2e_holder_replace "$E2E_SCOPE" "$holder-2" "$holder-3" "$E2E_HOLDER_IMAGE"
+sessions_open || e2e_die "the rbd watch's Ceph sessions did not survive the in-place replacement"
+e2e_log "the rbd watch's sessions survived the replacement: $("$E2E_EXEC_BIN" guard --count --netns "/run/netns/$ns") established"
+e2e_log "holder container 2's log:"
+cat "$E2E_RUN/pods/$holder-2/log"
+grep -q "^netns-exec guard: in-place replacement announced for holder pid $new_pid: its preStop guard" "$E2E_RUN/pods/$holder-2/log" ||
+  e2e_die "the announcement is not in the holder's log"
+grep -q "^netns-exec guard: in-place replacement announced for holder pid $new_pid: not holding; [1-9][0-9]* established" \
+  "$E2E_RUN/pods/$holder-2/log" || e2e_die "the guard's let-through line is not in the holder's log"
+kill -TERM "$watch_pid"
 e2e_wait_until 15 "the watch's sessions to close" sessions_closed || e2e_die "the watch's session did not close"
 
 e2e_section "control: the same upgrade by deleting the holder pod (new sandbox)"
 reachable 198.19.202.2 || e2e_die "control: the flow is already dead before the pod deletion"
 e2e_ping_start "$E2E_SCOPE" ping-control "$st" 198.19.202.2
 sleep 1
-e2e_holder_stop "$E2E_SCOPE" "$holder-2" TERM
-e2e_holder_start "$E2E_SCOPE" "$holder-3" "$cid" c1
+e2e_holder_stop "$E2E_SCOPE" "$holder-3" TERM
+e2e_holder_start "$E2E_SCOPE" "$holder-4" "$cid" c1
 sleep 1
 c_dead=no
 reachable 198.19.202.2 || c_dead=yes
 e2e_ping_stop "$E2E_SCOPE" ping-control
 read -r c_sent c_recv c_lost < <(e2e_ping_stats "$E2E_SCOPE/ping-control.log")
-e2e_holder_stop "$E2E_SCOPE" "$holder-3" TERM
+e2e_holder_stop "$E2E_SCOPE" "$holder-4" TERM
 
 e2e_section "scenario i figures"
 # Appended to scenario c's file (c, run first, rewrites it); an earlier run's lines are replaced.
