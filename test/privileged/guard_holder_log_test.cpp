@@ -85,5 +85,74 @@ TEST(GuardHolderLog, TheRecordOfAnotherNamespacesHolderGetsNoLines) {
   EXPECT_EQ(count(ha.err(), "netns-exec guard:"), 0u) << ha.err();
 }
 
+// --announce-replacement: the next preStop guard of that very holder does not
+// hold, once; a notice for another holder process is reported and ignored.
+netns::test::RunResult announce(const std::string& link, const std::string& record) {
+  return netns::test::run_command({kExec, "guard", "--announce-replacement", "1m", "--netns", link,
+                                   "--holder-record", record},
+                                  holder_test::within(20s));
+}
+
+TEST(GuardReplacementNotice, AnAnnouncedReplacementIsLetThroughOnce) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  std::string id = unique_name("gann");
+  Holder h(tmp.path(), id);
+  ASSERT_TRUE(h.wait_ready()) << h.err();
+  const std::string link = tmp / (id + ".net.ns"), record = tmp / (id + ".holder.json");
+  auto a = announce(link, record);
+  ASSERT_EQ(a.exit_code, 0) << a.describe();
+  EXPECT_TRUE(holder_test::exists(tmp / (id + ".replacing")));
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: in-place replacement announced for holder pid " +
+                                 std::to_string(h.pid()) + ": its preStop guard within 1m"));
+
+  auto r = guard(link, record);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_THAT(h.err(), HasSubstr("in-place replacement announced for holder pid " +
+                                 std::to_string(h.pid()) + ": not holding; 0 established"));
+  EXPECT_FALSE(holder_test::exists(tmp / (id + ".replacing"))) << "a notice is used once";
+
+  r = guard(link, record);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(count(h.err(), ": not holding;"), 1u) << h.err();
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established Ceph session"));
+}
+
+TEST(GuardReplacementNotice, ANoticeForAnotherHolderProcessIsIgnored) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  std::string id = unique_name("gold");
+  Holder h(tmp.path(), id);
+  ASSERT_TRUE(h.wait_ready()) << h.err();
+  // What a notice left by the previous holder of this ID looks like.
+  auto record = netns::parse_record(netns::read_file(tmp / (id + ".holder.json")), "record");
+  std::string notice = "{\"version\": 1, \"pid\": " + std::to_string(record.pid) +
+                       ", \"pid_start_time\": " + std::to_string(record.pid_start_time + 1) +
+                       ", \"until_unix\": 18446744073709551615}\n";
+  netns::UniqueFd fd = netns::open_fd(tmp / (id + ".replacing"), O_WRONLY | O_CREAT, 0644);
+  netns::write_all(fd.get(), notice, "notice");
+
+  auto r = guard(tmp / (id + ".net.ns"), tmp / (id + ".holder.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("ignoring the replacement notice: it was for holder pid")) << r.err;
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established Ceph session"));
+  EXPECT_THAT(h.err(), Not(HasSubstr("not holding"))) << h.err();
+  EXPECT_FALSE(holder_test::exists(tmp / (id + ".replacing"))) << "a stale notice is removed";
+}
+
+TEST(GuardReplacementNotice, AnnouncingNeedsTheHoldersRecord) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  std::string id = unique_name("gnorec");
+  Holder h(tmp.path(), id);
+  ASSERT_TRUE(h.wait_ready()) << h.err();
+  auto r = netns::test::run_command({kExec, "guard", "--announce-replacement", "1m", "--netns",
+                                     tmp / (id + ".net.ns")},
+                                    holder_test::within(20s));
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_THAT(r.err, HasSubstr("needs --holder-record")) << r.err;
+  EXPECT_FALSE(holder_test::exists(tmp / (id + ".replacing")));
+}
+
 }  // namespace
 #endif
