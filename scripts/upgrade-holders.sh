@@ -10,8 +10,10 @@
 #
 # Without --apply it only prints what it would do (the default is safe). Pods are done one at a
 # time; the first that does not come back ready with the new image stops the run, so at most one
-# holder is ever in transition. Upgrade the plugin (netns-exec) before the holders: a netns-exec
-# reads the record and socket formats of older holders, not of newer ones.
+# holder is ever in transition. Right before each patch the running holder's preStop guard is told
+# that this is a replacement, not a deletion (netns-exec guard --announce-replacement), so that it
+# does not hold the upgrade while Ceph sessions are live. Upgrade the plugin (netns-exec) before
+# the holders: a netns-exec reads the record and socket formats of older holders, not of newer ones.
 #
 # Needs kubectl (and jq) with rights to get/patch pods and daemonsets and to exec into pods.
 set -euo pipefail
@@ -62,14 +64,35 @@ status() {
     | "\(.image) \(.restartCount) \(.ready) \(.containerID // "-")"'
 }
 
+# holder_files POD — "ID DIR" from the pod's netns-holder/cluster-id and netns-holder/dir
+# annotations (empty when it has none).
+holder_files() {
+  k get pod "$1" -o json |
+    jq -r '[.metadata.annotations["netns-holder/cluster-id"] // "", .metadata.annotations["netns-holder/dir"] // ""] | join(" ")'
+}
+
+# announce POD — tell the holder's next preStop guard (within 2 minutes) that its container is
+# being replaced in place. A holder image without --announce-replacement (an older release) just
+# gets the old behaviour: its guard holds a busy holder up to its --max-wait, harmlessly.
+announce() {
+  local pod=$1 id dir
+  read -r id dir < <(holder_files "$pod") || true
+  if [ -z "${id:-}" ] || [ -z "${dir:-}" ]; then
+    say "$pod: no netns-holder/cluster-id or netns-holder/dir annotation; not announcing"
+    return 0
+  fi
+  run kubectl -n "$namespace" exec "$pod" -c "$container" -- /usr/bin/netns-exec guard \
+    --announce-replacement 2m --netns /proc/self/ns/net --allow-own-netns \
+    --holder-record "$dir/$id.holder.json" ||
+    say "$pod: could not announce the replacement (older holder image?); its guard may hold the upgrade up to its --max-wait"
+}
+
 # check POD — `netns-holder check` in the new container (what its readiness probe runs): the
 # published files name this live holder and the pod's own namespace.
 check() {
-  local pod=$1 id dir json
-  json=$(k get pod "$pod" -o json)
-  id=$(jq -r '.metadata.annotations["netns-holder/cluster-id"] // empty' <<<"$json")
-  dir=$(jq -r '.metadata.annotations["netns-holder/dir"] // empty' <<<"$json")
-  if [ -z "$id" ] || [ -z "$dir" ]; then
+  local pod=$1 id dir
+  read -r id dir < <(holder_files "$pod") || true
+  if [ -z "${id:-}" ] || [ -z "${dir:-}" ]; then
     say "$pod: no netns-holder/cluster-id or netns-holder/dir annotation; skipping the check"
     return 0
   fi
@@ -92,6 +115,7 @@ for pod in "${pods[@]}"; do
   fi
   [ "$ready" = true ] || die "$pod (node $node) is not ready; fix it before upgrading (kubectl -n $namespace describe pod $pod)"
   say "$pod (node $node): $old_image -> $image (same pod sandbox, same network namespace)"
+  announce "$pod"
   run kubectl -n "$namespace" set image "pod/$pod" "$container=$image"
   [ "$apply" = 1 ] || continue
   deadline=$((SECONDS + timeout))
