@@ -129,7 +129,9 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
       throw protocol_error(std::to_string(fds.size()) + " descriptors instead of 1");
     return ReceivedFd{std::move(header), std::move(fds.front())};
   } catch (Error& e) {
-    if (e.code() == Errc::protocol) e.context(quote(shown));
+    // A newer header version is named with its socket too: the operator must
+    // know which holder runs the newer release.
+    if (e.code() == Errc::protocol || e.code() == Errc::unsupported) e.context(quote(shown));
     throw;
   }
 }

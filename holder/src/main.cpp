@@ -83,7 +83,8 @@ int hold(const Options& o) {
     service.shown = join_path(o.dir, plan.names.socket);
   }
   log_line("holding net:[" + std::to_string(self.netns.ino) + "] for cluster " + quote(o.cluster_id) +
-           " as pid " + std::to_string(self.pid) + "; published " + files);
+           " as pid " + std::to_string(self.pid) + " (netns-holder " NETNS_VERSION "); published " +
+           files);
 
   int sig = 0;
   try {

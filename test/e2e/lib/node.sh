@@ -196,3 +196,52 @@ e2e_plugin_stop() {
 
 # The inode of a network namespace file (/run/netns/NAME, /proc/PID/ns/net, a holder link).
 e2e_ns_id() { stat -L -c %i "$1"; }
+
+# e2e_holder_next_image — a second holder image tree, made once per run from netns-holder-next
+# (the same holder built with another version string): what a new holder image release puts on
+# the node. Fails (not skips) when it cannot be made. Sets E2E_HOLDER_NEXT_IMAGE.
+e2e_holder_next_image() {
+  [ -n "${E2E_HOLDER_NEXT_BIN:-}" ] && [ -x "$E2E_HOLDER_NEXT_BIN" ] ||
+    e2e_die "netns-holder-next is not built (target netns-holder-next); this scenario needs it"
+  e2e_images
+  [ -n "$E2E_HOLDER_IMAGE" ] ||
+    e2e_die "no holder image tree to upgrade from (see $E2E_RUN/images/holder.log)"
+  local dir=$E2E_RUN/images rootfs
+  rootfs=$(cd "$E2E_LIB/../../../manifests/images" && pwd)/rootfs.sh
+  (
+    flock 9
+    [ -d "$dir/holder-next" ] && exit 0
+    "$rootfs" holder "$dir/holder-next" "$E2E_HOLDER_NEXT_BIN" "$E2E_EXEC_BIN" >"$dir/holder-next.log" 2>&1 ||
+      { rm -rf "$dir/holder-next"; exit 1; }
+  ) 9>>"$dir/lock" || e2e_die "rootfs.sh holder failed for netns-holder-next: $(tail -n 3 "$dir/holder-next.log")"
+  E2E_HOLDER_NEXT_IMAGE=$dir/holder-next
+}
+
+# e2e_holder_replace SCOPE POD NEW_POD IMAGE_TREE — what the kubelet does when a holder pod's
+# container image is patched: the holder container is stopped (SIGTERM; a scenario runs the
+# preStop hook before calling this) and a container from IMAGE_TREE, with the same command,
+# mounts and security settings, starts in the SAME pod network namespace: the sandbox stays.
+# NEW_POD is the new container's id (a restarted container is a new container; the old one's log
+# stays in $E2E_RUN/pods/POD/log, like `kubectl logs --previous`). Waits until the new holder has
+# published its record.
+e2e_holder_replace() {
+  local scope=$1 pod=$2 new=$3 image=$4
+  local cfg=$E2E_RUN/pods/$pod/config.json netns cid='' i
+  local args=() opts=(--unprivileged --image "$image" --rw "$E2E_HOLDER_DIR:$E2E_HOLDER_DIR")
+  netns=$(jq -r '.linux.namespaces[] | select(.type == "network") | .path' "$cfg")
+  mapfile -t args < <(jq -r '.process.args[]' "$cfg")
+  for i in "${!args[@]}"; do
+    [ "${args[$i]}" = --cluster-id ] && cid=${args[$((i + 1))]}
+  done
+  [ -n "$cid" ] || e2e_die "e2e_holder_replace: $pod is not a holder (no --cluster-id in its command)"
+  jq -e '.linux.namespaces[] | select(.type == "pid")' "$cfg" >/dev/null && opts+=(--own-pid)
+  e2e_pod_delete "$scope" "$pod" TERM
+  e2e_pod_run "$scope" "$new" "$netns" "${opts[@]}" -- "${args[@]}"
+  local start
+  start=$(e2e_starttime "$(e2e_pod_pid "$new")") || e2e_die "holder $new exited at once"
+  # The record names the new holder once its start time is the new container's (the pid may be
+  # 1 in its own pid namespace, the start time is the same from everywhere).
+  e2e_wait_until 10 "holder $new to publish its record" \
+    sh -c '[ "$(jq -r .pid_start_time "$1")" = "$2" ]' _ "$E2E_HOLDER_DIR/$cid.holder.json" "$start" ||
+    e2e_die "holder $new did not publish; its log: $(tail -n 5 "$E2E_RUN/pods/$new/log")"
+}

@@ -118,8 +118,10 @@ e2e_pod_run() {
 EOF
   mkdir -p "$E2E_RUN/runc"
   : >"$scope/containers/$id"
+  # Appending, like the pipe a kubelet's runtime gives a container: other writers to the log (the
+  # preStop guard writes to the holder's stderr) add lines instead of being overwritten.
   e2e_runc run -d --bundle "$bundle" --pid-file "$bundle/pid" "$id" \
-    </dev/null >"$bundle/log" 2>&1 || e2e_die "runc run $id failed: $(tail -n 5 "$bundle/log")"
+    </dev/null >>"$bundle/log" 2>&1 || e2e_die "runc run $id failed: $(tail -n 5 "$bundle/log")"
   e2e_track_pid "$scope" "pod.$id" "$(cat "$bundle/pid")" ||
     e2e_die "pod $id exited at once: $(tail -n 5 "$bundle/log")"
 }

@@ -59,3 +59,34 @@ e2e_pid_from_file() {
 
 # e2e_pid_gone SCOPE NAME — the tracked process has exited.
 e2e_pid_gone() { ! e2e_tracked_pid "$1" "$2" >/dev/null; }
+
+# Kernel-answered ping flows (scenario c's counting, for other scenarios).
+# e2e_ping_start SCOPE NAME NETNS ADDR — continuous pings from namespace NETNS, 20 per second,
+# into $SCOPE/NAME.log.
+e2e_ping_start() {
+  e2e_bg "$1" "$2" "$1/$2.log" nsenter --net="/run/netns/$3" -- ping -n -i 0.05 -W 1 "$4"
+}
+
+# e2e_ping_stop SCOPE NAME — SIGINT makes ping print its summary; wait for it, bounded. The tracked
+# process is the subshell that waits for ping; ping (nsenter exec'd it) is its only child.
+e2e_ping_stop() {
+  local sub child
+  sub=$(e2e_tracked_pid "$1" "$2") || e2e_die "ping $2 is not running: $(tail -n 3 "$1/$2.log")"
+  for child in $(cat "/proc/$sub/task/$sub/children"); do
+    kill -INT "$child"
+  done
+  e2e_wait_until 5 "ping to print its summary" grep -q 'packets transmitted' "$1/$2.log" ||
+    e2e_die "ping did not finish"
+  rm -f "$1/pids/$2"
+}
+
+# e2e_ping_stats LOG — "SENT RECEIVED LOST": SENT from ping's summary, RECEIVED the distinct
+# sequence numbers answered, LOST those of 1..SENT-1 never answered (the last one may still have
+# been in flight when ping was stopped).
+e2e_ping_stats() {
+  local sent
+  sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$1")
+  sed -n 's/.*icmp_seq=\([0-9]*\) .*/\1/p' "$1" | sort -un | awk -v sent="$sent" '
+    { seen[$1] = 1; n++ }
+    END { lost = 0; for (i = 1; i < sent; i++) if (!(i in seen)) lost++; print sent, n + 0, lost }'
+}

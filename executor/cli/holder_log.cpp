@@ -1,0 +1,62 @@
+#include "holder_log.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+// The one check that a record names a live holder in a given namespace; the
+// guard reuses it rather than keep a second copy that could disagree.
+#include "../lib/src/identity.hpp"
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns/proc.hpp"
+#include "netns_exec/redact.hpp"
+
+namespace netns::cli {
+
+HolderRecord checked_holder_record(const std::string& record_path, NsId guarded) {
+  const auto slash = record_path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : record_path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? record_path : record_path.substr(slash + 1);
+  UniqueFd dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
+  auto record = read_record_at(dirfd.get(), name, record_path);
+  if (!record)
+    throw Error::sys("open", record_path, ENOENT,
+                     "is --holder-record the <ID>.holder.json this pod's holder publishes?",
+                     Errc::not_found);
+  exec::detail::check_record(*record, record->cluster_id, guarded, record_path);
+  return *record;
+}
+
+HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
+  HolderRecord record = checked_holder_record(record_path, guarded);
+  // O_APPEND: a container log that is a regular file (the e2e suite's runc
+  // pods) is appended to, not overwritten from offset 0; containerd and
+  // CRI-O give containers pipes. O_NONBLOCK: a pipe nobody drains must not
+  // stall the guard.
+  const std::string path = "/proc/" + std::to_string(record.pid) + "/fd/2";
+  UniqueFd fd = open_fd(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK);
+  // Checked again after the open: had the holder exited and its pid been
+  // reused in between, the descriptor would be a stranger's stderr.
+  if (pid_start_time(record.pid) != record.pid_start_time)
+    throw Error(Errc::stale_holder, "holder record " + quote(record_path) + ": holder pid " +
+                                        std::to_string(record.pid) +
+                                        " exited while its stderr was being opened");
+  return HolderLog(std::move(fd), std::move(record));
+}
+
+void HolderLog::line(std::string_view text) const {
+  std::string out = "netns-exec guard: " + exec::redact(text);
+  out += '\n';
+  // One write: a pipe write of up to PIPE_BUF bytes is atomic, so the line
+  // is never interleaved with the holder's own.
+  ssize_t n;
+  do {
+    n = ::write(fd_.get(), out.data(), out.size());
+  } while (n < 0 && errno == EINTR);
+}
+
+}  // namespace netns::cli
