@@ -147,8 +147,14 @@ describe("NOTES.txt", () => {
       assert.match(notes, /netns-holder-rbd-ceph-west-2-28b8be01 +cluster Ceph_West\.2, rbd\.csi\.ceph\.com -> \/var\/lib\/kubelet\/plugins\/rbd\.csi\.ceph\.com\/Ceph_West\.2\.net\.sock/);
       assert.match(notes, /get configmap netns-ceph-csi/);
       assert.match(notes, /--post-renderer manifests\/plugin\/post-renderer --post-renderer-args --mode=socket/);
-      assert.match(notes, /kubectl -n ceph-csi set image pod\/<holder pod> holder=<new image>/);
+      const image = `${IMAGE.repository}:${IMAGE.tag}`;
+      assert.ok(notes.includes(`scripts/upgrade-holders.sh -n ceph-csi --image ${image}\n`), notes);
+      assert.ok(notes.includes(`kubectl -n ceph-csi set image pod/<holder pod> holder=${image}\n`), notes);
+      assert.match(notes, /--announce-replacement 2m .*\n.*--holder-record <dir>\/<ID>\.holder\.json/);
       assert.match(notes, /Upgrading holders in place/);
+      // A drain only for what needs a new sandbox, never for an image.
+      for (const line of notes.split("\n").filter((l) => /drain/i.test(l)))
+        assert.match(line, /needs no drain|drain is needed only|after draining it/, line);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

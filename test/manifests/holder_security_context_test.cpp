@@ -4,7 +4,8 @@
 // network and mount namespaces, a read-only root with the kubelet plugin
 // directory bind-mounted writable, uid 0 with every capability dropped and
 // no_new_privs. The holder must publish, and `netns-holder check` (the probes)
-// must pass, with nothing added back. The commands are the ones the chart
+// must pass, and the preStop guard must reach the holder's log and honour an
+// announced replacement, with nothing added back. The commands are the ones the chart
 // renders into the DaemonSet (the real helm, through chart_facts), so a flag
 // the binaries stop accepting fails here.
 #include <fcntl.h>
@@ -184,6 +185,14 @@ void expect_holds_without_capabilities(bool socket) {
   EXPECT_EQ(count.out, "0\n");
   auto guard = run_command(facts.guard, in_container);
   EXPECT_TRUE(guard.ok()) << guard.describe();
+  // --holder-record: its lines are in the holder's stderr, the container's
+  // log (kubectl logs), written with every capability dropped.
+  const std::string logged = holder.err();
+  EXPECT_NE(logged.find("netns-exec guard: preStop: checking for Ceph sessions in /proc/self/ns/net "
+                        "before holder pid " + std::to_string(holder.pid())),
+            std::string::npos)
+      << logged;
+  EXPECT_NE(logged.find("netns-exec guard: no established Ceph session"), std::string::npos) << logged;
 
   holder.kill(SIGTERM);
   auto status = holder.wait(10s);
@@ -268,6 +277,64 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
   (void)session.wait(5s);
   auto idle = run_command(manifest("any", false).guard, in_container);
   EXPECT_TRUE(idle.ok()) << idle.describe();
+}
+
+// An in-place replacement announced the way scripts/upgrade-holders.sh does
+// it (kubectl exec of netns-exec guard --announce-replacement in the holder
+// container) lets the chart's preStop guard through at once, with a Ceph-like
+// session live and every capability dropped. The control: the same guard,
+// unannounced, holds the stop until its --max-wait and exits 124.
+TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
+  NETNS_REQUIRE_ROOT();
+  NETNS_REQUIRE_STATIC_HOLDER();
+  Pod pod;
+  const std::string id = unique_name("swap");
+  const ChartHolder facts = manifest(id, false);
+  Process holder(facts.command, pod.container());
+  RunOptions in_container;
+  in_container.child_setup = pod.container();
+  RunResult check;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        check = run_command(facts.check, in_container);
+        return check.ok();
+      },
+      10s, 50ms))
+      << check.describe() << holder.err();
+  Process session({"perl", "-MIO::Socket::INET", "-e",
+                   "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
+                   " Listen => 1, ReuseAddr => 1) or die $!;"
+                   " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
+                   " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
+                  pod.network_only());
+  ASSERT_TRUE(wait_until([&] { return session.out().find("up") != std::string::npos; }, 10s))
+      << session.err();
+
+  // The control: the chart's guard (5 s wait), nothing announced.
+  auto held = run_command(facts.guard, in_container);
+  EXPECT_EQ(held.exit_code, 124) << held.describe();
+  EXPECT_NE(holder.err().find("netns-exec guard: holding the stop"), std::string::npos) << holder.err();
+
+  const std::string record = std::string(kPodDir) + "/" + id + ".holder.json";
+  auto announced = run_command({"/usr/bin/netns-exec", "guard", "--announce-replacement", "2m", "--netns",
+                                "/proc/self/ns/net", "--allow-own-netns", "--holder-record", record},
+                               in_container);
+  ASSERT_TRUE(announced.ok()) << announced.describe();
+  const std::string notice = pod.host_dir() + "/" + id + ".replacing";
+  EXPECT_EQ(::access(notice.c_str(), F_OK), 0) << "no notice at " << notice;
+
+  auto let_through = run_command(facts.guard, in_container);
+  EXPECT_TRUE(let_through.ok()) << let_through.describe();
+  EXPECT_NE(holder.err().find("in-place replacement announced for holder pid " +
+                              std::to_string(holder.pid()) + ": not holding; 1 established Ceph sessions stay"),
+            std::string::npos)
+      << holder.err();
+  EXPECT_NE(::access(notice.c_str(), F_OK), 0) << "the guard left the used notice behind";
+
+  session.kill(SIGKILL);
+  (void)session.wait(5s);
+  holder.kill(SIGTERM);
+  (void)holder.wait(10s);
 }
 
 #else

@@ -114,6 +114,20 @@ describe("each holder rule can fail", () => {
     cmd[cmd.indexOf("/proc/self/ns/net")] = "/run/netns/elsewhere";
     assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard: preStop guard does not watch/);
   });
+  test("a guard without --holder-record is refused", () => {
+    const ds = structuredClone(socket[0]);
+    assert.deepEqual(runRules(holderRules, ds), [], "baseline");
+    const cmd = holderC(ds).lifecycle.preStop.exec.command;
+    cmd.splice(cmd.indexOf("--holder-record"), 2);
+    assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard: preStop guard does not pass --holder-record/);
+  });
+  test("a guard with another holder's record is refused", () => {
+    const ds = structuredClone(symlink[0]);
+    const cmd = holderC(ds).lifecycle.preStop.exec.command;
+    const i = cmd.indexOf("--holder-record") + 1;
+    cmd[i] = cmd[i].replace(/[^/]*\.holder\.json$/, "some-other-cluster.holder.json");
+    assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard: preStop guard does not pass --holder-record/);
+  });
   test("every rule has a breakage and no breakage is orphaned", () => {
     assert.deepEqual(Object.keys(holderBreakages).sort(), holderRules.map((r) => r.id).sort());
   });

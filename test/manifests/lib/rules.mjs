@@ -237,7 +237,7 @@ export const holderRules = [
   },
   {
     id: "holder-pre-stop-guard",
-    why: "deleting a holder waits for (and reports) live Ceph sessions in the pod's namespace",
+    why: "deleting a holder waits for (and reports, in the holder's log) live Ceph sessions in the pod's namespace",
     check: (ds) => {
       const f = holderFacts(ds);
       const cmd = f?.container?.lifecycle?.preStop?.exec?.command ?? [];
@@ -248,6 +248,11 @@ export const holderRules = [
         return fail("preStop guard does not watch its own namespace (--netns /proc/self/ns/net --allow-own-netns)");
       if (Number.isNaN(parseSeconds(argAfter(cmd, "--max-wait"))))
         return fail("preStop guard has no valid --max-wait");
+      // This holder's record: the guard's lines reach the holder's log
+      // (kubectl logs) and an announced in-place replacement is honoured.
+      const record = `${f.dir}/${f.clusterId}.holder.json`;
+      if (argAfter(cmd, "--holder-record") !== record)
+        return fail(`preStop guard does not pass --holder-record ${record} (its lines would miss the holder's log, an announced replacement would be held)`);
       return ok;
     },
   },

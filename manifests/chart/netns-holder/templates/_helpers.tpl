@@ -58,7 +58,8 @@ appended, so two IDs never share a name. Input: dict "kind" "id".
 
 {{/*
 Every holder the values ask for, checked, as JSON {"holders": [...]}: cluster,
-driver, kind, name, dir, path (ceph-csi's netNamespaceFilePath), multus.
+driver, kind, name, dir, path (ceph-csi's netNamespaceFilePath), record (the
+holder's <ID>.holder.json, for the preStop guard), multus.
 */}}
 {{- define "netns-holder.holders" -}}
 {{- $v := .Values -}}
@@ -94,7 +95,7 @@ driver, kind, name, dir, path (ceph-csi's netNamespaceFilePath), multus.
 {{- if and $socket (gt (len $path) 107) -}}
 {{- fail (printf "socket path %q is %d bytes; a unix socket path holds at most 107: use a shorter cluster ID, driver name or kubeletDir, or symlink mode" $path (len $path)) -}}
 {{- end -}}
-{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "multus" ($c.multus | default "") "monitors" ($c.monitors | default list)) -}}
+{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "record" (printf "%s/%s.holder.json" $dir $c.id) "multus" ($c.multus | default "") "monitors" ($c.monitors | default list)) -}}
 {{- end -}}
 {{- end -}}
 {{- toJson (dict "holders" $holders) -}}

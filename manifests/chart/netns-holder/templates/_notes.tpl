@@ -18,14 +18,28 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
    plain YAML: the strategic-merge patch from manifests/plugin/render-patch.
    See manifests/README.md, "Deploying next to ceph-csi".
 
-3. Upgrading the holders: updateStrategy is OnDelete, so `helm upgrade` changes only
-   the DaemonSet templates and the controller never replaces a running holder (that
-   would hang every mount of its cluster on the node). Roll a new image out without a
-   drain, one holder pod at a time:
-     kubectl -n {{ .Release.Namespace }} set image pod/<holder pod> holder=<new image>
-   (only the image of a running pod can change in place; the namespace stays), after the
-   DaemonSet template already carries it (this upgrade), so a pod the controller
-   recreates later gets the same image. The runbook: design/DESIGN.md,
-   "Upgrading holders in place". Any other change reaches a node only when its holder
-   pod is deleted on purpose, after draining the node.
+3. Upgrading the holders needs no drain. updateStrategy is OnDelete, so `helm upgrade`
+   changes only the DaemonSet templates and the controller never replaces a running
+   holder (a new pod is a new network namespace: every mount of its cluster on the node
+   would hang). Upgrade the plugin (netns-exec) first; then, after the helm upgrade that
+   set the new image, move the running holders to it in place, one pod at a time (only a
+   running pod's image can change; the kubelet replaces the container inside the same
+   pod sandbox, so the namespace and every kernel session in it stay):
+     scripts/upgrade-holders.sh -n {{ .Release.Namespace }} --image {{ include "netns-holder.image" . }}
+   prints what it would do; add --apply to do it. By hand, per pod: announce the
+   replacement to its preStop guard (so that it does not hold the stop while Ceph
+   sessions are live), then patch the image:
+     kubectl -n {{ .Release.Namespace }} exec <holder pod> -c holder -- /usr/bin/netns-exec guard \
+       --announce-replacement 2m --netns /proc/self/ns/net --allow-own-netns \
+       --holder-record <dir>/<ID>.holder.json
+     kubectl -n {{ .Release.Namespace }} set image pod/<holder pod> holder={{ include "netns-holder.image" . }}
+   (<dir>, <ID>: the pod's netns-holder/dir and netns-holder/cluster-id annotations).
+   The guard's lines are in `kubectl logs <holder pod> -c holder` (--previous after the
+   replacement). Holder pods created before the chart passed --holder-record to the
+   guard ignore the announcement: on a busy node their guard holds the replacement up
+   to its --max-wait, then lets it go ahead (harmless: the sandbox stays).
+   The runbook: design/DESIGN.md, "Upgrading holders in place". A drain is needed only
+   for a change that forces a new pod sandbox: the pod's network (Multus), its volumes
+   (kubeletDir, driver), the mode, or any pod field other than the image. Such a change
+   reaches a node only when its holder pod is deleted on purpose, after draining it.
 {{- end -}}
