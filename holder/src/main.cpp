@@ -17,6 +17,7 @@
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/trust.hpp"
 #include "options.hpp"
 #include "pause_loop.hpp"
 #include "process_setup.hpp"
@@ -63,7 +64,18 @@ int hold(const Options& o) {
   plan.link = judge_pid_namespace(self) != PidNsVerdict::child_pid1;
   if (o.socket) plan.socket_allow = o.allow_uids;
 
+  // Never the host's namespace: published, it would run the plugin's work on
+  // the host network (and in symlink mode the holder can tell: with hostPID
+  // /proc/1 is the host's init).
+  if (trust::Finding host = trust::not_host_namespace(self.netns, self.netns, "/proc/self/ns/net",
+                                                      o.allow_host_netns);
+      !host.ok) {
+    log_line("refusing to publish cluster " + quote(o.cluster_id) + ": " + host.error().describe());
+    return kExitRefused;
+  }
+
   UniqueFd dir = open_holder_dir(o.dir, true);
+  require_trusted_dir(dir.get(), o.dir);
   UniqueFd lock = take_holder_lock(dir.get(), plan.names, o.dir);
   UniqueFd signals = make_signalfd(all, SFD_NONBLOCK);
   Published published = publish(dir.get(), plan, self);
@@ -82,7 +94,7 @@ int hold(const Options& o) {
     service.header = FdHeader{FdHeader::kVersion, o.cluster_id, self.netns};
     service.shown = join_path(o.dir, plan.names.socket);
   }
-  log_line("holding net:[" + std::to_string(self.netns.ino) + "] for cluster " + quote(o.cluster_id) +
+  log_line("holding " + ns_text(self.netns) + " for cluster " + quote(o.cluster_id) +
            " as pid " + std::to_string(self.pid) + "; published " + files);
 
   int sig = 0;

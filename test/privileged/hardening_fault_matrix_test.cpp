@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -181,6 +182,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   numbers.emplace_back(std::to_string(holder->pid()), "<holder-pid>");
   numbers.emplace_back(std::to_string(live_record().pid_start_time), "<holder-start-time>");
   numbers.emplace_back(std::to_string(live_record().pidns_ino), "<our-pidns-ino>");
+  numbers.emplace_back(std::to_string(netns::current_netns_id().ino), "<our-netns-ino>");
 
   // Control: the live holder's link runs the command, so "no marker" below
   // means refused, not broken.
@@ -298,6 +300,165 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     server.join();
   }
 
+  // --- provenance: who wrote the files (issue 12) ---------------------------
+  // Each fake directory below holds a link to the live holder's namespace and
+  // a record that matches it in every field (all of them are public), so the
+  // only thing wrong is who could have written them.
+  {
+    std::string path = fake_holder_dir("open", holder_ns + "net", record_text);
+    ASSERT_EQ(::chmod((tmp / "open").c_str(), 0777), 0);
+    refused("holder directory writable by others (0777), with a link and a matching record",
+            {"run", "--netns", path}, {"writable by group or others", "0777"});
+    ASSERT_EQ(::chmod((tmp / "open").c_str(), 01777), 0);
+    refused("holder directory sticky and world-writable (1777)", {"run", "--netns", path},
+            {"writable by group or others", "1777"});
+  }
+  {
+    // The last component of the path is a symlink an unprivileged user made to
+    // a directory of its own.
+    std::string path = fake_holder_dir("users", holder_ns + "net", record_text);
+    ASSERT_EQ(::chown((tmp / "users").c_str(), kNobody, kNobody), 0);
+    make_link(tmp / "users", tmp / "via-symlink");
+    refused("holder directory is a symlink to another uid's directory",
+            {"run", "--netns", tmp / "via-symlink/ceph-a.net.ns"}, {"owned by uid 65534", "--trust-uid"});
+  }
+  {
+    std::string path = fake_holder_dir("foreign-link", holder_ns + "net", record_text);
+    ASSERT_EQ(::lchown(path.c_str(), kNobody, kNobody), 0);
+    refused("link owned by another uid", {"run", "--netns", path}, {"link", "owned by uid 65534"});
+  }
+  {
+    std::string path = fake_holder_dir("foreign-record", holder_ns + "net", record_text);
+    ASSERT_EQ(::chown((tmp / "foreign-record/ceph-a.holder.json").c_str(), kNobody, kNobody), 0);
+    refused("record owned by another uid", {"run", "--netns", path}, {"holder record", "owned by uid 65534"});
+  }
+  {
+    std::string path = fake_holder_dir("rook", holder_ns + "net", std::nullopt);
+    refused("link without a record (Rook-era holder) under the default --identity require",
+            {"run", "--netns", path}, {"must come with its record", "--identity if-present"});
+    RunResult r = exec({"run", "--identity", "if-present", "--netns", path});
+    EXPECT_TRUE(r.ok() && marker_exists()) << "--identity if-present accepts it: " << r.describe();
+  }
+
+  // --- which namespace ------------------------------------------------------
+  {
+    netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
+    const std::string user_ns = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] { return netns::test::ns_id_of_path(user_ns) != netns::test::ns_id_of_path("/proc/self/ns/user"); },
+        5s));
+    numbers.emplace_back(std::to_string(netns::test::ns_id_of_path(user_ns).ino), "<other-userns-ino>");
+    refused("namespace owned by a non-initial user namespace (unshare -Urn)",
+            {"run", "--netns", fake_holder_dir("userns", "/proc/" + std::to_string(userns.pid()) + "/ns/net",
+                                               std::nullopt)},
+            {"not by the initial user namespace", "unshare -Urn"});
+  }
+  // The host's namespace, to a caller that is elsewhere (netns-exec runs in a
+  // fresh network namespace here). Known on a kernel that gives init_net its
+  // fixed inode (6.18 and later), or with hostPID through /proc/1/ns/net.
+  refused("the host's network namespace, from a caller in another namespace",
+          {"run", "--netns", fake_holder_dir("host", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
+          {"host's network namespace"}, std::nullopt, {"unshare", "--net", "--"});
+
+  // --- the record against the live holder -----------------------------------
+  {
+    netns::HolderRecord rebooted = live_record();
+    rebooted.boot_id = "00000000-0000-0000-0000-000000000000";
+    refused("record from before the last reboot (boot id mismatch)",
+            {"run", "--netns", fake_holder_dir("boot", holder_ns + "net", netns::serialize_record(rebooted))},
+            {"before the last reboot"});
+  }
+  {
+    pid_t gone = 0;
+    {
+      netns::test::Process exited({"true"});
+      gone = exited.pid();
+      ASSERT_TRUE(exited.wait(5s).has_value());
+    }
+    netns::HolderRecord dead = live_record();
+    dead.pid = gone;
+    numbers.emplace_back(std::to_string(gone), "<exited-pid>");
+    refused("record names a pid that is gone",
+            {"run", "--netns", fake_holder_dir("gone", holder_ns + "net", netns::serialize_record(dead))},
+            {"is gone", "ESRCH"});
+  }
+  {
+    // The record's pid is alive with the recorded start time, and the link
+    // opens the recorded namespace, but that process is in another namespace
+    // now: what a holder moved with setns would look like.
+    NetnsChild moved;
+    netns::HolderRecord record = live_record();
+    record.pid = moved.pid();
+    record.pid_start_time = netns::pid_start_time(moved.pid()).value_or(0);
+    numbers.emplace_back(std::to_string(moved.pid()), "<moved-pid>");
+    numbers.emplace_back(std::to_string(record.pid_start_time), "<moved-start-time>");
+    numbers.emplace_back(std::to_string(moved.ns_id().ino), "<moved-netns-ino>");
+    refused("holder moved to another namespace",
+            {"run", "--netns", fake_holder_dir("moved", holder_ns + "net", netns::serialize_record(record))},
+            {"is now in"});
+  }
+
+  // --- sockets: who serves, what is sent ---------------------------------------
+  {
+    // A server that hands out the holder's own namespace with a well-formed
+    // header, but runs as uid 65534: SO_PEERCRED names the uid that called
+    // listen(), so only the listening thread changes its (per-thread) euid.
+    make_dir(tmp / "userserver");
+    std::string path = tmp / "userserver/ceph-a.net.sock";
+    netns::UniqueFd listener = bind_socket(path, false);
+    std::thread as_nobody([&] {
+      if (::syscall(SYS_setresuid, -1, kNobody, -1) != 0) return;
+      (void)::listen(listener.get(), 4);
+      (void)::syscall(SYS_setresuid, -1, 0, -1);
+    });
+    as_nobody.join();
+    netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
+    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(holder_fd.get(), "holder")};
+    std::thread server([&] {
+      pollfd pfd{listener.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) != 1) return;
+      netns::UniqueFd conn = netns::accept_fd(listener.get());
+      try {
+        netns::send_fd(conn.get(), header, holder_fd.get());
+      } catch (const netns::Error&) {
+      }
+    });
+    numbers.emplace_back(std::to_string(::getpid()), "<test-pid>");
+    refused("socket served by a non-root uid", {"run", "--socket", path}, {"runs as uid 65534", "not root"});
+    server.join();
+  }
+  {
+    // A root server whose header announces the holder's namespace but whose
+    // descriptor is another one.
+    NetnsChild other;
+    numbers.emplace_back(std::to_string(other.ns_id().ino), "<other-netns-ino>");
+    numbers.emplace_back(std::to_string(holder->ns_id().ino), "<holder-netns-ino>");
+    make_dir(tmp / "liar");
+    std::string path = tmp / "liar/ceph-a.net.sock";
+    netns::UniqueFd listener = bind_socket(path, true);
+    netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
+    netns::FdHeader header{netns::FdHeader::kVersion, kId, holder->ns_id()};
+    std::thread server([&] {
+      pollfd pfd{listener.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) != 1) return;
+      netns::UniqueFd conn = netns::accept_fd(listener.get());
+      try {
+        netns::send_fd(conn.get(), header, other_fd.get());
+      } catch (const netns::Error&) {
+      }
+    });
+    refused("socket header announces another namespace than the descriptor it sends",
+            {"run", "--socket", path}, {"announced", "but sent"});
+    server.join();
+  }
+
+  // --- user-named files that would block --------------------------------------
+  ASSERT_EQ(::mkfifo((tmp / "fifo.json").c_str(), 0644), 0);
+  refused("config is a FIFO", {"run", "--cluster-id", kId, "--config", tmp / "fifo.json"},
+          {"is a FIFO, not a regular file"});
+  refused("config is /dev/zero", {"run", "--cluster-id", kId, "--config", "/dev/zero"},
+          {"is a character device, not a regular file"});
+
   // Holder that dies between resolve and exec: only the library can stop
   // there. Resolve, kill the holder, then run with the resolved namespace.
   {
@@ -330,14 +491,20 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
          "`NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix` (root). For every row the\n"
          "command (`sh -c 'echo ran > MARKER'`) never ran, and the message names the cause.\n"
          "`$TMP` is the test's temporary directory; pids and start times are shown as\n"
-         "`<placeholders>`. The last row goes through the library (the CLI cannot be\n"
+         "`<placeholders>` (the boot id as `<boot-id>`). The provenance rows plant\n"
+         "files that match the live holder in every public field, so only who could\n"
+         "have written them is wrong. The last row goes through the library (the CLI cannot be\n"
          "stopped between resolving and running); the CLI turns that netns::Error into\n"
          "exit status 125 like every other.\n\n"
          "| # | fault | exit status | message (first line) |\n"
          "|---|---|---|---|\n";
-  for (size_t i = 0; i < rows.size(); ++i)
+  const std::string boot = netns::read_boot_id();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string message = rows[i].message;
+    for (size_t at; (at = message.find(boot)) != std::string::npos;) message.replace(at, boot.size(), "<boot-id>");
     doc << "| " << i + 1 << " | " << rows[i].fault << " | " << rows[i].exit_status << " | `"
-        << normalize(rows[i].message, tmp.path(), numbers) << "` |\n";
+        << normalize(message, tmp.path(), numbers) << "` |\n";
+  }
   const std::string generated = doc.str();
   const std::string committed_path = std::string(NETNS_SOURCE_DIR) + "/design/fault-matrix.md";
   const char* update = std::getenv("NETNS_UPDATE_FAULT_MATRIX");
