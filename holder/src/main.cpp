@@ -64,7 +64,11 @@ int hold(const Options& o) {
   plan.link = judge_pid_namespace(self) != PidNsVerdict::child_pid1;
   if (o.socket) plan.socket_allow = o.allow_uids;
 
-  // Never the host's namespace: published, it would run the plugin's work on
+  UniqueFd dir = open_holder_dir(o.dir, true);
+  require_trusted_dir(dir.get(), o.dir);
+  UniqueFd lock = take_holder_lock(dir.get(), plan.names, o.dir);
+  // The directory and the lock first (their errors are the ones an operator
+  // fixes first), then: never the host's namespace: published, it would run the plugin's work on
   // the host network (and in symlink mode the holder can tell: with hostPID
   // /proc/1 is the host's init).
   if (trust::Finding host = trust::not_host_namespace(self.netns, self.netns, "/proc/self/ns/net",
@@ -74,9 +78,6 @@ int hold(const Options& o) {
     return kExitRefused;
   }
 
-  UniqueFd dir = open_holder_dir(o.dir, true);
-  require_trusted_dir(dir.get(), o.dir);
-  UniqueFd lock = take_holder_lock(dir.get(), plan.names, o.dir);
   UniqueFd signals = make_signalfd(all, SFD_NONBLOCK);
   Published published = publish(dir.get(), plan, self);
   // Pin no other mount point than the directory's own (which `dir` and the

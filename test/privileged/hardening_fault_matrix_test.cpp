@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -26,6 +27,7 @@
 #include "netns/holder_record.hpp"
 #include "netns/proc.hpp"
 #include "netns_exec/executor.hpp"
+#include "netns_exec/netns_exec.h"
 
 namespace {
 
@@ -152,6 +154,32 @@ class FaultMatrix : public ::testing::Test {
       EXPECT_NE(r.err.find(cause), std::string::npos) << fault << ": message lacks " << cause << ":\n" << r.err;
     EXPECT_EQ(holder_test::line_count(r.err), 1u) << fault << ": not one line:\n" << r.err;
     rows.push_back({fault, r.exit_code, first_line(r.err)});
+  }
+
+  // netns-exec ARGS with stub rbd, mount, umount and ceph-fuse first in PATH,
+  // each of which would leave the marker: the Ceph operations' paths.
+  RunResult exec_op(const std::vector<std::string>& args) {
+    ::unlink(marker().c_str());
+    std::vector<std::string> argv = {NETNS_EXEC_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    netns::test::RunOptions options = holder_test::within(20s);
+    options.env = std::map<std::string, std::string>{{"PATH", stub_dir() + ":/usr/sbin:/usr/bin:/sbin:/bin"}};
+    return netns::test::run_command(argv, options);
+  }
+  void refused_op(const std::string& fault, const std::vector<std::string>& args,
+                  const std::vector<std::string>& causes) {
+    RunResult r = exec_op(args);
+    EXPECT_FALSE(marker_exists()) << fault << ": the command ran";
+    EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
+    for (const auto& cause : causes)
+      EXPECT_NE(r.err.find(cause), std::string::npos) << fault << ": message lacks " << cause << ":\n" << r.err;
+    rows.push_back({fault, r.exit_code, first_line(r.err)});
+  }
+  std::string stub_dir() const { return tmp / "stubs"; }
+  void make_stubs() {
+    make_dir(stub_dir());
+    for (const char* name : {"rbd", "mount", "umount", "ceph-fuse", "modprobe"})
+      write_file(stub_dir() + "/" + name, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
   }
 
   // A directory holding <ID>.net.ns -> `target` and, when given, <ID>.holder.json.
@@ -341,8 +369,12 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   }
 
   // --- which namespace ------------------------------------------------------
+  // The namespaces whose inode numbers the table shows live until the table is
+  // written, so that no number is reused (and mistaken for another) meanwhile.
+  netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
+  NetnsChild moved;
+  NetnsChild other;
   {
-    netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
     const std::string user_ns = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
     ASSERT_TRUE(netns::test::wait_until(
         [&] { return netns::test::ns_id_of_path(user_ns) != netns::test::ns_id_of_path("/proc/self/ns/user"); },
@@ -386,7 +418,6 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     // The record's pid is alive with the recorded start time, and the link
     // opens the recorded namespace, but that process is in another namespace
     // now: what a holder moved with setns would look like.
-    NetnsChild moved;
     netns::HolderRecord record = live_record();
     record.pid = moved.pid();
     record.pid_start_time = netns::pid_start_time(moved.pid()).value_or(0);
@@ -430,7 +461,6 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   {
     // A root server whose header announces the holder's namespace but whose
     // descriptor is another one.
-    NetnsChild other;
     numbers.emplace_back(std::to_string(other.ns_id().ino), "<other-netns-ino>");
     numbers.emplace_back(std::to_string(holder->ns_id().ino), "<holder-netns-ino>");
     make_dir(tmp / "liar");
@@ -458,6 +488,48 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
           {"is a FIFO, not a regular file"});
   refused("config is /dev/zero", {"run", "--cluster-id", kId, "--config", "/dev/zero"},
           {"is a character device, not a regular file"});
+
+  // --- every entry point refuses the same way ----------------------------------
+  {
+    make_stubs();
+    std::string planted = fake_holder_dir("planted", holder_ns + "net", record_text);
+    ASSERT_EQ(::chmod((tmp / "planted").c_str(), 0777), 0);
+    write_file(tmp / "keyfile", "AQBfake==\n", 0600);
+    make_dir(tmp / "target");
+    const std::vector<std::string> map_args = {"--pool", "p", "--image", "i", "--mon", "198.18.0.1:6789",
+                                               "--id", "admin", "--keyfile", tmp / "keyfile"};
+    // Control: through the live holder's link the stub rbd runs.
+    std::vector<std::string> ok = {"map", "--netns", link};
+    ok.insert(ok.end(), map_args.begin(), map_args.end());
+    (void)exec_op(ok);
+    ASSERT_TRUE(marker_exists()) << "the stub rbd did not run through the live holder";
+
+    std::vector<std::string> map = {"map", "--netns", planted};
+    map.insert(map.end(), map_args.begin(), map_args.end());
+    refused_op("map through a world-writable holder directory (stub rbd)", map, {"writable by group or others"});
+    refused_op("mount through a world-writable holder directory (stub mount)",
+               {"mount", "--netns", planted, "--mon", "198.18.0.1:6789", "--id", "admin", "--keyfile",
+                tmp / "keyfile", tmp / "target"},
+               {"writable by group or others"});
+    refused_op("umount through a world-writable holder directory (stub umount)",
+               {"umount", "--netns", planted, tmp / "target"}, {"writable by group or others"});
+
+    // The C ABI: the 125 is the result's own exit code.
+    ::unlink(marker().c_str());
+    netns_exec_request* req = netns_exec_request_new();
+    const std::string script = "echo ran > " + marker();
+    const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
+    netns_exec_request_set_argv(req, argv);
+    netns_exec_request_set_netns(req, planted.c_str());
+    netns_exec_result* res = netns_exec_run(req);
+    EXPECT_FALSE(marker_exists()) << "the command ran through the C ABI";
+    EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_REFUSED);
+    rows.push_back({"C ABI (netns_exec_run) through a world-writable holder directory",
+                    netns_exec_result_exit_code(res), std::string("(C ABI error) ") + netns_exec_result_error(res)});
+    EXPECT_NE(rows.back().message.find("writable by group or others"), std::string::npos) << rows.back().message;
+    netns_exec_result_free(res);
+    netns_exec_request_free(req);
+  }
 
   // Holder that dies between resolve and exec: only the library can stop
   // there. Resolve, kill the holder, then run with the resolved namespace.

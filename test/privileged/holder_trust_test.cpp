@@ -131,3 +131,24 @@ TEST(HolderTrust, CheckFailsOnceTheDirectoryBecomesWritable) {
 }
 
 }  // namespace
+
+namespace {
+
+// Socket mode needs no shared pid namespace: a holder that is PID 1 of its
+// own pid namespace serves the executor, record and all, whose pid means
+// nothing to us (the record's pid namespace is not required for a socket).
+TEST(HolderTrust, SocketModeFromAnotherPidNamespacePassesEveryCheck) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  std::string dir = tmp / "h";
+  std::string id = unique_name("tr");
+  Holder h(dir, id, {"--socket"}, holder_test::Mode::pid1);
+  ASSERT_TRUE(h.wait_ready()) << h.err();
+  auto r = netns::test::run_command({NETNS_EXEC_BIN, "run", "--socket", dir + "/" + id + ".net.sock", "--",
+                                     "readlink", "/proc/self/ns/net"},
+                                    holder_test::within(10s));
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.out, netns::ns_text(h.ns_id()) + "\n");
+}
+
+}  // namespace

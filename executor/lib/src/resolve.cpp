@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 
@@ -237,9 +238,10 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
   return out;
 }
 
-// The checks on a record that need nothing opened: owner, cluster, boot, pid namespace.
+// The checks on a record that need nothing opened: owner, cluster, boot, and
+// for a link the pid namespace (a socket needs none: that is what it is for).
 void check_record_origin(const LoadedRecord& loaded, const std::string& shown, const std::string& cluster_id,
-                         const ResolveOptions& options, Report& report) {
+                         const ResolveOptions& options, Report& report, bool for_link = true) {
   const HolderRecord& record = *loaded.record;
   report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
   report.add(trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
@@ -247,7 +249,7 @@ void check_record_origin(const LoadedRecord& loaded, const std::string& shown, c
   const char* step = "check holder identity";
   report.add(trust::record_for_cluster(record, cluster_id, shown), step);
   report.add(trust::record_this_boot(record, shown), step);
-  report.add(trust::record_this_pid_namespace(record, shown), step);
+  if (for_link) report.add(trust::record_this_pid_namespace(record, shown), step);
 }
 
 // Receives the namespace over a connected holder socket and validates it like
@@ -278,10 +280,14 @@ ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& pat
   report.add(trust::network_namespace(received.fd.get(), path, &out.id), "check namespace type");
   // The holder itself just handed us the fd over a live connection; what it
   // says must still match what it sent.
-  for (const std::string& expected : expected_ids)
-    if (options.identity != IdentityPolicy::off && !expected.empty())
-      report.add(trust::header_matches(received.header, out.id, expected, path), "check holder identity");
-  report.add(trust::header_matches(received.header, out.id, {}, path), "check holder identity");
+  std::vector<std::string> expected;
+  for (const std::string& id : expected_ids)
+    if (options.identity != IdentityPolicy::off && !id.empty() &&
+        std::find(expected.begin(), expected.end(), id) == expected.end())
+      expected.push_back(id);
+  if (expected.empty()) expected.emplace_back();
+  for (const std::string& id : expected)
+    report.add(trust::header_matches(received.header, out.id, id, path), "check holder identity");
   check_descriptor(received.fd.get(), path, options, report, &out.id);
   out.fd = std::move(received.fd);
   return out;
@@ -295,6 +301,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   Opened o = in_step(socket_only ? "connect to holder socket" : "open namespace file",
                      [&] { return open_path(path, options, socket_only); });
   const bool is_socket = o.sock || o.sock_err != 0;
+  if (socket_only && !o.found) throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
 
   // Which record speaks for this file: the one named after it, else the one
   // for the cluster we were asked about.
@@ -312,7 +319,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                "check provenance", false);
     LoadedRecord loaded;
     if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
-    if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report);
+    if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report, false);
     return receive_namespace(o.sock, path, {cluster_id, link_id}, loaded.record ? &*loaded.record : nullptr,
                              options, report);
   }
@@ -343,7 +350,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
   check_descriptor(o.fd.get(), path, options, report, &out.id);
   check_directory(o, dir, options, report);
-  if (S_ISLNK(o.entry.st_mode))
+  // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
+  if (S_ISLNK(o.entry.st_mode) && !on_procfs(o.dirfd.get()))
     report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
                "check provenance", false);
 
