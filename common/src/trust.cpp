@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <initializer_list>
+#include <optional>
 
 #include "netns/fd.hpp"
 #include "netns/proc.hpp"
@@ -25,10 +26,11 @@ namespace netns::trust {
 
 namespace {
 
+// "0755": four octal digits, by hand (no printf in the static holder).
 std::string mode_text(mode_t mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
-  return buf;
+  std::string out(4, '0');
+  for (int i = 3; i >= 0; --i, mode >>= 3) out[static_cast<size_t>(i)] = static_cast<char>('0' + (mode & 7));
+  return out;
 }
 
 // Neither changes while this process lives (setns(CLONE_NEWPID) changes only
@@ -50,7 +52,23 @@ std::string fd_shown(int fd) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
 }
 
-std::string record_prefix(std::string_view shown) { return "holder record " + quote(shown) + ": "; }
+// One out-of-line concatenation for every message: operator+ chains cost the
+// static holder (whose RSS is its size) hundreds of bytes of code each.
+std::string cat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (auto part : parts) size += part.size();
+  std::string out;
+  out.reserve(size);
+  for (auto part : parts) out.append(part);
+  return out;
+}
+std::string num(uint64_t value) { return std::to_string(value); }
+
+std::string record_prefix(std::string_view shown) { return cat({"holder record ", quote(shown), ": "}); }
+
+std::string exited_while_checking(const HolderRecord& r, std::string_view shown) {
+  return cat({record_prefix(shown), "holder pid ", num(r.pid), " exited while checking it"});
+}
 
 constexpr const char* kRestartHint = "the holder died without cleaning up; restart the holder pod";
 
@@ -150,7 +168,7 @@ HostNetns is_host_netns(NsId id, NsId own) {
 
 Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
   switch (is_host_netns(id, own)) {
-    case HostNetns::no: return pass(kNotHost, "the host's is not " + ns_text(id));
+    case HostNetns::no: return pass(kNotHost, cat({"the host's is not ", ns_text(id)}));
     case HostNetns::unknown: {
       Finding f = pass(kNotHost, "cannot be known here: this kernel gives the host's namespace no "
                                  "fixed inode and /proc/1 is not the host's init (no hostPID)");
@@ -159,18 +177,18 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
     }
     case HostNetns::yes: break;
   }
-  if (allow) return pass(kNotHost, ns_text(id) + " is the host's network namespace (allowed)");
+  if (allow) return pass(kNotHost, cat({ns_text(id), " is the host's network namespace (allowed)"}));
   return fail(kNotHost, Errc::wrong_namespace,
-              quote(shown) + " is the host's network namespace " + ns_text(id) +
-                  ": a holder keeps a pod's namespace, and work done in the host's is not what "
-                  "the holder is for",
+              cat({quote(shown), " is the host's network namespace ", ns_text(id),
+                   ": a holder keeps a pod's namespace, and work done in the host's is not what "
+                   "the holder is for"}),
               "is the netns-holder pod running with hostNetwork, or is the link a host process's? "
               "(--allow-host-netns permits this deliberately)");
 }
 
 Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
   struct stat st {};
-  if (::fstat(dirfd, &st) != 0) return fail(kDirTrusted, Errc::system, "fstat " + quote(shown) + ": " + errno_text(errno));
+  if (::fstat(dirfd, &st) != 0) return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
   UniqueFd parent;
   int current = dirfd;
   // Bounded: a path has at most PATH_MAX/2 components.
@@ -178,64 +196,60 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
     const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
     const bool sticky_above_trusted = depth > 0 && (st.st_mode & S_ISVTX) != 0;
     if (!owners.trusted(st.st_uid) || (writable && !sticky_above_trusted)) {
-      std::string which = depth == 0 ? quote(shown) : quote(fd_shown(current)) + " (above " + quote(shown) + ")";
-      std::string why = !owners.trusted(st.st_uid)
-                            ? "is owned by uid " + std::to_string(st.st_uid) + ", not " + owners.text()
-                            : "is writable by group or others";
+      std::string which = depth == 0 ? quote(shown) : cat({quote(fd_shown(current)), " (above ", quote(shown), ")"});
+      std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
+                                                   : std::string("is writable by group or others");
       return fail(kDirTrusted, Errc::untrusted,
-                  "directory " + which + " " + why + " (mode " + mode_text(st.st_mode) +
-                      "): whoever can write it can plant a holder's files",
+                  cat({"directory ", which, " ", why, " (mode ", mode_text(st.st_mode),
+                       "): whoever can write it can plant a holder's files"}),
                   "chown root and chmod go-w that directory (a sticky directory such as /tmp is "
                   "fine above a root-owned one), or name its owner with --trust-uid");
     }
     UniqueFd up(::openat(current, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!up) return fail(kDirTrusted, Errc::system, "open " + quote(shown) + "/..: " + errno_text(errno));
+    if (!up) return fail(kDirTrusted, Errc::system, cat({"open ", quote(shown), "/..: ", errno_text(errno)}));
     struct stat up_st {};
     if (::fstat(up.get(), &up_st) != 0)
-      return fail(kDirTrusted, Errc::system, "fstat " + quote(shown) + "/..: " + errno_text(errno));
+      return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), "/..: ", errno_text(errno)}));
     if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
     parent = std::move(up);
     current = parent.get();
     st = up_st;
   }
-  return pass(kDirTrusted, quote(shown) + " and every directory above it: owned by " + owners.text() +
-                               ", not writable by others");
+  return pass(kDirTrusted, cat({quote(shown), " and every directory above it: owned by ", owners.text(),
+                                ", not writable by others"}));
 }
 
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners) {
-  if (owners.trusted(st.st_uid))
-    return pass(check, std::string(what) + " owned by uid " + std::to_string(st.st_uid));
+  if (owners.trusted(st.st_uid)) return pass(check, cat({what, " owned by uid ", num(st.st_uid)}));
   return fail(check, Errc::untrusted,
-              std::string(what) + " " + quote(shown) + " is owned by uid " + std::to_string(st.st_uid) +
-                  " (mode " + mode_text(st.st_mode) + "), not " + owners.text() +
-                  ": only the holder writes these files",
+              cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ", mode_text(st.st_mode),
+                   "), not ", owners.text(), ": only the holder writes these files"}),
               "remove it and restart the holder pod, or name the holder's uid with --trust-uid");
 }
 
 Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown) {
-  if (cluster_id.empty() || r.cluster_id == cluster_id) return pass(kRecordCluster, "cluster " + quote(r.cluster_id));
+  if (cluster_id.empty() || r.cluster_id == cluster_id) return pass(kRecordCluster, cat({"cluster ", quote(r.cluster_id)}));
   return fail(kRecordCluster, Errc::identity_mismatch,
-              record_prefix(shown) + "it is for cluster " + quote(r.cluster_id) + ", not " + quote(cluster_id));
+              cat({record_prefix(shown), "it is for cluster ", quote(r.cluster_id), ", not ", quote(cluster_id)}));
 }
 
 Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
   const std::string& boot = our_boot_id();
-  if (r.boot_id == boot) return pass(kRecordBoot, "boot id " + boot);
+  if (r.boot_id == boot) return pass(kRecordBoot, cat({"boot id ", boot}));
   return fail(kRecordBoot, Errc::stale_holder,
-              record_prefix(shown) + "it was written before the last reboot (boot id " + r.boot_id +
-                  ", now " + boot + ")",
+              cat({record_prefix(shown), "it was written before the last reboot (boot id ", r.boot_id, ", now ", boot,
+                   ")"}),
               "the holder has not started since the reboot: is the holder pod running?");
 }
 
 Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown) {
   uint64_t ours = our_pidns_ino();
-  if (r.pidns_ino == ours) return pass(kRecordPidns, "pid:[" + std::to_string(ours) + "]");
+  if (r.pidns_ino == ours) return pass(kRecordPidns, cat({"pid:[", num(ours), "]"}));
   return fail(kRecordPidns, Errc::identity_mismatch,
-              record_prefix(shown) + "the holder runs in another pid namespace (pid:[" +
-                  std::to_string(r.pidns_ino) + "], we run in pid:[" + std::to_string(ours) +
-                  "]), so /proc/" + std::to_string(r.pid) +
-                  " in its link names another process for us, or none",
+              cat({record_prefix(shown), "the holder runs in another pid namespace (pid:[", num(r.pidns_ino),
+                   "], we run in pid:[", num(ours), "]), so /proc/", num(r.pid),
+                   " in its link names another process for us, or none"}),
               "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
 }
 
@@ -243,35 +257,31 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pi
   // The pidfd first, then the start time: a pid reused before pidfd_open has
   // another start time; after it, the pidfd can never name a newcomer.
   UniqueFd fd;
+  bool e_not_found = false;
   try {
     fd = make_pidfd(r.pid);
   } catch (const Error& e) {
-    if (e.code() == Errc::not_found)
-      return fail(kHolderAlive, Errc::stale_holder,
-                  record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " is gone: " + errno_text(ESRCH),
-                  kRestartHint);
-    // No pidfd_open (ENOSYS) or no permission: the start time alone.
+    e_not_found = e.code() == Errc::not_found;
+    // Otherwise no pidfd_open (ENOSYS) or no permission: the start time alone.
   }
-  auto started = pid_start_time(r.pid);
+  auto started = e_not_found ? std::nullopt : pid_start_time(r.pid);
   if (!started)
     return fail(kHolderAlive, Errc::stale_holder,
-                record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " is gone: " + errno_text(ESRCH),
-                kRestartHint);
+                cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}), kRestartHint);
   if (*started != r.pid_start_time)
     return fail(kHolderAlive, Errc::stale_holder,
-                record_prefix(shown) + "pid " + std::to_string(r.pid) +
-                    " was reused by another process (start time " + std::to_string(*started) +
-                    ", record says " + std::to_string(r.pid_start_time) + ")",
+                cat({record_prefix(shown), "pid ", num(r.pid), " was reused by another process (start time ",
+                     num(*started), ", record says ", num(r.pid_start_time), ")"}),
                 kRestartHint);
   if (pidfd) *pidfd = std::move(fd);
-  return pass(kHolderAlive, "pid " + std::to_string(r.pid) + ", start time " + std::to_string(r.pid_start_time));
+  return pass(kHolderAlive, cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)}));
 }
 
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
-  if (r.netns == opened) return pass(kIdentity, "the record names " + ns_text(opened));
+  if (r.netns == opened) return pass(kIdentity, cat({"the record names ", ns_text(opened)}));
   return fail(kIdentity, Errc::identity_mismatch,
-              record_prefix(shown) + "it names " + ns_text(r.netns) + " (dev " + std::to_string(r.netns.dev) +
-                  "), but the file opened " + ns_text(opened) + " (dev " + std::to_string(opened.dev) + ")",
+              cat({record_prefix(shown), "it names ", ns_text(r.netns), " (dev ", num(r.netns.dev),
+                   "), but the file opened ", ns_text(opened), " (dev ", num(opened.dev), ")"}),
               "a stale link or record: restart the holder pod so it republishes both");
 }
 
@@ -287,31 +297,27 @@ Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::str
       live = ns_id_of_fd(owned.get(), shown);
       have = true;
     } else if (errno == ESRCH) {
-      return fail(kIdentity, Errc::stale_holder,
-                  record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " exited while checking it",
-                  kRestartHint);
+      return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
     }
   }
   if (!have) {
     // Read, then confirm the start time again: if the pid was reused in
     // between, the stat may be of the newcomer.
-    std::string link = "/proc/" + std::to_string(r.pid) + "/ns/net";
+    std::string link = cat({"/proc/", num(r.pid), "/ns/net"});
     struct stat st {};
     if (::stat(link.c_str(), &st) != 0)
-      return fail(kIdentity, Errc::stale_holder, record_prefix(shown) + "stat " + quote(link) + ": " + errno_text(errno),
+      return fail(kIdentity, Errc::stale_holder, cat({record_prefix(shown), "stat ", quote(link), ": ", errno_text(errno)}),
                   kRestartHint);
     if (pid_start_time(r.pid) != r.pid_start_time)
-      return fail(kIdentity, Errc::stale_holder,
-                  record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " exited while checking it",
-                  kRestartHint);
+      return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
     live = NsId{st.st_dev, st.st_ino};
   }
   if (live != r.netns)
     return fail(kIdentity, Errc::identity_mismatch,
-                record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " is now in " + ns_text(live) +
-                    ", the record says " + ns_text(r.netns),
+                cat({record_prefix(shown), "holder pid ", num(r.pid), " is now in ", ns_text(live), ", the record says ",
+                     ns_text(r.netns)}),
                 "the holder moved to another namespace: restart the holder pod");
-  return pass(kIdentity, "record, link and live holder all name " + ns_text(opened));
+  return pass(kIdentity, cat({"record, link and live holder all name ", ns_text(opened)}));
 }
 
 Finding holder_still_alive(const HolderRecord& r, int pidfd) {
@@ -337,33 +343,32 @@ Finding socket_server(int sock, std::string_view shown, const Owners& owners, co
   ucred cred{};
   socklen_t len = sizeof cred;
   if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
-    return fail(kSocketServer, Errc::system, "getsockopt(SO_PEERCRED) " + quote(shown) + ": " + errno_text(errno));
+    return fail(kSocketServer, Errc::system, cat({"getsockopt(SO_PEERCRED) ", quote(shown), ": ", errno_text(errno)}));
   if (!owners.trusted(cred.uid))
     return fail(kSocketServer, Errc::untrusted,
-                "the server behind " + quote(shown) + " runs as uid " + std::to_string(cred.uid) + " (pid " +
-                    std::to_string(cred.pid) + "), not " + owners.text() +
-                    ": it is not a netns-holder this node trusts",
+                cat({"the server behind ", quote(shown), " runs as uid ", num(cred.uid), " (pid ", num(cred.pid), "), not ",
+                     owners.text(), ": it is not a netns-holder this node trusts"}),
                 "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
   // The pid is 0 when the server lives in a pid namespace we cannot see.
   if (record && cred.pid > 0 && record->pidns_ino == our_pidns_ino() && cred.pid != record->pid)
     return fail(kSocketServer, Errc::identity_mismatch,
-                "the server behind " + quote(shown) + " is pid " + std::to_string(cred.pid) +
-                    ", but the holder record next to it names pid " + std::to_string(record->pid),
+                cat({"the server behind ", quote(shown), " is pid ", num(cred.pid),
+                     ", but the holder record next to it names pid ", num(record->pid)}),
                 "another process serves the holder's socket: restart the holder pod");
-  return pass(kSocketServer, "uid " + std::to_string(cred.uid) + ", pid " + std::to_string(cred.pid));
+  return pass(kSocketServer, cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)}));
 }
 
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
                        std::string_view shown) {
   if (!expected_id.empty() && header.cluster_id != expected_id)
     return fail(kHeader, Errc::identity_mismatch,
-                "holder socket " + quote(shown) + " speaks for cluster " + quote(header.cluster_id) +
-                    ", not " + quote(expected_id));
+                cat({"holder socket ", quote(shown), " speaks for cluster ", quote(header.cluster_id), ", not ",
+                     quote(expected_id)}));
   if (header.netns != received)
     return fail(kHeader, Errc::identity_mismatch,
-                "holder socket " + quote(shown) + " announced " + ns_text(header.netns) + " but sent " +
-                    ns_text(received));
-  return pass(kHeader, "cluster " + quote(header.cluster_id) + ", " + ns_text(received));
+                cat({"holder socket ", quote(shown), " announced ", ns_text(header.netns), " but sent ",
+                     ns_text(received)}));
+  return pass(kHeader, cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)}));
 }
 
 }  // namespace netns::trust
