@@ -24,6 +24,7 @@
 #include "netns/trust.hpp"
 #include "netns/unix_address.hpp"
 #include "netns_exec/source.hpp"
+#include "record_cache.hpp"
 #include "wait_path.hpp"
 
 namespace netns::exec {
@@ -234,7 +235,18 @@ struct LoadedRecord {
 LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report) {
   report.doing(trust::kRecordPresent);
   LoadedRecord out;
+  // An unchanged record file (same identity, fstatat fresh) need not be read
+  // and parsed again (record_cache.hpp); its owner is checked from this stat.
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+    if (auto cached = detail::cached_record(st)) {
+      out.record = std::move(cached);
+      out.st = st;
+      return out;
+    }
+  }
   out.record = in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
+  if (out.record) detail::cache_record(out.st, *out.record);
   return out;
 }
 
@@ -377,7 +389,15 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                                identity_policy_name(options.identity) + ")");
     } else {
       report.doing(trust::kHolderAlive);
-      report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
+      // A pidfd verified against this very record file and still alive proves
+      // what holder_alive() would (record_cache.hpp).
+      out.holder_pidfd = detail::cached_pidfd(loaded.st);
+      if (out.holder_pidfd) {
+        report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
+      } else {
+        report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
+        if (out.holder_pidfd) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
+      }
       report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
                                          record_shown),
                  step);
