@@ -189,14 +189,19 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
 Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
   struct stat st {};
   if (::fstat(dirfd, &st) != 0) return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
-  UniqueFd parent;
-  int current = dirfd;
+  // Upwards through "..", "../..", ... relative to the directory that was
+  // opened (one fstatat per level; the path is opened only for a message).
+  std::string up;
   // Bounded: a path has at most PATH_MAX/2 components.
   for (int depth = 0; depth < 2048; ++depth) {
     const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
     const bool sticky_above_trusted = depth > 0 && (st.st_mode & S_ISVTX) != 0;
     if (!owners.trusted(st.st_uid) || (writable && !sticky_above_trusted)) {
-      std::string which = depth == 0 ? quote(shown) : cat({quote(fd_shown(current)), " (above ", quote(shown), ")"});
+      std::string which = quote(shown);
+      if (depth > 0) {
+        UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        which = cat({quote(at ? fd_shown(at.get()) : cat({shown, "/", up})), " (above ", quote(shown), ")"});
+      }
       std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
                                                    : std::string("is writable by group or others");
       return fail(kDirTrusted, Errc::untrusted,
@@ -205,14 +210,11 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
                   "chown root and chmod go-w that directory (a sticky directory such as /tmp is "
                   "fine above a root-owned one), or name its owner with --trust-uid");
     }
-    UniqueFd up(::openat(current, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!up) return fail(kDirTrusted, Errc::system, cat({"open ", quote(shown), "/..: ", errno_text(errno)}));
+    up = up.empty() ? std::string("..") : up + "/..";
     struct stat up_st {};
-    if (::fstat(up.get(), &up_st) != 0)
-      return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), "/..: ", errno_text(errno)}));
+    if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0)
+      return fail(kDirTrusted, Errc::system, cat({"stat ", quote(cat({shown, "/", up})), ": ", errno_text(errno)}));
     if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
-    parent = std::move(up);
-    current = parent.get();
     st = up_st;
   }
   return pass(kDirTrusted, cat({quote(shown), " and every directory above it: owned by ", owners.text(),
