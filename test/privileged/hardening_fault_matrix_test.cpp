@@ -482,6 +482,18 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     server.join();
   }
 
+  {
+    // A real holder that serves only uid 1 (so its socket is 0666): uid 65534
+    // connects, and the holder refuses it by SO_PEERCRED and closes.
+    make_dir(tmp / "picky");
+    Holder picky(tmp / "picky", kId, {"--socket", "--allow-uid", "1"});
+    ASSERT_TRUE(picky.wait_ready()) << picky.err();
+    numbers.emplace_back(std::to_string(picky.pid()), "<picky-holder-pid>");
+    refused("a peer the holder refuses by uid (uid 65534, --allow-uid 1)",
+            {"run", "--socket", tmp / "picky/ceph-a.net.sock"}, {"without sending anything", "--allow-uid"}, kNobody);
+    EXPECT_NE(picky.err().find("refused a connection"), std::string::npos) << picky.err();
+  }
+
   // --- user-named files that would block --------------------------------------
   ASSERT_EQ(::mkfifo((tmp / "fifo.json").c_str(), 0644), 0);
   refused("config is a FIFO", {"run", "--cluster-id", kId, "--config", tmp / "fifo.json"},
