@@ -64,6 +64,8 @@ std::string cat(std::initializer_list<std::string_view> parts) {
 }
 std::string num(uint64_t value) { return std::to_string(value); }
 
+std::string pid_ns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
+
 std::string record_prefix(std::string_view shown) { return cat({"holder record ", quote(shown), ": "}); }
 
 std::string exited_while_checking(const HolderRecord& r, std::string_view shown) {
@@ -247,10 +249,10 @@ Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
 
 Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown) {
   uint64_t ours = our_pidns_ino();
-  if (r.pidns_ino == ours) return pass(kRecordPidns, cat({"pid:[", num(ours), "]"}));
+  if (r.pidns_ino == ours) return pass(kRecordPidns, pid_ns_text(ours));
   return fail(kRecordPidns, Errc::identity_mismatch,
-              cat({record_prefix(shown), "the holder runs in another pid namespace (pid:[", num(r.pidns_ino),
-                   "], we run in pid:[", num(ours), "]), so /proc/", num(r.pid),
+              cat({record_prefix(shown), "the holder runs in another pid namespace (", pid_ns_text(r.pidns_ino),
+                   ", we run in ", pid_ns_text(ours), "), so /proc/", num(r.pid),
                    " in its link names another process for us, or none"}),
               "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
 }

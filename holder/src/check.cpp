@@ -128,9 +128,8 @@ std::string run_check(const Options& o) {
       require(trust::identity_matches(*record, probe, pidfd ? pidfd.get() : -1, shown(names.record)));
       alive = "holder pid " + std::to_string(record->pid) + " is alive";
     } else {
-      alive = "the probe is in another pid namespace (pid:[" + std::to_string(current_pidns_id().ino) +
-              "]) than the holder (pid:[" + std::to_string(record->pidns_ino) +
-              "]), so it relies on the namespace match and the lock: ";
+      alive = "the probe is in another pid namespace (" + ns_text(current_pidns_id(), "pid") + ") than the holder (" +
+              ns_text(NsId{0, record->pidns_ino}, "pid") + "), so it relies on the namespace match and the lock: ";
     }
     if (!lock_is_held(dir.get(), names.lock, shown(names.lock), owners))
       throw Error(Errc::stale_holder, "nobody holds " + quote(shown(names.lock)),

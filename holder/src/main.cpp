@@ -26,7 +26,7 @@
 namespace netns::holder {
 namespace {
 
-std::string pidns_text(uint64_t ino) { return "pid:[" + std::to_string(ino) + "]"; }
+std::string pidns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
 
 int hold(const Options& o) {
   const sigset_t all = block_all_signals();
