@@ -38,8 +38,14 @@ void validate_cluster_id(std::string_view id) {
 HolderFileNames holder_file_names(std::string_view id) {
   validate_cluster_id(id);
   std::string base(id);
-  return HolderFileNames{base + ".net.ns", base + ".holder.json", base + ".net.sock",
-                         base + ".lock"};
+  return HolderFileNames{base + std::string(kLinkSuffix), base + std::string(kRecordSuffix),
+                         base + std::string(kSocketSuffix), base + std::string(kLockSuffix)};
+}
+
+std::string cluster_id_from_file_name(std::string_view name, std::string_view suffix) {
+  if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) return {};
+  std::string id(name.substr(0, name.size() - suffix.size()));
+  return cluster_id_problem(id) ? std::string() : id;
 }
 
 }  // namespace netns

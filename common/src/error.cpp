@@ -15,6 +15,7 @@ const char* errc_name(Errc code) noexcept {
     case Errc::identity_mismatch: return "identity_mismatch";
     case Errc::stale_holder: return "stale_holder";
     case Errc::busy: return "busy";
+    case Errc::untrusted: return "untrusted";
     case Errc::protocol: return "protocol";
     case Errc::unsupported: return "unsupported";
     case Errc::timeout: return "timeout";

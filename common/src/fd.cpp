@@ -4,6 +4,7 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -102,6 +103,11 @@ std::string read_all(int fd, std::string_view shown, size_t limit) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // O_NONBLOCK on something that has no data now (a FIFO nobody writes,
+      // a terminal): an answer at once rather than a hang.
+      if (errno == EAGAIN)
+        throw Error::sys("read", shown, errno, "it has no data to read now: is it a FIFO or a terminal?",
+                         Errc::invalid_argument);
       throw Error::sys("read", shown, errno);
     }
     if (n == 0) return out;
@@ -112,8 +118,45 @@ std::string read_all(int fd, std::string_view shown, size_t limit) {
   }
 }
 
+const char* file_type_name(mode_t mode) noexcept {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symlink";
+    default: return "a file of unknown type";
+  }
+}
+
+namespace {
+UniqueFd require_regular(UniqueFd fd, std::string_view shown) {
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", shown, errno);
+  if (!S_ISREG(st.st_mode))
+    throw Error(Errc::invalid_argument,
+                quote(shown) + " is " + file_type_name(st.st_mode) + ", not a regular file",
+                "name a regular file here");
+  return fd;
+}
+}  // namespace
+
+UniqueFd open_regular_at(int dirfd, const std::string& name, int extra_flags, std::string_view shown) {
+  return require_regular(open_at(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | extra_flags, 0, shown),
+                         shown.empty() ? std::string_view(name) : shown);
+}
+
+std::optional<UniqueFd> open_regular_at_if_exists(int dirfd, const std::string& name,
+                                                  int extra_flags, std::string_view shown) {
+  auto fd = open_at_if_exists(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | extra_flags, shown);
+  if (!fd) return std::nullopt;
+  return require_regular(std::move(*fd), shown.empty() ? std::string_view(name) : shown);
+}
+
 std::string read_file(const std::string& path, size_t limit) {
-  UniqueFd fd = open_fd(path, O_RDONLY);
+  UniqueFd fd = open_regular_at(AT_FDCWD, path, 0, path);
   return read_all(fd.get(), path, limit);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <cerrno>
 #include <array>
 #include <limits>
 
@@ -104,9 +105,10 @@ HolderRecord parse_record(std::string_view text, std::string_view shown) {
 }
 
 std::optional<HolderRecord> read_record_at(int dirfd, const std::string& name,
-                                           std::string_view shown) {
-  auto fd = open_at_if_exists(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, shown);
+                                           std::string_view shown, struct stat* st) {
+  auto fd = open_regular_at_if_exists(dirfd, name, O_NOFOLLOW, shown);
   if (!fd) return std::nullopt;
+  if (st && ::fstat(fd->get(), st) != 0) throw Error::sys("fstat", shown, errno);
   return parse_record(read_all(fd->get(), shown, 64 * 1024), shown);
 }
 

@@ -48,6 +48,10 @@ NsId require_netns_fd(int fd, std::string_view shown) {
   return ns_id_of_fd(fd, shown);
 }
 
+std::string ns_text(NsId id, std::string_view type) {
+  return std::string(type) + ":[" + std::to_string(id.ino) + "]";
+}
+
 NsId current_netns_id() { return stat_ns("/proc/thread-self/ns/net"); }
 NsId current_pidns_id() { return stat_ns("/proc/self/ns/pid"); }
 

@@ -1,9 +1,9 @@
-// netns-exec doctor SOURCE [--mon ADDR:PORT ...] [--connect-timeout D]
-// One line per check, PASS/FAIL/SKIP with a hint under each FAIL. Exit 0 when
+// netns-exec doctor SOURCE [--mon ADDR:PORT ...] [--connect-timeout D] [--json]
+// One line per check, PASS/FAIL/SKIP with a hint under each FAIL (or, with
+// --json, one document with an entry per check). Exit 0 when
 // nothing failed, 1 when a check failed, 125 when the source fails the
 // executor's validation (its message is logged after the check lines).
 #include <fcntl.h>
-#include <sys/stat.h>
 
 #include <chrono>
 #include <cstdio>
@@ -22,17 +22,11 @@ namespace {
 using inspect::Check;
 using inspect::CheckStatus;
 
-void print(const std::vector<Check>& checks) {
-  std::string out = inspect::render_checks(checks);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
-}
-
 class DoctorCommand final : public Command {
  public:
   [[nodiscard]] const char* name() const override { return "doctor"; }
   [[nodiscard]] const char* description() const override {
-    return "Check a namespace step by step: file, holder, interfaces, routes, monitors";
+    return "Check a namespace step by step: file, provenance, holder, interfaces, routes, monitors";
   }
 
   void setup(CLI::App& app) override {
@@ -42,6 +36,7 @@ class DoctorCommand final : public Command {
                    "\"monitors\" in the ceph-csi config");
     app.add_option("--connect-timeout", connect_timeout_, "Bound for each TCP connect")
         ->capture_default_str();
+    app.add_flag("--json", json_, "One JSON document on stdout: {\"ok\", \"checks\": [...]}");
   }
 
   int run() override {
@@ -51,16 +46,24 @@ class DoctorCommand final : public Command {
     auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
         parse_duration(connect_timeout_, "--connect-timeout"));
     exec::Source source = source_.source();
+    exec::ResolveOptions options = source_.resolve_options();
 
-    std::vector<Check> checks = file_checks(source);
-    exec::ResolvedNamespace ns;
-    try {
-      ns = resolve_source(source_);
-    } catch (const Error&) {
+    std::vector<Check> checks;
+    if (source.kind == exec::Source::Kind::cluster &&
+        exec::lookup_netns_path(source.config, source.cluster_id, source.config_kind).empty())
+      checks.push_back({"holder configured", CheckStatus::fail,
+                        "cluster " + quote(source.cluster_id) + " has no netNamespaceFilePath in " +
+                            quote(source.config) + ": commands run in the plugin's own namespace",
+                        "set netNamespaceFilePath to the holder's <ID>.net.ns"});
+    // The same checks resolve() makes, each printed (netns/trust.hpp).
+    exec::Inspection inspection = exec::inspect_source(source, options);
+    auto found = inspect::checks_from(inspection.findings);
+    checks.insert(checks.end(), found.begin(), found.end());
+    if (inspection.error) {
       print(checks);  // the lines so far, then main() logs the executor's message: 125
-      throw;
+      throw *inspection.error;
     }
-    if (source.kind == exec::Source::Kind::socket) add_socket_checks(ns, checks);
+    exec::ResolvedNamespace& ns = inspection.ns;
 
     if (monitors.empty() && source.kind == exec::Source::Kind::cluster)
       monitors = inspect::monitors_from_config(source.config, source.cluster_id);
@@ -73,40 +76,16 @@ class DoctorCommand final : public Command {
   }
 
  private:
-  std::vector<Check> file_checks(const exec::Source& source) {
-    std::string path = source.path;
-    if (source.kind == exec::Source::Kind::cluster) {
-      path = exec::lookup_netns_path(source.config, source.cluster_id, source.config_kind);
-      if (path.empty())
-        return {{"holder configured", CheckStatus::fail,
-                 "cluster " + quote(source.cluster_id) + " has no netNamespaceFilePath in " +
-                     quote(source.config) + ": commands run in the plugin's own namespace",
-                 "set netNamespaceFilePath to the holder's <ID>.net.ns"}};
-    }
-    if (source.kind == exec::Source::Kind::socket) {
-      struct stat st {};
-      if (::lstat(path.c_str(), &st) != 0)
-        return {{"file exists", CheckStatus::fail, quote(path) + ": " + errno_text(errno),
-                 "is the netns-holder pod running with --socket on this node?"}};
-      return {{"file exists", CheckStatus::pass, quote(path) + " (socket)", {}}};
-    }
-    return inspect::check_namespace_file(path).checks;
-  }
-
-  // With --socket the holder itself answered and resolve() has already
-  // checked what it sent (nsfs, type, not ours, header against descriptor).
-  static void add_socket_checks(const exec::ResolvedNamespace& ns, std::vector<Check>& checks) {
-    std::string id = "net:[" + std::to_string(ns.id.ino) + "]";
-    checks.push_back({"is a network namespace", CheckStatus::pass, id + " (from the holder's socket)", {}});
-    checks.push_back({"not our own namespace", CheckStatus::pass, "", {}});
-    checks.push_back({"holder alive", CheckStatus::pass, "it answered on its socket", {}});
-    checks.push_back({"identity matches", CheckStatus::pass,
-                      "the header names the namespace it sent, " + id, {}});
+  void print(const std::vector<Check>& checks) const {
+    std::string out = json_ ? inspect::checks_json(checks) : inspect::render_checks(checks);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
   }
 
   SourceOptions source_;
   std::vector<std::string> mons_;
   std::string connect_timeout_ = "3s";
+  bool json_ = false;
 };
 
 }  // namespace

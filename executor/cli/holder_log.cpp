@@ -1,16 +1,15 @@
 #include "holder_log.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-// The one check that a record names a live holder in a given namespace; the
-// guard reuses it rather than keep a second copy that could disagree.
-#include "../lib/src/identity.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/proc.hpp"
+#include "netns/trust.hpp"
 #include "netns_exec/redact.hpp"
 
 namespace netns::cli {
@@ -22,12 +21,26 @@ HolderRecord checked_holder_record(const std::string& record_path, NsId guarded)
                                                      : record_path.substr(0, slash);
   const std::string name = slash == std::string::npos ? record_path : record_path.substr(slash + 1);
   UniqueFd dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
-  auto record = read_record_at(dirfd.get(), name, record_path);
+  struct stat st {};
+  auto record = read_record_at(dirfd.get(), name, record_path, &st);
   if (!record)
     throw Error::sys("open", record_path, ENOENT,
                      "is --holder-record the <ID>.holder.json this pod's holder publishes?",
                      Errc::not_found);
-  exec::detail::check_record(*record, record->cluster_id, guarded, record_path);
+  // The trust policy's own checks (netns/trust.hpp), in resolve()'s order:
+  // the guard writes into the process this record names, so it must be a
+  // root-written record of a live holder whose namespace is the guarded one.
+  auto require = [](const trust::Finding& f) {
+    if (!f.ok) throw f.error();
+  };
+  require(trust::directory_chain(dirfd.get(), dir, trust::Owners{}));
+  require(trust::file_owner(trust::kRecordOwner, st, "holder record", record_path, trust::Owners{}));
+  require(trust::record_for_cluster(*record, record->cluster_id, record_path));
+  require(trust::record_this_boot(*record, record_path));
+  require(trust::record_this_pid_namespace(*record, record_path));
+  UniqueFd pidfd;
+  require(trust::holder_alive(*record, record_path, &pidfd));
+  require(trust::identity_matches(*record, guarded, pidfd ? pidfd.get() : -1, record_path));
   return *record;
 }
 

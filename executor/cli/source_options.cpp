@@ -23,10 +23,15 @@ void SourceOptions::add_to(CLI::App& app) {
                     "Wait this long for a missing holder file (300ms, 10s, 2m)")
       ->capture_default_str();
   group->add_option("--identity", identity,
-                    "Holder record check: require, if-present or off")
+                    "Holder record check: require (a holder's link needs its record), if-present (record-less Rook-era links) or off")
       ->capture_default_str();
   group->add_flag("--allow-own-netns", allow_own_netns,
                   "Accept the caller's own network namespace");
+  group->add_flag("--allow-host-netns", allow_host_netns, "Accept the host's network namespace");
+  group->add_flag("--allow-userns", allow_userns,
+                  "Accept a namespace owned by a non-initial user namespace");
+  group->add_option("--trust-uid", trust_uids,
+                    "Besides root, a uid whose holder directory, files and socket are trusted (repeatable)");
 }
 
 exec::Source SourceOptions::source() const {
@@ -44,6 +49,9 @@ exec::ResolveOptions SourceOptions::resolve_options() const {
   out.wait_holder = parse_duration(wait_holder, "--wait-holder");
   out.identity = exec::parse_identity_policy(identity);
   out.allow_own_netns = allow_own_netns;
+  out.allow_host_netns = allow_host_netns;
+  out.allow_userns = allow_userns;
+  out.trust_uids = trust_uids;
   return out;
 }
 

@@ -3,9 +3,13 @@
 // function that turns it into a validated descriptor:
 //   --netns PATH | --cluster-id ID [--config FILE] [--kind rbd|cephfs|nfs] | --socket PATH
 //   [--wait-holder DURATION] [--identity require|if-present|off] [--allow-own-netns]
+//   [--allow-host-netns] [--allow-userns] [--trust-uid UID ...]
 #include <CLI/CLI.hpp>
 
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 #include "netns_exec/source.hpp"
 
@@ -18,8 +22,11 @@ struct SourceOptions {
   std::string kind = "rbd";
   std::string socket;
   std::string wait_holder = "0s";
-  std::string identity = "if-present";
+  std::string identity = "require";
   bool allow_own_netns = false;
+  bool allow_host_netns = false;
+  bool allow_userns = false;
+  std::vector<uid_t> trust_uids;
 
   // Adds the group "SOURCE" to `app`.
   void add_to(CLI::App& app);

@@ -10,6 +10,6 @@ inline constexpr int kExitOk = 0;        // stopped by SIGTERM/SIGINT; check: he
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;     // bad command line: unknown flag, bad value, invalid cluster ID
 inline constexpr int kExitBusy = 3;      // another holder holds <ID>.lock
-inline constexpr int kExitRefused = 4;   // symlink mode as PID 1 of a child pid namespace
+inline constexpr int kExitRefused = 4;   // symlink mode as PID 1 of a child pid namespace, or the host netns
 
 }  // namespace netns::holder

@@ -42,6 +42,17 @@ UniqueFd open_holder_dir(const std::string& dir, bool create) {
   }
 }
 
+trust::Owners holder_owners() {
+  trust::Owners owners;
+  if (::geteuid() != 0) owners.uids.push_back(::geteuid());
+  return owners;
+}
+
+void require_trusted_dir(int dirfd, const std::string& dir_shown) {
+  trust::Finding f = trust::directory_chain(dirfd, dir_shown, holder_owners());
+  if (!f.ok) throw f.error().context("refusing to publish");
+}
+
 UniqueFd take_holder_lock(int dirfd, const HolderFileNames& names, const std::string& dir_shown) {
   std::string shown = join_path(dir_shown, names.lock);
   UniqueFd fd;
@@ -56,6 +67,8 @@ UniqueFd take_holder_lock(int dirfd, const HolderFileNames& names, const std::st
   if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", shown, errno);
   if (!S_ISREG(st.st_mode))
     throw Error(Errc::system, quote(shown) + " is not a regular file", "remove it; the holder recreates it");
+  if (trust::Finding owner = trust::file_owner(trust::kLockOwner, st, "lock", shown, holder_owners()); !owner.ok)
+    throw owner.error().context("refusing to publish");
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     if (err != EWOULDBLOCK) throw Error::sys("flock", shown, err);

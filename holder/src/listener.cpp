@@ -3,16 +3,15 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
 #include "log.hpp"
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/unix_address.hpp"
 
 namespace netns::holder {
 
@@ -38,18 +37,13 @@ Listener publish_listener(int dirfd, const std::string& name, const std::string&
   // directory descriptor, so the socket still lands in the directory we
   // opened, and the path stays short (sun_path holds 108 bytes).
   std::string tmp = "." + name + "." + std::to_string(::getpid());
-  std::string via_fd = "/proc/self/fd/" + std::to_string(dirfd) + "/" + tmp;
   std::string tmp_shown = join_path(dir_shown, tmp);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (via_fd.size() >= sizeof addr.sun_path)
-    throw Error(Errc::invalid_argument, "socket path " + quote(via_fd) + " is too long for a unix socket");
-  std::memcpy(addr.sun_path, via_fd.c_str(), via_fd.size() + 1);
+  UnixAddress addr = unix_address(fd_path(dirfd, tmp), tmp_shown);
 
   Listener l;
   l.fd = make_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
   ::unlinkat(dirfd, tmp.c_str(), 0);  // left by a crashed holder that had our pid
-  if (::bind(l.fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+  if (::bind(l.fd.get(), addr.get(), addr.len) != 0)
     throw Error::sys("bind", tmp_shown, errno);
   try {
     bool only_privileged = true;

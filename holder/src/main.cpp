@@ -17,6 +17,7 @@
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/trust.hpp"
 #include "options.hpp"
 #include "pause_loop.hpp"
 #include "process_setup.hpp"
@@ -25,7 +26,7 @@
 namespace netns::holder {
 namespace {
 
-std::string pidns_text(uint64_t ino) { return "pid:[" + std::to_string(ino) + "]"; }
+std::string pidns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
 
 int hold(const Options& o) {
   const sigset_t all = block_all_signals();
@@ -64,7 +65,19 @@ int hold(const Options& o) {
   if (o.socket) plan.socket_allow = o.allow_uids;
 
   UniqueFd dir = open_holder_dir(o.dir, true);
+  require_trusted_dir(dir.get(), o.dir);
   UniqueFd lock = take_holder_lock(dir.get(), plan.names, o.dir);
+  // The directory and the lock first (their errors are the ones an operator
+  // fixes first), then: never the host's namespace: published, it would run the plugin's work on
+  // the host network (and in symlink mode the holder can tell: with hostPID
+  // /proc/1 is the host's init).
+  if (trust::Finding host = trust::not_host_namespace(self.netns, self.netns, "/proc/self/ns/net",
+                                                      o.allow_host_netns);
+      !host.ok) {
+    log_line("refusing to publish cluster " + quote(o.cluster_id) + ": " + host.error().describe());
+    return kExitRefused;
+  }
+
   UniqueFd signals = make_signalfd(all, SFD_NONBLOCK);
   Published published = publish(dir.get(), plan, self);
   // Pin no other mount point than the directory's own (which `dir` and the
@@ -82,7 +95,7 @@ int hold(const Options& o) {
     service.header = FdHeader{FdHeader::kVersion, o.cluster_id, self.netns};
     service.shown = join_path(o.dir, plan.names.socket);
   }
-  log_line("holding net:[" + std::to_string(self.netns.ino) + "] for cluster " + quote(o.cluster_id) +
+  log_line("holding " + ns_text(self.netns) + " for cluster " + quote(o.cluster_id) +
            " as pid " + std::to_string(self.pid) + " (netns-holder " NETNS_VERSION "); published " +
            files);
 

@@ -10,7 +10,8 @@ namespace netns::holder {
 
 namespace {
 
-constexpr std::string_view kHoldFlags = "--cluster-id, --dir, --socket, --allow-uid, --help, --version";
+constexpr std::string_view kHoldFlags =
+    "--cluster-id, --dir, --socket, --allow-uid, --allow-host-netns, --help, --version";
 constexpr std::string_view kCheckFlags = "--cluster-id, --dir, --help";
 
 Error usage(std::string message, std::string hint = "run netns-holder --help") {
@@ -90,6 +91,9 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--socket" && !check) {
       no_value();
       o.socket = true;
+    } else if (name == "--allow-host-netns" && !check) {
+      no_value();
+      o.allow_host_netns = true;
     } else if (name == "--allow-uid" && !check) {
       o.allow_uids.push_back(parse_uid(value()));
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -110,7 +114,7 @@ Options parse_options(int argc, char** argv) {
 
 const char* usage_text() {
   return
-      "usage: netns-holder --cluster-id ID --dir DIR [--socket] [--allow-uid UID ...]\n"
+      "usage: netns-holder --cluster-id ID --dir DIR [--socket] [--allow-uid UID ...] [--allow-host-netns]\n"
       "       netns-holder check --cluster-id ID --dir DIR\n"
       "       netns-holder --help | --version\n"
       "\n"
@@ -119,10 +123,13 @@ const char* usage_text() {
       "\n"
       "  --cluster-id ID   1-64 characters of A-Z a-z 0-9 . _ -, not . or .., no leading -\n"
       "  --dir DIR         shared directory (created 0755 if missing); publishes\n"
-      "                    ID.lock, ID.holder.json, ID.net.ns -> /proc/PID/ns/net\n"
+      "                    ID.lock, ID.holder.json, ID.net.ns -> /proc/PID/ns/net;\n"
+      "                    it and every directory above it must be owned by root (or\n"
+      "                    this holder's uid) and not writable by others (sticky /tmp is fine)\n"
       "  --socket          also serve the namespace fd on the unix socket ID.net.sock\n"
       "                    (allowed as PID 1 of a pod pid namespace; ID.net.ns is then not published)\n"
       "  --allow-uid UID   with --socket: peer uid allowed to receive the fd (repeatable; default 0)\n"
+      "  --allow-host-netns  publish even when this is the host's network namespace\n"
       "  check             exec probe: exit 0 only if DIR's files for ID resolve to the\n"
       "                    namespace the probe runs in and name a live holder\n"
       "\n"
@@ -131,7 +138,8 @@ const char* usage_text() {
       "  1  runtime failure (directory, lock file, publishing, socket); check: not healthy\n"
       "  2  usage error (unknown option, bad value, invalid cluster ID)\n"
       "  3  another holder already holds ID.lock (its pid is named)\n"
-      "  4  refused: symlink mode as PID 1 of a child pid namespace (use hostPID: true or --socket)\n";
+      "  4  refused: symlink mode as PID 1 of a child pid namespace (use hostPID: true or --socket),\n"
+      "     or the host's network namespace (no --allow-host-netns)\n";
 }
 
 }  // namespace netns::holder

@@ -16,6 +16,7 @@ struct Options {
   std::string dir;
   bool socket = false;
   std::vector<uid_t> allow_uids;  // socket mode; {0} when none was given
+  bool allow_host_netns = false;  // publish even the host's network namespace
 };
 
 // Throws Error(invalid_argument) with a one-line message naming the value and

@@ -6,9 +6,11 @@
 
 #include <cerrno>
 
+#include "holder_dir.hpp"
 #include "log.hpp"
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
+#include "netns/trust.hpp"
 
 namespace netns::holder {
 
@@ -43,9 +45,26 @@ void report_leftovers(int dirfd, const PublishPlan& plan) {
              " -> " + quote(*target));
 }
 
+// Leftovers are replaced only when they are ours to replace: a file under one
+// of our names owned by anyone but root or us was not written by a holder.
+void refuse_foreign_files(int dirfd, const PublishPlan& plan) {
+  const trust::Owners owners = holder_owners();
+  const std::pair<const char*, const std::string*> files[] = {
+      {trust::kLinkOwner, &plan.names.ns_link},
+      {trust::kRecordOwner, &plan.names.record},
+      {trust::kSocketOwner, &plan.names.socket}};
+  for (const auto& [check, name] : files) {
+    struct stat st {};
+    if (::fstatat(dirfd, name->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    trust::Finding f = trust::file_owner(check, st, "file", join_path(plan.dir_shown, *name), owners);
+    if (!f.ok) throw f.error().context("refusing to publish");
+  }
+}
+
 }  // namespace
 
 Published publish(int dirfd, const PublishPlan& plan, const Identity& self) {
+  refuse_foreign_files(dirfd, plan);
   report_leftovers(dirfd, plan);
   Published p;
   try {

@@ -114,8 +114,11 @@ TEST_F(ExecBadInput, RequiredRecordMissing) {
   symlink_atomic(d.get(), "ceph-a.net.ns", ns.ns_path(), holder_dir);
   auto r = exec_touch({"run", "--identity", "require", "--netns", holder_dir + "/ceph-a.net.ns"});
   expect_refused(r, {"check holder identity", "ceph-a.holder.json", "ENOENT"});
-  // The default policy accepts a link without a record.
-  auto ok = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
+  // So does the default (require): a holder's link must come with its record.
+  auto by_default = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
+  expect_refused(by_default, {"check holder identity", "must come with its record", "--identity if-present"});
+  // --identity if-present accepts a record-less (Rook-era) link.
+  auto ok = exec_touch({"run", "--identity", "if-present", "--netns", holder_dir + "/ceph-a.net.ns"});
   EXPECT_TRUE(ok.ok()) << ok.describe();
 }
 

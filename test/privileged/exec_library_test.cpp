@@ -104,7 +104,7 @@ TEST_F(ExecLibrary, NoDescriptorLeaksOverEveryPath) {
     netns_exec_result_free(netns_exec_run(req));
     netns_exec_request_free(req);
   };
-  exercise();  // first use may open lazily-created descriptors (none expected)
+  exercise();  // first use opens the one lazily-created descriptor: the thread's inotify (wait_path.cpp)
   auto before = open_fds();
   exercise();
   EXPECT_EQ(open_fds(), before);

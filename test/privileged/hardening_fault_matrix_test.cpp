@@ -11,12 +11,14 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -25,6 +27,7 @@
 #include "netns/holder_record.hpp"
 #include "netns/proc.hpp"
 #include "netns_exec/executor.hpp"
+#include "netns_exec/netns_exec.h"
 
 namespace {
 
@@ -153,6 +156,32 @@ class FaultMatrix : public ::testing::Test {
     rows.push_back({fault, r.exit_code, first_line(r.err)});
   }
 
+  // netns-exec ARGS with stub rbd, mount, umount and ceph-fuse first in PATH,
+  // each of which would leave the marker: the Ceph operations' paths.
+  RunResult exec_op(const std::vector<std::string>& args) {
+    ::unlink(marker().c_str());
+    std::vector<std::string> argv = {NETNS_EXEC_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    netns::test::RunOptions options = holder_test::within(20s);
+    options.env = std::map<std::string, std::string>{{"PATH", stub_dir() + ":/usr/sbin:/usr/bin:/sbin:/bin"}};
+    return netns::test::run_command(argv, options);
+  }
+  void refused_op(const std::string& fault, const std::vector<std::string>& args,
+                  const std::vector<std::string>& causes) {
+    RunResult r = exec_op(args);
+    EXPECT_FALSE(marker_exists()) << fault << ": the command ran";
+    EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
+    for (const auto& cause : causes)
+      EXPECT_NE(r.err.find(cause), std::string::npos) << fault << ": message lacks " << cause << ":\n" << r.err;
+    rows.push_back({fault, r.exit_code, first_line(r.err)});
+  }
+  std::string stub_dir() const { return tmp / "stubs"; }
+  void make_stubs() {
+    make_dir(stub_dir());
+    for (const char* name : {"rbd", "mount", "umount", "ceph-fuse", "modprobe"})
+      write_file(stub_dir() + "/" + name, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
+  }
+
   // A directory holding <ID>.net.ns -> `target` and, when given, <ID>.holder.json.
   std::string fake_holder_dir(const std::string& name, const std::string& target,
                               const std::optional<std::string>& record) {
@@ -181,6 +210,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   numbers.emplace_back(std::to_string(holder->pid()), "<holder-pid>");
   numbers.emplace_back(std::to_string(live_record().pid_start_time), "<holder-start-time>");
   numbers.emplace_back(std::to_string(live_record().pidns_ino), "<our-pidns-ino>");
+  numbers.emplace_back(std::to_string(netns::current_netns_id().ino), "<our-netns-ino>");
 
   // Control: the live holder's link runs the command, so "no marker" below
   // means refused, not broken.
@@ -298,6 +328,221 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     server.join();
   }
 
+  // --- provenance: who wrote the files (issue 12) ---------------------------
+  // Each fake directory below holds a link to the live holder's namespace and
+  // a record that matches it in every field (all of them are public), so the
+  // only thing wrong is who could have written them.
+  {
+    std::string path = fake_holder_dir("open", holder_ns + "net", record_text);
+    ASSERT_EQ(::chmod((tmp / "open").c_str(), 0777), 0);
+    refused("holder directory writable by others (0777), with a link and a matching record",
+            {"run", "--netns", path}, {"writable by group or others", "0777"});
+    ASSERT_EQ(::chmod((tmp / "open").c_str(), 01777), 0);
+    refused("holder directory sticky and world-writable (1777)", {"run", "--netns", path},
+            {"writable by group or others", "1777"});
+  }
+  {
+    // The last component of the path is a symlink an unprivileged user made to
+    // a directory of its own.
+    std::string path = fake_holder_dir("users", holder_ns + "net", record_text);
+    ASSERT_EQ(::chown((tmp / "users").c_str(), kNobody, kNobody), 0);
+    make_link(tmp / "users", tmp / "via-symlink");
+    refused("holder directory is a symlink to another uid's directory",
+            {"run", "--netns", tmp / "via-symlink/ceph-a.net.ns"}, {"owned by uid 65534", "--trust-uid"});
+  }
+  {
+    std::string path = fake_holder_dir("foreign-link", holder_ns + "net", record_text);
+    ASSERT_EQ(::lchown(path.c_str(), kNobody, kNobody), 0);
+    refused("link owned by another uid", {"run", "--netns", path}, {"link", "owned by uid 65534"});
+  }
+  {
+    std::string path = fake_holder_dir("foreign-record", holder_ns + "net", record_text);
+    ASSERT_EQ(::chown((tmp / "foreign-record/ceph-a.holder.json").c_str(), kNobody, kNobody), 0);
+    refused("record owned by another uid", {"run", "--netns", path}, {"holder record", "owned by uid 65534"});
+  }
+  {
+    std::string path = fake_holder_dir("rook", holder_ns + "net", std::nullopt);
+    refused("link without a record (Rook-era holder) under the default --identity require",
+            {"run", "--netns", path}, {"must come with its record", "--identity if-present"});
+    RunResult r = exec({"run", "--identity", "if-present", "--netns", path});
+    EXPECT_TRUE(r.ok() && marker_exists()) << "--identity if-present accepts it: " << r.describe();
+  }
+
+  // --- which namespace ------------------------------------------------------
+  // The namespaces whose inode numbers the table shows live until the table is
+  // written, so that no number is reused (and mistaken for another) meanwhile.
+  netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
+  NetnsChild moved;
+  NetnsChild other;
+  {
+    const std::string user_ns = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] { return netns::test::ns_id_of_path(user_ns) != netns::test::ns_id_of_path("/proc/self/ns/user"); },
+        5s));
+    numbers.emplace_back(std::to_string(netns::test::ns_id_of_path(user_ns).ino), "<other-userns-ino>");
+    refused("namespace owned by a non-initial user namespace (unshare -Urn)",
+            {"run", "--netns", fake_holder_dir("userns", "/proc/" + std::to_string(userns.pid()) + "/ns/net",
+                                               std::nullopt)},
+            {"not by the initial user namespace", "unshare -Urn"});
+  }
+  // The host's namespace, to a caller that is elsewhere (netns-exec runs in a
+  // fresh network namespace here). Known on a kernel that gives init_net its
+  // fixed inode (6.18 and later), or with hostPID through /proc/1/ns/net.
+  refused("the host's network namespace, from a caller in another namespace",
+          {"run", "--netns", fake_holder_dir("host", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
+          {"host's network namespace"}, std::nullopt, {"unshare", "--net", "--"});
+
+  // --- the record against the live holder -----------------------------------
+  {
+    netns::HolderRecord rebooted = live_record();
+    rebooted.boot_id = "00000000-0000-0000-0000-000000000000";
+    refused("record from before the last reboot (boot id mismatch)",
+            {"run", "--netns", fake_holder_dir("boot", holder_ns + "net", netns::serialize_record(rebooted))},
+            {"before the last reboot"});
+  }
+  {
+    pid_t gone = 0;
+    {
+      netns::test::Process exited({"true"});
+      gone = exited.pid();
+      ASSERT_TRUE(exited.wait(5s).has_value());
+    }
+    netns::HolderRecord dead = live_record();
+    dead.pid = gone;
+    numbers.emplace_back(std::to_string(gone), "<exited-pid>");
+    refused("record names a pid that is gone",
+            {"run", "--netns", fake_holder_dir("gone", holder_ns + "net", netns::serialize_record(dead))},
+            {"is gone", "ESRCH"});
+  }
+  {
+    // The record's pid is alive with the recorded start time, and the link
+    // opens the recorded namespace, but that process is in another namespace
+    // now: what a holder moved with setns would look like.
+    netns::HolderRecord record = live_record();
+    record.pid = moved.pid();
+    record.pid_start_time = netns::pid_start_time(moved.pid()).value_or(0);
+    numbers.emplace_back(std::to_string(moved.pid()), "<moved-pid>");
+    numbers.emplace_back(std::to_string(record.pid_start_time), "<moved-start-time>");
+    numbers.emplace_back(std::to_string(moved.ns_id().ino), "<moved-netns-ino>");
+    refused("holder moved to another namespace",
+            {"run", "--netns", fake_holder_dir("moved", holder_ns + "net", netns::serialize_record(record))},
+            {"is now in"});
+  }
+
+  // --- sockets: who serves, what is sent ---------------------------------------
+  {
+    // A server that hands out the holder's own namespace with a well-formed
+    // header, but runs as uid 65534: SO_PEERCRED names the uid that called
+    // listen(), so only the listening thread changes its (per-thread) euid.
+    make_dir(tmp / "userserver");
+    std::string path = tmp / "userserver/ceph-a.net.sock";
+    netns::UniqueFd listener = bind_socket(path, false);
+    std::thread as_nobody([&] {
+      if (::syscall(SYS_setresuid, -1, kNobody, -1) != 0) return;
+      (void)::listen(listener.get(), 4);
+      (void)::syscall(SYS_setresuid, -1, 0, -1);
+    });
+    as_nobody.join();
+    netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
+    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(holder_fd.get(), "holder")};
+    std::thread server([&] {
+      pollfd pfd{listener.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) != 1) return;
+      netns::UniqueFd conn = netns::accept_fd(listener.get());
+      try {
+        netns::send_fd(conn.get(), header, holder_fd.get());
+      } catch (const netns::Error&) {
+      }
+    });
+    numbers.emplace_back(std::to_string(::getpid()), "<test-pid>");
+    refused("socket served by a non-root uid", {"run", "--socket", path}, {"runs as uid 65534", "not root"});
+    server.join();
+  }
+  {
+    // A root server whose header announces the holder's namespace but whose
+    // descriptor is another one.
+    numbers.emplace_back(std::to_string(other.ns_id().ino), "<other-netns-ino>");
+    numbers.emplace_back(std::to_string(holder->ns_id().ino), "<holder-netns-ino>");
+    make_dir(tmp / "liar");
+    std::string path = tmp / "liar/ceph-a.net.sock";
+    netns::UniqueFd listener = bind_socket(path, true);
+    netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
+    netns::FdHeader header{netns::FdHeader::kVersion, kId, holder->ns_id()};
+    std::thread server([&] {
+      pollfd pfd{listener.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) != 1) return;
+      netns::UniqueFd conn = netns::accept_fd(listener.get());
+      try {
+        netns::send_fd(conn.get(), header, other_fd.get());
+      } catch (const netns::Error&) {
+      }
+    });
+    refused("socket header announces another namespace than the descriptor it sends",
+            {"run", "--socket", path}, {"announced", "but sent"});
+    server.join();
+  }
+
+  {
+    // A real holder that serves only uid 1 (so its socket is 0666): uid 65534
+    // connects, and the holder refuses it by SO_PEERCRED and closes.
+    make_dir(tmp / "picky");
+    Holder picky(tmp / "picky", kId, {"--socket", "--allow-uid", "1"});
+    ASSERT_TRUE(picky.wait_ready()) << picky.err();
+    numbers.emplace_back(std::to_string(picky.pid()), "<picky-holder-pid>");
+    refused("a peer the holder refuses by uid (uid 65534, --allow-uid 1)",
+            {"run", "--socket", tmp / "picky/ceph-a.net.sock"}, {"without sending anything", "--allow-uid"}, kNobody);
+    EXPECT_NE(picky.err().find("refused a connection"), std::string::npos) << picky.err();
+  }
+
+  // --- user-named files that would block --------------------------------------
+  ASSERT_EQ(::mkfifo((tmp / "fifo.json").c_str(), 0644), 0);
+  refused("config is a FIFO", {"run", "--cluster-id", kId, "--config", tmp / "fifo.json"},
+          {"is a FIFO, not a regular file"});
+  refused("config is /dev/zero", {"run", "--cluster-id", kId, "--config", "/dev/zero"},
+          {"is a character device, not a regular file"});
+
+  // --- every entry point refuses the same way ----------------------------------
+  {
+    make_stubs();
+    std::string planted = fake_holder_dir("planted", holder_ns + "net", record_text);
+    ASSERT_EQ(::chmod((tmp / "planted").c_str(), 0777), 0);
+    write_file(tmp / "keyfile", "AQBfake==\n", 0600);
+    make_dir(tmp / "target");
+    const std::vector<std::string> map_args = {"--pool", "p", "--image", "i", "--mon", "198.18.0.1:6789",
+                                               "--id", "admin", "--keyfile", tmp / "keyfile"};
+    // Control: through the live holder's link the stub rbd runs.
+    std::vector<std::string> ok = {"map", "--netns", link};
+    ok.insert(ok.end(), map_args.begin(), map_args.end());
+    (void)exec_op(ok);
+    ASSERT_TRUE(marker_exists()) << "the stub rbd did not run through the live holder";
+
+    std::vector<std::string> map = {"map", "--netns", planted};
+    map.insert(map.end(), map_args.begin(), map_args.end());
+    refused_op("map through a world-writable holder directory (stub rbd)", map, {"writable by group or others"});
+    refused_op("mount through a world-writable holder directory (stub mount)",
+               {"mount", "--netns", planted, "--mon", "198.18.0.1:6789", "--id", "admin", "--keyfile",
+                tmp / "keyfile", tmp / "target"},
+               {"writable by group or others"});
+    refused_op("umount through a world-writable holder directory (stub umount)",
+               {"umount", "--netns", planted, tmp / "target"}, {"writable by group or others"});
+
+    // The C ABI: the 125 is the result's own exit code.
+    ::unlink(marker().c_str());
+    netns_exec_request* req = netns_exec_request_new();
+    const std::string script = "echo ran > " + marker();
+    const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
+    netns_exec_request_set_argv(req, argv);
+    netns_exec_request_set_netns(req, planted.c_str());
+    netns_exec_result* res = netns_exec_run(req);
+    EXPECT_FALSE(marker_exists()) << "the command ran through the C ABI";
+    EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_REFUSED);
+    rows.push_back({"C ABI (netns_exec_run) through a world-writable holder directory",
+                    netns_exec_result_exit_code(res), std::string("(C ABI error) ") + netns_exec_result_error(res)});
+    EXPECT_NE(rows.back().message.find("writable by group or others"), std::string::npos) << rows.back().message;
+    netns_exec_result_free(res);
+    netns_exec_request_free(req);
+  }
+
   // Holder that dies between resolve and exec: only the library can stop
   // there. Resolve, kill the holder, then run with the resolved namespace.
   {
@@ -330,14 +575,20 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
          "`NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix` (root). For every row the\n"
          "command (`sh -c 'echo ran > MARKER'`) never ran, and the message names the cause.\n"
          "`$TMP` is the test's temporary directory; pids and start times are shown as\n"
-         "`<placeholders>`. The last row goes through the library (the CLI cannot be\n"
+         "`<placeholders>` (the boot id as `<boot-id>`). The provenance rows plant\n"
+         "files that match the live holder in every public field, so only who could\n"
+         "have written them is wrong. The last row goes through the library (the CLI cannot be\n"
          "stopped between resolving and running); the CLI turns that netns::Error into\n"
          "exit status 125 like every other.\n\n"
          "| # | fault | exit status | message (first line) |\n"
          "|---|---|---|---|\n";
-  for (size_t i = 0; i < rows.size(); ++i)
+  const std::string boot = netns::read_boot_id();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string message = rows[i].message;
+    for (size_t at; (at = message.find(boot)) != std::string::npos;) message.replace(at, boot.size(), "<boot-id>");
     doc << "| " << i + 1 << " | " << rows[i].fault << " | " << rows[i].exit_status << " | `"
-        << normalize(rows[i].message, tmp.path(), numbers) << "` |\n";
+        << normalize(message, tmp.path(), numbers) << "` |\n";
+  }
   const std::string generated = doc.str();
   const std::string committed_path = std::string(NETNS_SOURCE_DIR) + "/design/fault-matrix.md";
   const char* update = std::getenv("NETNS_UPDATE_FAULT_MATRIX");

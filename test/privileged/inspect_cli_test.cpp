@@ -111,6 +111,37 @@ TEST(InspectCli, DoctorRejectsAMalformedMonNamingIt) {
   EXPECT_EQ(r.out, "") << "no check runs before the input is valid";
 }
 
+TEST(InspectCli, DoctorJsonHasOneEntryPerCheck) {
+  NEED_CLI();
+  NetnsChild child;  // no interface with an address: a FAIL with a hint
+  auto text = exec({"doctor", "--netns", child.ns_path()});
+  auto r = exec({"doctor", "--json", "--netns", child.ns_path()});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(text.exit_code, r.exit_code);
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["ok"], false);
+  ASSERT_TRUE(doc["checks"].is_array());
+  size_t lines = 0;
+  for (char c : text.out) lines += c == '\n';
+  size_t hints = 0;
+  for (const auto& c : doc["checks"]) {
+    ASSERT_TRUE(c["name"].is_string() && c["detail"].is_string()) << c.dump();
+    const std::string status = c["status"];
+    EXPECT_TRUE(status == "PASS" || status == "FAIL" || status == "SKIP") << c.dump();
+    if (status == "FAIL" && c["hint"].is_string()) ++hints;
+  }
+  EXPECT_EQ(doc["checks"].size() + hints, lines) << "the text has a line per check plus one per hint:\n" << text.out;
+  auto named = [&](const std::string& name) {
+    for (const auto& c : doc["checks"])
+      if (c["name"] == name) return c["status"].get<std::string>();
+    return std::string("absent");
+  };
+  EXPECT_EQ(named("is a network namespace"), "PASS");
+  EXPECT_EQ(named("owned by the initial user namespace"), "PASS");
+  EXPECT_EQ(named("not the host's namespace"), "PASS");
+  EXPECT_EQ(named("interface up with an address"), "FAIL");
+}
+
 TEST(InspectCli, DoctorGivesTheExecutorsMessageAnd125ForAMissingFile) {
   NEED_CLI();
   std::string path = "/nonexistent/" + unique_name("c") + ".net.ns";
@@ -135,7 +166,8 @@ TEST(InspectCli, DoctorTakesMonitorsFromTheCephCsiConfig) {
                   R"("],"rbd":{"netNamespaceFilePath":")" + (dir / (id + ".net.ns")) + R"("}}])",
               config);
   }
-  auto r = exec({"doctor", "--cluster-id", id, "--config", config});
+  // The link has no record (a Rook-era holder's): --identity if-present.
+  auto r = exec({"doctor", "--cluster-id", id, "--config", config, "--identity", "if-present"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_THAT(r.out, HasSubstr("PASS  connect to " + kMon));
 }
@@ -213,7 +245,8 @@ TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
   EXPECT_EQ(dead.exit_code, 125) << dead.describe();
   auto lines = fail_lines(dead.out);
   ASSERT_EQ(lines.size(), 1u) << dead.out;
-  EXPECT_THAT(lines[0], HasSubstr("resolves"));
+  EXPECT_THAT(lines[0], HasSubstr("file exists"));
+  EXPECT_THAT(lines[0], HasSubstr("dangling"));
   EXPECT_THAT(dead.err, HasSubstr(id));
 #endif
 }
@@ -233,7 +266,8 @@ TEST(InspectCli, DoctorAndInspectTakeAHoldersSocket) {
 
   auto doctor = exec({"doctor", "--socket", sock});
   EXPECT_EQ(doctor.exit_code, 1) << doctor.describe();  // lo is down: unshare --net
-  EXPECT_THAT(doctor.out, HasSubstr("PASS  identity matches"));
+  EXPECT_THAT(doctor.out, HasSubstr("PASS  header matches"));
+  EXPECT_THAT(doctor.out, HasSubstr("PASS  socket server trusted"));
   EXPECT_THAT(fail_lines(doctor.out), testing::Contains(HasSubstr("lo up")));
 
   auto json = exec({"inspect", "--socket", sock, "--json"});

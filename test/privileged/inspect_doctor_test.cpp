@@ -9,6 +9,7 @@
 #include "netns/holder_record.hpp"
 #include "netns/proc.hpp"
 #include "netns_exec/doctor.hpp"
+#include "netns_exec/source.hpp"
 
 namespace netns::test {
 namespace {
@@ -30,6 +31,11 @@ const Check& named(const std::vector<Check>& checks, const std::string& name) {
   return *it;
 }
 
+// doctor's file-level lines: the executor's own checks, as doctor runs them.
+std::vector<Check> file_checks(const std::string& path) {
+  return inspect::checks_from(exec::inspect_source(exec::Source::netns_path(path)).findings);
+}
+
 struct DoctorTest : testing::Test {
   void SetUp() override { NETNS_REQUIRE_ROOT(); }
   std::vector<Endpoint> mons{Endpoint::parse(std::string(kMonAddr) + ":6789", "--mon")};
@@ -38,10 +44,11 @@ struct DoctorTest : testing::Test {
 TEST_F(DoctorTest, PassesAgainstAReachableMonitor) {
   StorageNet net;
   UniqueFd listener = net.listen_mon(6789);
-  auto file = inspect::check_namespace_file(net.inspected.ns_path());
-  EXPECT_THAT(failed(file.checks), testing::IsEmpty()) << inspect::render_checks(file.checks);
-  ASSERT_TRUE(file.fd);
-  auto inside = inspect::check_inside(file.fd.get(), net.inspected.ns_path(), mons, 2000ms);
+  auto file = exec::inspect_source(exec::Source::netns_path(net.inspected.ns_path()));
+  auto lines = inspect::checks_from(file.findings);
+  EXPECT_THAT(failed(lines), testing::IsEmpty()) << inspect::render_checks(lines);
+  ASSERT_TRUE(file.ns.fd);
+  auto inside = inspect::check_inside(file.ns.fd.get(), net.inspected.ns_path(), mons, 2000ms);
   EXPECT_THAT(failed(inside), testing::IsEmpty()) << inspect::render_checks(inside);
   EXPECT_EQ(named(inside, "connect to 198.19.5.10:6789").status, CheckStatus::pass);
   EXPECT_THAT(named(inside, "route to 198.19.5.10:6789").detail,
@@ -86,14 +93,16 @@ TEST_F(DoctorTest, ReportsATimeoutWithinTheDeadline) {
 }
 
 TEST_F(DoctorTest, FileChecksFailOnAMissingFileAndOnOurOwnNamespace) {
-  auto missing = inspect::check_namespace_file("/nonexistent/" + unique_name("x") + ".net.ns");
-  ASSERT_EQ(missing.checks.size(), 1u);
-  EXPECT_EQ(missing.checks[0].name, "file exists");
-  EXPECT_EQ(missing.checks[0].status, CheckStatus::fail);
-  EXPECT_FALSE(missing.fd);
+  auto missing = exec::inspect_source(exec::Source::netns_path("/nonexistent/" + unique_name("x") + ".net.ns"));
+  auto lines = inspect::checks_from(missing.findings);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].name, "file exists");
+  EXPECT_EQ(lines[0].status, CheckStatus::fail);
+  EXPECT_FALSE(missing.ns.fd);
+  ASSERT_TRUE(missing.error.has_value());
 
-  auto own = inspect::check_namespace_file("/proc/thread-self/ns/net");
-  EXPECT_THAT(failed(own.checks), testing::ElementsAre("not our own namespace"));
+  auto own = file_checks("/proc/thread-self/ns/net");
+  EXPECT_THAT(failed(own), testing::ElementsAre("not our own namespace"));
 }
 
 TEST_F(DoctorTest, ChecksTheHolderRecordNextToTheLink) {
@@ -113,18 +122,28 @@ TEST_F(DoctorTest, ChecksTheHolderRecordNextToTheLink) {
     UniqueFd f = open_fd(dir / (id + ".holder.json"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     write_all(f.get(), serialize_record(rec), "record");
   }
-  auto ok = inspect::check_namespace_file(dir / (id + ".net.ns"));
-  EXPECT_THAT(failed(ok.checks), testing::IsEmpty()) << inspect::render_checks(ok.checks);
-  EXPECT_EQ(named(ok.checks, "holder alive").status, CheckStatus::pass);
-  EXPECT_EQ(named(ok.checks, "identity matches").status, CheckStatus::pass);
+  auto ok = file_checks(dir / (id + ".net.ns"));
+  EXPECT_THAT(failed(ok), testing::IsEmpty()) << inspect::render_checks(ok);
+  EXPECT_EQ(named(ok, "holder alive").status, CheckStatus::pass);
+  EXPECT_EQ(named(ok, "identity matches").status, CheckStatus::pass);
+  EXPECT_EQ(named(ok, "directory trusted").status, CheckStatus::pass);
+  EXPECT_EQ(named(ok, "link owner").status, CheckStatus::pass);
 
   rec.netns.ino += 1;  // a record describing another namespace
   {
     UniqueFd f = open_fd(dir / (id + ".holder.json"), O_WRONLY | O_TRUNC);
     write_all(f.get(), serialize_record(rec), "record");
   }
-  auto bad = inspect::check_namespace_file(dir / (id + ".net.ns"));
-  EXPECT_THAT(failed(bad.checks), testing::ElementsAre("identity matches"));
+  auto bad = file_checks(dir / (id + ".net.ns"));
+  EXPECT_THAT(failed(bad), testing::ElementsAre("identity matches"));
+
+  // Every check is printed, not only the first failure: a world-writable
+  // holder directory and a link owned by another uid fail on their own lines.
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+  ASSERT_EQ(::lchown((dir / (id + ".net.ns")).c_str(), 65534, 65534), 0);
+  auto planted = file_checks(dir / (id + ".net.ns"));
+  EXPECT_THAT(failed(planted), testing::ElementsAre("directory trusted", "link owner", "identity matches"))
+      << inspect::render_checks(planted);
 }
 
 }  // namespace

@@ -16,6 +16,17 @@ std::optional<std::string> cluster_id_problem(std::string_view id);
 // Throws Error(invalid_argument) naming the value and the rule.
 void validate_cluster_id(std::string_view id);
 
+// The suffixes of the files a holder publishes, defined here only.
+inline constexpr std::string_view kLinkSuffix = ".net.ns";
+inline constexpr std::string_view kRecordSuffix = ".holder.json";
+inline constexpr std::string_view kSocketSuffix = ".net.sock";
+inline constexpr std::string_view kLockSuffix = ".lock";
+
+// The cluster ID a holder file name implies ("ceph-a.net.ns" with
+// kLinkSuffix -> "ceph-a"); "" when the name does not end in `suffix` or what
+// is left is not a valid cluster ID.
+std::string cluster_id_from_file_name(std::string_view name, std::string_view suffix);
+
 // The files a holder publishes for a cluster, as names inside the holder dir.
 struct HolderFileNames {
   std::string ns_link;  // <ID>.net.ns

@@ -22,6 +22,7 @@ enum class Errc {
   unsupported,        // a record or header version we do not know
   timeout,
   system,             // any other failed syscall
+  untrusted,          // a file or peer not owned by root (or a named uid), or a writable directory
 };
 
 const char* errc_name(Errc code) noexcept;

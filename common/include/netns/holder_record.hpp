@@ -15,6 +15,7 @@
 //   boot_id         /proc/sys/kernel/random/boot_id when published
 //   created_unix    publication time, seconds since the epoch
 //   socket          name of the <ID>.net.sock in the same directory, or null
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -49,8 +50,11 @@ std::string serialize_record(const HolderRecord& record);
 // unsupported for the version). `shown` names the file in messages.
 HolderRecord parse_record(std::string_view text, std::string_view shown);
 
-// Reads <dir>/<name>; nullopt when it does not exist.
+// Reads <dir>/<name> without following a symlink, without blocking and with
+// a bound (a FIFO or a device there is an error at once); nullopt when it
+// does not exist. `st`, when given, receives the file's fstat (its owner is
+// checked by the trust policy).
 std::optional<HolderRecord> read_record_at(int dirfd, const std::string& name,
-                                           std::string_view shown);
+                                           std::string_view shown, struct stat* st = nullptr);
 
 }  // namespace netns

@@ -14,8 +14,18 @@ struct NsId {
   friend bool operator==(const NsId&, const NsId&) = default;
 };
 
-// The initial pid namespace has this fixed inode (PROC_PID_INIT_INO).
+// Initial namespaces with a fixed inode (include/linux/proc_ns.h). The user
+// and pid ones have been fixed since Linux 3.8; the network one since 6.18
+// (NET_NS_INIT_INO). Dynamically allocated namespace inodes start at
+// 0xF0000000, so on an older kernel no namespace has kInitialNetNsIno and a
+// match is always the host's namespace; no match proves nothing there.
 inline constexpr uint64_t kInitialPidNsIno = 0xEFFFFFFCu;
+inline constexpr uint64_t kInitialUserNsIno = 0xEFFFFFFDu;
+inline constexpr uint64_t kInitialNetNsIno = 0xEFFFFFF9u;
+
+// "net:[4026532123]", as readlink /proc/PID/ns/net shows it. The one
+// formatter of a namespace identity in messages.
+std::string ns_text(NsId id, std::string_view type = "net");
 
 NsId ns_id_of_fd(int fd, std::string_view shown);
 

@@ -1,9 +1,5 @@
 #include "netns_exec/doctor.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <nlohmann/json.hpp>
@@ -11,7 +7,6 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/nsfd.hpp"
-#include "netns/proc.hpp"
 #include "netns_exec/netns_thread.hpp"
 #include "netns_exec/rtnl.hpp"
 #include "netns_exec/tcp_probe.hpp"
@@ -30,9 +25,6 @@ const char* status_name(CheckStatus s) noexcept {
 
 namespace {
 
-constexpr std::string_view kLinkSuffix = ".net.ns";
-constexpr const char* kRecordSuffix = ".holder.json";
-
 Check pass(std::string name, std::string detail) {
   return {std::move(name), CheckStatus::pass, std::move(detail), {}};
 }
@@ -43,113 +35,34 @@ Check skip(std::string name, std::string detail) {
   return {std::move(name), CheckStatus::skip, std::move(detail), {}};
 }
 
-std::string ns_text(const NsId& id) { return "net:[" + std::to_string(id.ino) + "]"; }
-
-// The directory and record name of a holder's "<dir>/<ID>.net.ns", if `path` is one.
-std::optional<std::pair<std::string, std::string>> record_location(const std::string& path) {
-  auto slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (base.size() <= kLinkSuffix.size() ||
-      base.compare(base.size() - kLinkSuffix.size(), kLinkSuffix.size(), kLinkSuffix) != 0)
-    return std::nullopt;
-  return std::make_pair(dir, base.substr(0, base.size() - kLinkSuffix.size()) + kRecordSuffix);
-}
-
 }  // namespace
 
-FileChecks check_namespace_file(const std::string& path) {
-  FileChecks out;
-  auto& c = out.checks;
-
-  struct stat lst {};
-  if (::lstat(path.c_str(), &lst) != 0) {
-    int err = errno;
-    c.push_back(fail("file exists", quote(path) + ": " + errno_text(err),
-                     "is the netns-holder pod running on this node, and is its directory "
-                     "mounted into this pod?"));
-    return out;
+std::vector<Check> checks_from(const std::vector<trust::Finding>& findings) {
+  std::vector<Check> out;
+  for (const auto& f : findings) {
+    if (!f.ok)
+      out.push_back(fail(f.check, f.detail, f.hint));
+    else if (!f.known)
+      out.push_back(skip(f.check, f.detail));
+    else
+      out.push_back(pass(f.check, f.detail));
   }
-  std::string what = "file";
-  if (S_ISLNK(lst.st_mode)) {
-    char target[4096];
-    ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
-    what = "symlink -> " + (n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string("?"));
-  }
-  c.push_back(pass("file exists", quote(path) + " (" + what + ")"));
-
-  try {
-    out.fd = open_fd(path, O_RDONLY);
-  } catch (const Error& e) {
-    c.push_back(fail("resolves", e.message(),
-                     S_ISLNK(lst.st_mode)
-                         ? "the link names a process that is gone: the holder died; restart "
-                           "the holder pod (and check why it exited)"
-                         : "check the file's permissions"));
-    return out;
-  }
-  c.push_back(pass("resolves", "opened"));
-
-  NsId id;
-  try {
-    id = require_netns_fd(out.fd.get(), path);
-  } catch (const Error& e) {
-    c.push_back(fail("is a network namespace", e.message(), e.hint()));
-    out.fd.reset();
-    return out;
-  }
-  c.push_back(pass("is a network namespace", ns_text(id)));
-
-  NsId own = current_netns_id();
-  if (id == own)
-    c.push_back(fail("not our own namespace", "it is this process's own namespace " + ns_text(own),
-                     "the file points at the caller's namespace: work done there dies with this "
-                     "pod; point it at the holder's <ID>.net.ns"));
-  else
-    c.push_back(pass("not our own namespace", "ours is " + ns_text(own)));
-
-  auto where = record_location(path);
-  if (!where) {
-    c.push_back(skip("holder alive", "no holder record (not a holder's <ID>.net.ns link)"));
-    c.push_back(skip("identity matches", "no holder record"));
-    return out;
-  }
-  try {
-    UniqueFd dir = open_fd(where->first, O_RDONLY | O_DIRECTORY);
-    out.record = read_record_at(dir.get(), where->second, where->first + "/" + where->second);
-  } catch (const Error& e) {
-    c.push_back(fail("holder alive", e.message(), "the holder record is unreadable or malformed"));
-    return out;
-  }
-  if (!out.record) {
-    c.push_back(skip("holder alive", "no " + where->second + " next to the link"));
-    c.push_back(skip("identity matches", "no holder record"));
-    return out;
-  }
-  const HolderRecord& rec = *out.record;
-  if (rec.pidns_ino != current_pidns_id().ino) {
-    c.push_back(fail("holder alive",
-                     "the record's pid " + std::to_string(rec.pid) +
-                         " is from another pid namespace (pid:[" + std::to_string(rec.pidns_ino) +
-                         "]), not ours (pid:[" + std::to_string(current_pidns_id().ino) + "])",
-                     "run this with hostPID: true like the holder, or use the holder's --socket"));
-  } else if (auto start = pid_start_time(rec.pid); !start) {
-    c.push_back(fail("holder alive", "pid " + std::to_string(rec.pid) + " is gone",
-                     "the holder died: restart the holder pod (kubectl -n NS get pods)"));
-  } else if (*start != rec.pid_start_time) {
-    c.push_back(fail("holder alive",
-                     "pid " + std::to_string(rec.pid) + " is a different process now (pid reused)",
-                     "the holder died and its pid was reused: restart the holder pod"));
-  } else {
-    c.push_back(pass("holder alive", "pid " + std::to_string(rec.pid)));
-  }
-  if (rec.netns == id)
-    c.push_back(pass("identity matches", "record and link both name " + ns_text(id)));
-  else
-    c.push_back(fail("identity matches",
-                     "the record names " + ns_text(rec.netns) + ", the link opens " + ns_text(id),
-                     "a stale link or record: restart the holder pod so it republishes both"));
   return out;
+}
+
+std::string checks_json(const std::vector<Check>& checks) {
+  nlohmann::ordered_json doc;
+  doc["ok"] = all_passed(checks);
+  doc["checks"] = nlohmann::ordered_json::array();
+  for (const auto& c : checks) {
+    nlohmann::ordered_json entry;
+    entry["name"] = c.name;
+    entry["status"] = status_name(c.status);
+    entry["detail"] = c.detail;
+    entry["hint"] = c.hint.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.hint);
+    doc["checks"].push_back(std::move(entry));
+  }
+  return doc.dump(2) + "\n";
 }
 
 std::vector<Check> check_inside(int nsfd, std::string_view shown,

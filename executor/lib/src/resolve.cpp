@@ -1,25 +1,30 @@
-// Source -> one validated namespace descriptor. Every refusal leaves here as a
-// netns::Error that names the cluster and/or path, the step that failed, the
-// errno text where there is one, and what to check.
+// Source -> one validated namespace descriptor. The rules are netns/trust.hpp's
+// named checks; this file only decides their order and what each is applied
+// to. The same sequence runs for resolve() (stop at the first failure, throw
+// it) and for inspect_source() (doctor: record every finding, go on where
+// something is left to check). Every refusal names the cluster and/or path,
+// the step that failed, the errno text where there is one, and what to check.
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
+#include <sys/vfs.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <initializer_list>
 #include <optional>
 
-#include "identity.hpp"
 #include "netns/atomic_file.hpp"
 #include "netns/cluster_id.hpp"
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/fd_passing.hpp"
+#include "netns/trust.hpp"
+#include "netns/unix_address.hpp"
 #include "netns_exec/source.hpp"
+#include "record_cache.hpp"
 #include "wait_path.hpp"
 
 namespace netns::exec {
@@ -29,38 +34,71 @@ namespace {
 using detail::split_path;
 using detail::wait_for_path;
 
-constexpr std::string_view kLinkSuffix = ".net.ns";
-constexpr std::string_view kSocketSuffix = ".net.sock";
 // A holder that accepted the connection answers at once; this bounds one that
 // does not (it must never hang the plugin).
 constexpr std::chrono::seconds kSocketReplyTimeout{5};
 
-// The cluster ID a holder file name implies ("ceph-a.net.ns" -> "ceph-a").
-std::string id_from_name(const std::string& name, std::string_view suffix) {
-  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(),
-                                                   suffix) != 0)
-    return {};
-  std::string id = name.substr(0, name.size() - suffix.size());
-  return cluster_id_problem(id) ? std::string() : id;
+// Thrown by a collecting Report when a failure leaves nothing to check further.
+struct Stop {};
+
+// Where findings go. Throwing (resolve): a failed finding becomes the Error,
+// with the step as context. Collecting (doctor): every finding is kept; a
+// failed `fatal` one ends the sequence.
+class Report {
+ public:
+  explicit Report(std::vector<trust::Finding>* collect) : collect_(collect) {}
+
+  void add(trust::Finding f, const char* step, bool fatal = true) {
+    if (!collect_) {
+      if (!f.ok) {
+        Error e = f.error();
+        e.context(step);
+        throw e;
+      }
+      return;
+    }
+    bool failed = !f.ok;
+    collect_->push_back(std::move(f));
+    if (failed && fatal) throw Stop{};
+  }
+  // A finding that only doctor shows (a check that does not apply here).
+  void note(const char* check, std::string detail) {
+    if (!collect_) return;
+    trust::Finding f = trust::pass(check, std::move(detail));
+    f.known = false;
+    collect_->push_back(std::move(f));
+  }
+  [[nodiscard]] bool collecting() const { return collect_ != nullptr; }
+  // The check a step that is not itself a named check (opening, reading,
+  // receiving) counts towards when it throws.
+  void doing(const char* check) { doing_ = check; }
+  [[nodiscard]] const char* doing() const { return doing_; }
+
+ private:
+  std::vector<trust::Finding>* collect_;
+  const char* doing_ = trust::kFileExists;
+};
+
+template <typename F>
+auto in_step(const char* step, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (Error& e) {
+    e.context(step);
+    throw;
+  }
 }
 
 std::string waited_text(std::chrono::nanoseconds wait) {
   return wait.count() > 0 ? " (after waiting " + format_duration(wait) + ")" : std::string();
 }
 
-// A step name on the way up: "open namespace file: open "/x": ENOENT ...".
-struct Step {
-  const char* name;
-};
+trust::Owners owners_of(const ResolveOptions& options) { return trust::Owners{options.trust_uids}; }
 
-template <typename F>
-auto in_step(Step step, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (Error& e) {
-    e.context(step.name);
-    throw;
-  }
+// The kernel's own directories (/proc/PID/ns) are not a holder directory.
+bool on_procfs(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && static_cast<unsigned long>(fs.f_type) == PROC_SUPER_MAGIC;
 }
 
 // The file is missing: say how (directory, dangling link, plain missing).
@@ -86,33 +124,20 @@ auto in_step(Step step, F&& f) -> decltype(f()) {
   throw e;
 }
 
-// One connect attempt to the holder socket at `address` (`shown` in
-// messages). False, with `last_err` set, for what is worth waiting for: not
-// there yet, or left behind by a holder that is gone (a restarted holder
-// replaces it).
-bool try_connect(UniqueFd& sock, const std::string& address, const std::string& shown,
-                 int& last_err) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (address.empty() || address.size() >= sizeof addr.sun_path)
-    throw Error(Errc::invalid_argument,
-                "socket path " + quote(shown) + " is empty or longer than " +
-                    std::to_string(sizeof addr.sun_path - 1) + " bytes");
-  std::memcpy(addr.sun_path, address.data(), address.size());
+// One connect attempt through `address`. False, with `last_err` set, for what
+// is worth waiting for: not there yet, or left behind by a holder that is gone
+// (a restarted holder replaces it).
+bool try_connect(UniqueFd& sock, const std::string& address, const std::string& shown, int& last_err) {
+  UnixAddress addr = unix_address(address, shown);
   sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
-  int rc;
-  do {
-    rc = ::connect(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-  } while (rc != 0 && errno == EINTR);
-  if (rc == 0) return true;
-  last_err = errno;
+  last_err = connect_unix(sock.get(), addr);
+  if (last_err == 0) return true;
   sock.reset();
   if (last_err == ENOENT || last_err == ECONNREFUSED) return false;
   throw Error::sys("connect", shown, last_err);
 }
 
-[[noreturn]] void throw_not_connected(const std::string& path, int last_err,
-                                      std::chrono::nanoseconds wait) {
+[[noreturn]] void throw_not_connected(const std::string& path, int last_err, std::chrono::nanoseconds wait) {
   Error e = Error::sys("connect", path, last_err, {}, Errc::not_found);
   if (last_err == ECONNREFUSED)
     e.context("no holder is listening behind the socket" + waited_text(wait));
@@ -122,14 +147,133 @@ bool try_connect(UniqueFd& sock, const std::string& address, const std::string& 
   throw e;
 }
 
-// Receives the namespace over a connected holder socket and validates it:
-// a network namespace, the one the header announces, for the cluster each
-// non-empty entry of `expected_ids` names (the file name's <ID>, the ID asked
-// about), and not our own.
+// What was opened at a path: the directory, and either the namespace file or a
+// connected holder socket, with the entry's own lstat (the link, or the file).
+struct Opened {
+  UniqueFd dirfd;
+  UniqueFd fd;    // the namespace file (O_RDONLY, as setns needs)
+  UniqueFd sock;  // instead of fd: a connected holder socket
+  int sock_err = 0;
+  bool found = false;
+  struct stat entry {};  // lstat of the name in dirfd
+};
+
+Opened open_path(const std::string& path, const ResolveOptions& options, bool socket_only) {
+  if (path.empty() || path.back() == '/')
+    throw Error(Errc::invalid_argument, "namespace file path " + quote(path) + " names no file");
+  const auto split = split_path(path);
+  const std::string& dir = split.first;
+  const std::string& name = split.second;
+  Opened o;
+  // The directory is opened once and the link, the record and the socket are
+  // all read relative to it, so they come from the same directory even if the
+  // path is renamed meanwhile.
+  o.found = wait_for_path(path, options.wait_holder, [&] {
+    o.sock_err = 0;  // what the last attempt found is what is reported
+    try {
+      o.dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
+    } catch (Error& e) {
+      if (e.sys_errno() == ENOENT) return false;
+      throw;
+    }
+    // O_PATH first: it opens anything without side effects (a FIFO or a
+    // terminal cannot block or adopt us, a socket does not fail with ENXIO),
+    // and what it opened is then looked at, not the path again.
+    auto opened = open_at_if_exists(o.dirfd.get(), name, O_PATH, path);
+    if (!opened) return false;
+    struct stat st {};
+    if (::fstat(opened->get(), &st) != 0) throw Error::sys("fstat", path, errno);
+    // The entry itself (a link's owner). The directory's provenance check
+    // makes sure nobody untrusted can swap the entry between the two.
+    if (::fstatat(o.dirfd.get(), name.c_str(), &o.entry, AT_SYMLINK_NOFOLLOW) != 0) o.entry = st;
+    if (S_ISSOCK(st.st_mode)) {
+      // Socket mode through a path: connect through the O_PATH descriptor, so
+      // to the socket just checked, and with no 108-byte sun_path limit.
+      return try_connect(o.sock, fd_path(opened->get()), path, o.sock_err);
+    }
+    if (socket_only)
+      throw Error(Errc::invalid_argument, quote(path) + " is " + file_type_name(st.st_mode) + ", not a socket",
+                  "--socket takes a holder's <ID>.net.sock");
+    // O_RDONLY as setns needs; O_NONBLOCK|O_NOCTTY as above, for whatever
+    // the nsfs check is about to reject.
+    try {
+      o.fd = open_fd(fd_path(opened->get()), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    } catch (Error& e) {
+      throw Error::sys("open", path, e.sys_errno());
+    }
+    return true;
+  });
+  return o;
+}
+
+// The namespace descriptor, after its type: the same checks whatever it came from.
+void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options, Report& report,
+                      const NsId* id) {
+  report.add(trust::initial_user_namespace(fd, shown, options.allow_userns), "check namespace owner", false);
+  const NsId own = current_netns_id();
+  report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns), "check not own namespace", false);
+  // Our own namespace refused above says all; the host check would repeat it.
+  if (*id != own || options.allow_own_netns)
+    report.add(trust::not_host_namespace(*id, own, shown, options.allow_host_netns), "check not host namespace",
+               false);
+}
+
+// The directory the file came from, unless it is the kernel's (/proc/PID/ns).
+void check_directory(const Opened& o, const std::string& dir, const ResolveOptions& options, Report& report) {
+  if (on_procfs(o.dirfd.get())) {
+    report.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
+    return;
+  }
+  report.add(trust::directory_chain(o.dirfd.get(), dir, owners_of(options)), "check provenance", false);
+}
+
+struct LoadedRecord {
+  std::optional<HolderRecord> record;  // nullopt: absent
+  struct stat st {};
+};
+
+LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report) {
+  report.doing(trust::kRecordPresent);
+  LoadedRecord out;
+  // An unchanged record file (same identity, fstatat fresh) need not be read
+  // and parsed again (record_cache.hpp); its owner is checked from this stat.
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+    if (auto cached = detail::cached_record(st)) {
+      out.record = std::move(cached);
+      out.st = st;
+      return out;
+    }
+  }
+  out.record = in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
+  if (out.record) detail::cache_record(out.st, *out.record);
+  return out;
+}
+
+// The checks on a record that need nothing opened: owner, cluster, boot, and
+// for a link the pid namespace (a socket needs none: that is what it is for).
+void check_record_origin(const LoadedRecord& loaded, const std::string& shown, const std::string& cluster_id,
+                         const ResolveOptions& options, Report& report, bool for_link = true) {
+  const HolderRecord& record = *loaded.record;
+  report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
+  report.add(trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
+             "check provenance");
+  const char* step = "check holder identity";
+  report.add(trust::record_for_cluster(record, cluster_id, shown), step);
+  report.add(trust::record_this_boot(record, shown), step);
+  if (for_link) report.add(trust::record_this_pid_namespace(record, shown), step);
+}
+
+// Receives the namespace over a connected holder socket and validates it like
+// any descriptor, plus: the server is trusted, the header announces what was
+// sent, for the cluster each non-empty entry of `expected_ids` names.
 ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
-                                    const ResolveOptions& options) {
-  ReceivedFd received = in_step(Step{"receive namespace from holder"}, [&] {
+                                    const HolderRecord* record, const ResolveOptions& options,
+                                    Report& report) {
+  report.add(trust::socket_server(sock.get(), path, owners_of(options), record), "check holder socket");
+  report.doing(trust::kHeader);
+  ReceivedFd received = in_step("receive namespace from holder", [&] {
     pollfd pfd{sock.get(), POLLIN, 0};
     int n;
     do {
@@ -137,169 +281,133 @@ ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& pat
     } while (n < 0 && errno == EINTR);
     if (n < 0) throw Error::sys("poll", path, errno);
     if (n == 0)
-      throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?",
-                       Errc::timeout);
+      throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?", Errc::timeout);
     return receive_fd(sock.get(), path);
   });
 
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = received.header.cluster_id;
-  out.id = in_step(Step{"check namespace type"},
-                   [&] { return require_netns_fd(received.fd.get(), path); });
-  // Socket mode needs no record: the holder itself just handed us the fd over
-  // a live connection. What it says must still match what it sent.
-  for (const std::string& expected : expected_ids)
-    if (options.identity != IdentityPolicy::off && !expected.empty() &&
-        received.header.cluster_id != expected)
-      throw Error(Errc::identity_mismatch,
-                  "check holder identity: holder socket " + quote(path) + " speaks for cluster " +
-                      quote(received.header.cluster_id) + ", not " + quote(expected));
-  if (out.id != received.header.netns)
-    throw Error(Errc::identity_mismatch,
-                "check holder identity: holder socket " + quote(path) + " announced net:[" +
-                    std::to_string(received.header.netns.ino) + "] but sent net:[" +
-                    std::to_string(out.id.ino) + "]");
-  if (!options.allow_own_netns && out.id == current_netns_id())
-    throw Error(Errc::own_namespace,
-                "check not own namespace: holder socket " + quote(path) +
-                    " sent this process's own network namespace",
-                "is the holder running with the plugin's network (hostNetwork on both)? "
-                "(--allow-own-netns permits this deliberately)");
+  report.doing(trust::kIsNetns);
+  report.add(trust::network_namespace(received.fd.get(), path, &out.id), "check namespace type");
+  // The holder itself just handed us the fd over a live connection; what it
+  // says must still match what it sent.
+  std::vector<std::string> expected;
+  for (const std::string& id : expected_ids)
+    if (options.identity != IdentityPolicy::off && !id.empty() &&
+        std::find(expected.begin(), expected.end(), id) == expected.end())
+      expected.push_back(id);
+  if (expected.empty()) expected.emplace_back();
+  for (const std::string& id : expected)
+    report.add(trust::header_matches(received.header, out.id, id, path), "check holder identity");
+  check_descriptor(received.fd.get(), path, options, report, &out.id);
   out.fd = std::move(received.fd);
   return out;
 }
 
 ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
-                                      const ResolveOptions& options) {
-  if (path.empty() || path.back() == '/')
-    throw Error(Errc::invalid_argument, "namespace file path " + quote(path) + " names no file");
-  // Not a structured binding: the lambdas below capture these, which clang
-  // before 16 rejects (the libFuzzer build uses Debian's clang 14).
+                                      const ResolveOptions& options, bool socket_only, Report& report) {
   const auto split = split_path(path);
   const std::string& dir = split.first;
   const std::string& name = split.second;
+  Opened o = in_step(socket_only ? "connect to holder socket" : "open namespace file",
+                     [&] { return open_path(path, options, socket_only); });
+  const bool is_socket = o.sock || o.sock_err != 0;
+  if (socket_only && !o.found) throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
 
-  // The directory is opened once and both the link and the record are read
-  // relative to it, so they come from the same directory even if the path is
-  // renamed meanwhile.
-  UniqueFd dirfd;
-  UniqueFd fd;
-  UniqueFd sock;  // set instead of fd when the path is a holder's socket
-  int sock_err = 0;
-  bool found = in_step(Step{"open namespace file"}, [&] {
-    return wait_for_path(path, options.wait_holder, [&] {
-      sock_err = 0;  // what the last attempt found is what is reported
-      try {
-        dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
-      } catch (Error& e) {
-        if (e.sys_errno() == ENOENT) return false;
-        throw;
-      }
-      // O_PATH first: it opens anything without side effects (a FIFO or a
-      // terminal cannot block or adopt us, a socket does not fail with
-      // ENXIO), and what it opened is then looked at, not the path again,
-      // which may be replaced meanwhile.
-      auto opened = open_at_if_exists(dirfd.get(), name, O_PATH, path);
-      if (!opened) return false;
-      struct stat st {};
-      if (::fstat(opened->get(), &st) != 0) throw Error::sys("fstat", path, errno);
-      const std::string self = "/proc/self/fd/" + std::to_string(opened->get());
-      if (S_ISSOCK(st.st_mode)) {
-        // Socket mode through a path (ceph-csi's netNamespaceFilePath, its
-        // nsenter --net=): connect through the O_PATH descriptor, so to the
-        // socket just checked, and with no 108-byte sun_path limit.
-        return try_connect(sock, self, path, sock_err);
-      }
-      // O_RDONLY as setns needs; O_NONBLOCK|O_NOCTTY as above, for whatever
-      // the nsfs check is about to reject.
-      try {
-        fd = open_fd(self, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-      } catch (Error& e) {
-        throw Error::sys("open", path, e.sys_errno());
-      }
-      return true;
-    });
-  });
-  if (sock || sock_err != 0) {
-    if (!found) throw_not_connected(path, sock_err, options.wait_holder);
-    return receive_namespace(sock, path, {cluster_id, id_from_name(name, kSocketSuffix)}, options);
-  }
-
-  // Which record speaks for this file: the one named after the link, else the
-  // one for the cluster we were asked about.
-  std::string record_id = id_from_name(name, kLinkSuffix);
-  if (record_id.empty()) record_id = cluster_id;
+  // Which record speaks for this file: the one named after it, else the one
+  // for the cluster we were asked about.
+  const std::string link_id = cluster_id_from_file_name(name, is_socket ? kSocketSuffix : kLinkSuffix);
+  const std::string record_id = link_id.empty() ? cluster_id : link_id;
   const std::string expected_id = cluster_id.empty() ? record_id : cluster_id;
   const std::string record_name = record_id.empty() ? std::string() : holder_file_names(record_id).record;
   const std::string record_shown = join_path(dir, record_name);
+  const bool read_records = options.identity != IdentityPolicy::off && o.dirfd && !record_id.empty();
 
+  if (is_socket) {
+    if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
+    check_directory(o, dir, options, report);
+    report.add(trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
+               "check provenance", false);
+    LoadedRecord loaded;
+    if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
+    if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report, false);
+    return receive_namespace(o.sock, path, {cluster_id, link_id}, loaded.record ? &*loaded.record : nullptr,
+                             options, report);
+  }
+
+  if (o.found) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
   // The record's origin before the link's target: from a holder in another
-  // pid namespace the link's /proc/<pid> is another process, or none, for
-  // us, and "dangling" or "own namespace" would mislead.
-  if (options.identity != IdentityPolicy::off && dirfd && !record_id.empty()) {
-    std::optional<HolderRecord> early;
+  // pid namespace the link's /proc/<pid> is another process, or none, for us,
+  // and "dangling" or "own namespace" would mislead.
+  LoadedRecord loaded;
+  bool record_read = false;
+  if (read_records) {
     try {
-      early = read_record_at(dirfd.get(), record_name, record_shown);
-    } catch (Error&) {
-      // Unreadable or malformed: the full check below reports it.
+      loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
+      record_read = true;
+    } catch (const Error&) {
+      // Unreadable or malformed: reported after the link's checks, unless
+      // there is no link, when the missing link is the news.
     }
-    if (early)
-      in_step(Step{"check holder identity"},
-              [&] { detail::check_record_origin(*early, expected_id, record_shown); });
+    if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report);
   }
-  if (!found) {
-    in_step(Step{"open namespace file"}, [&] { throw_missing(path, options.wait_holder); });
-  }
+  report.doing(trust::kFileExists);
+  if (!o.found) in_step("open namespace file", [&] { throw_missing(path, options.wait_holder); });
 
   ResolvedNamespace out;
   out.path = path;
-  out.id = in_step(Step{"check namespace type"}, [&] { return require_netns_fd(fd.get(), path); });
-  if (!options.allow_own_netns && out.id == current_netns_id()) {
-    throw Error(Errc::own_namespace,
-                "check not own namespace: " + quote(path) +
-                    " is this process's own network namespace: work done there would die with "
-                    "the caller, which is what the holder is for",
-                "is the link published by the netns-holder pod, not by the plugin itself? "
-                "(--allow-own-netns permits this deliberately)");
-  }
-
   out.cluster_id = expected_id;
-  if (options.identity != IdentityPolicy::off) {
-    in_step(Step{"check holder identity"}, [&] {
-      if (record_id.empty()) {
-        if (options.identity == IdentityPolicy::require)
-          throw Error(Errc::not_found,
-                      "no holder record can belong to " + quote(path) +
-                          ": the name is not <ID>.net.ns and no cluster ID was given",
-                      "use the holder's <ID>.net.ns link, or --identity if-present");
-        return;
-      }
-      const std::string& shown = record_shown;
-      auto record = read_record_at(dirfd.get(), record_name, shown);
-      if (!record) {
-        if (options.identity == IdentityPolicy::require)
-          throw Error::sys("open", shown, ENOENT, {}, Errc::not_found);
-        return;
-      }
-      detail::check_record(*record, out.cluster_id, out.id, shown);
-      out.record = std::move(*record);
-    });
-  }
-  out.fd = std::move(fd);
-  return out;
-}
+  report.doing(trust::kIsNetns);
+  report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
+  check_descriptor(o.fd.get(), path, options, report, &out.id);
+  check_directory(o, dir, options, report);
+  // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
+  if (S_ISLNK(o.entry.st_mode) && !on_procfs(o.dirfd.get()))
+    report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
+               "check provenance", false);
 
-ResolvedNamespace from_socket(const std::string& path, const ResolveOptions& options) {
-  UniqueFd sock;
-  int last_err = 0;
-  bool connected = in_step(Step{"connect to holder socket"}, [&] {
-    return wait_for_path(path, options.wait_holder,
-                         [&] { return try_connect(sock, path, path, last_err); });
-  });
-  if (!connected) throw_not_connected(path, last_err, options.wait_holder);
-  return receive_namespace(sock, path, {id_from_name(split_path(path).second, kSocketSuffix)},
-                           options);
+  if (options.identity != IdentityPolicy::off && !record_id.empty()) {
+    if (!record_read) {
+      loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
+      if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report);
+    }
+    std::optional<HolderRecord>& record = loaded.record;
+    const char* step = "check holder identity";
+    if (!record) {
+      // Required for a holder's own link; a file named otherwise is checked
+      // against its cluster's record only where one is present.
+      if (options.identity == IdentityPolicy::require && !link_id.empty())
+        report.add(trust::fail(trust::kRecordPresent, Errc::not_found,
+                               "open " + quote(record_shown) + ": " + errno_text(ENOENT) +
+                                   ": a holder's link must come with its record",
+                               "is the netns-holder pod running? a record-less (Rook-era) holder "
+                               "needs --identity if-present"),
+                   step);
+      else
+        report.note(trust::kRecordPresent, "no " + quote(record_shown) + " (" +
+                                               identity_policy_name(options.identity) + ")");
+    } else {
+      report.doing(trust::kHolderAlive);
+      // A pidfd verified against this very record file and still alive proves
+      // what holder_alive() would (record_cache.hpp).
+      out.holder_pidfd = detail::cached_pidfd(loaded.st);
+      if (out.holder_pidfd) {
+        report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
+      } else {
+        report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
+        if (out.holder_pidfd) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
+      }
+      report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
+                                         record_shown),
+                 step);
+      out.record = std::move(*record);
+    }
+  } else {
+    report.note(trust::kRecordPresent, record_id.empty() ? "not a holder's <ID>.net.ns link" : "--identity off");
+  }
+  out.fd = std::move(o.fd);
+  return out;
 }
 
 std::string default_hint(const std::string& cluster_id, const std::string& path) {
@@ -308,22 +416,22 @@ std::string default_hint(const std::string& cluster_id, const std::string& path)
   return "is the netns-holder pod that publishes " + quote(path) + " running on this node?";
 }
 
-}  // namespace
-
-ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
+ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& options, Report& report) {
   std::string cluster_id = source.cluster_id;
   std::string path = source.path;
   try {
     switch (source.kind) {
-      case Source::Kind::path:
-        cluster_id = id_from_name(split_path(path).second, kLinkSuffix);
-        if (cluster_id.empty()) cluster_id = id_from_name(split_path(path).second, kSocketSuffix);
-        return open_namespace_file(path, cluster_id, options);
+      case Source::Kind::path: {
+        const std::string name = split_path(path).second;
+        cluster_id = cluster_id_from_file_name(name, kLinkSuffix);
+        if (cluster_id.empty()) cluster_id = cluster_id_from_file_name(name, kSocketSuffix);
+        return open_namespace_file(path, cluster_id, options, false, report);
+      }
       case Source::Kind::socket:
-        cluster_id = id_from_name(split_path(path).second, kSocketSuffix);
-        return from_socket(path, options);
+        cluster_id = cluster_id_from_file_name(split_path(path).second, kSocketSuffix);
+        return open_namespace_file(path, {}, options, true, report);
       case Source::Kind::cluster: {
-        path = in_step(Step{"look up cluster in ceph-csi config"}, [&] {
+        path = in_step("look up cluster in ceph-csi config", [&] {
           return lookup_netns_path(source.config, source.cluster_id, source.config_kind);
         });
         if (path.empty()) {
@@ -333,7 +441,7 @@ ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
           own.id = current_netns_id();
           return own;
         }
-        return open_namespace_file(path, source.cluster_id, options);
+        return open_namespace_file(path, source.cluster_id, options, false, report);
       }
     }
     throw Error(Errc::invalid_argument, "unknown namespace source kind");
@@ -346,6 +454,52 @@ ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
     }
     throw;
   }
+}
+
+}  // namespace
+
+ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
+  Report report(nullptr);
+  return resolve_with(source, options, report);
+}
+
+Inspection inspect_source(const Source& source, const ResolveOptions& options) {
+  Inspection out;
+  Report report(&out.findings);
+  try {
+    out.ns = resolve_with(source, options, report);
+  } catch (const Stop&) {
+  } catch (const Error& e) {
+    // A step that is not a named check (opening, reading, receiving) failed:
+    // it counts towards the check it was done for.
+    out.findings.push_back(trust::fail(report.doing(), e.code(), e.message(), e.hint()));
+    out.error = e;
+  }
+  if (out.error) return out;
+  // A failed check: resolve()'s refusal, word for word (with its context),
+  // for the exit status and the log.
+  for (const auto& f : out.findings)
+    if (!f.ok) {
+      try {
+        (void)resolve(source, options);
+      } catch (const Error& e) {
+        out.error = e;
+      }
+      if (!out.error) out.error = f.error();
+      out.ns = ResolvedNamespace{};
+      break;
+    }
+  return out;
+}
+
+void recheck_holder(const ResolvedNamespace& ns) {
+  if (ns.own_namespace || !ns.record) return;
+  trust::Finding f = trust::holder_still_alive(*ns.record, ns.holder_pidfd ? ns.holder_pidfd.get() : -1);
+  if (f.ok) return;
+  Error e = f.error();
+  e.context("run");
+  if (!ns.cluster_id.empty()) e.context("cluster " + quote(ns.cluster_id));
+  throw e;
 }
 
 }  // namespace netns::exec

@@ -72,7 +72,7 @@ std::string Source::describe() const {
 }
 
 std::string ResolvedNamespace::describe() const {
-  std::string ns = "net:[" + std::to_string(id.ino) + "]";
+  std::string ns = ns_text(id);
   if (own_namespace)
     return "cluster " + quote(cluster_id) +
            " has no netNamespaceFilePath: running in the caller's own network namespace " + ns;

@@ -10,8 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "netns/holder_record.hpp"
-#include "netns/unique_fd.hpp"
+#include "netns/trust.hpp"
 #include "netns_exec/ip_address.hpp"
 
 namespace netns::inspect {
@@ -26,17 +25,10 @@ struct Check {
   std::string hint;    // what to do (FAIL only)
 };
 
-// The file-level checks on `path`, each on what the previous one opened:
-// file exists, resolves, is a network namespace, not our own, holder alive,
-// identity matches (the last two from <ID>.holder.json next to a <ID>.net.ns
-// link; SKIP without one). Stops at the first failure that leaves nothing to
-// check further. `fd` is the descriptor that passed "is a network namespace".
-struct FileChecks {
-  std::vector<Check> checks;
-  UniqueFd fd;
-  std::optional<HolderRecord> record;
-};
-FileChecks check_namespace_file(const std::string& path);
+// The file-level lines: the trust policy's findings (netns/trust.hpp), as
+// exec::inspect_source() runs them, one line each; a fact that cannot be
+// known here, or a check that does not apply, is SKIP.
+std::vector<Check> checks_from(const std::vector<trust::Finding>& findings);
 
 // Checks inside the namespace `nsfd`: lo up; a non-loopback interface up with
 // an address; for each monitor a route and a TCP connect bounded by
@@ -48,6 +40,8 @@ std::vector<Check> check_inside(int nsfd, std::string_view shown,
 // "PASS  name  detail" lines, aligned, each FAIL followed by "      hint: ...".
 std::string render_checks(const std::vector<Check>& checks);
 bool all_passed(const std::vector<Check>& checks);  // no FAIL (SKIP is not a failure)
+// `doctor --json`: {"ok": bool, "checks": [{"name", "status": "PASS|FAIL|SKIP", "detail", "hint"|null}]}.
+std::string checks_json(const std::vector<Check>& checks);
 
 // The "monitors" of `cluster_id` in ceph-csi's config (a JSON array of
 // {"clusterID", "monitors": ["ADDR:PORT", ...], ...}). A monitor without a

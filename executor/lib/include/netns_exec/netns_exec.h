@@ -51,10 +51,12 @@ typedef enum netns_exec_config_kind {
   NETNS_EXEC_KIND_NFS = 2
 } netns_exec_config_kind;
 
-/* How much the holder's <ID>.holder.json must vouch for the namespace. */
+/* How much the holder's <ID>.holder.json must vouch for the namespace.
+ * The default is REQUIRE (a holder's <ID>.net.ns needs its record);
+ * IF_PRESENT accepts record-less (Rook-era) links. */
 typedef enum netns_exec_identity {
-  NETNS_EXEC_IDENTITY_IF_PRESENT = 0, /* default */
-  NETNS_EXEC_IDENTITY_REQUIRE = 1,
+  NETNS_EXEC_IDENTITY_IF_PRESENT = 0,
+  NETNS_EXEC_IDENTITY_REQUIRE = 1, /* default */
   NETNS_EXEC_IDENTITY_OFF = 2
 } netns_exec_identity;
 

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "netns/holder_record.hpp"
+#include "netns/error.hpp"
 #include "netns/nsfd.hpp"
+#include "netns/trust.hpp"
 #include "netns/unique_fd.hpp"
 
 namespace netns::exec {
@@ -21,9 +24,13 @@ ConfigKind parse_config_kind(std::string_view text);
 const char* config_kind_name(ConfigKind kind) noexcept;
 
 // How much of the holder's record must vouch for the namespace that was opened.
-//   require     the record must exist and match
-//   if_present  a record next to the link must match; no record is fine (default)
-//   off         the record is not read (the nsfs and own-namespace checks still apply)
+//   require     (default) a holder's <ID>.net.ns link must have its record, and
+//               it must match; a file that is not named <ID>.net.ns is checked
+//               against its cluster's record where one is present
+//   if_present  a record next to the link must match; no record is fine: what
+//               record-less (Rook-era) holders need, and it gives up the proof
+//               that a live holder, not a reused pid, stands behind the link
+//   off         the record is not read (every other check still applies)
 enum class IdentityPolicy { require, if_present, off };
 IdentityPolicy parse_identity_policy(std::string_view text);  // "require|if-present|off"
 const char* identity_policy_name(IdentityPolicy policy) noexcept;
@@ -48,10 +55,16 @@ struct Source {
 struct ResolveOptions {
   // How long a missing namespace file or socket is waited for (0: not at all).
   std::chrono::nanoseconds wait_holder{0};
-  IdentityPolicy identity = IdentityPolicy::if_present;
+  IdentityPolicy identity = IdentityPolicy::require;
   // Accept the caller's own network namespace (normally a misconfiguration:
   // work done there dies with the plugin pod).
   bool allow_own_netns = false;
+  // Accept the host's (initial) network namespace.
+  bool allow_host_netns = false;
+  // Accept a namespace owned by a non-initial user namespace.
+  bool allow_userns = false;
+  // Besides root, the uids whose holder files and sockets are trusted.
+  std::vector<uid_t> trust_uids;
 };
 
 // The outcome of resolving a Source: either a validated namespace descriptor,
@@ -64,6 +77,7 @@ struct ResolvedNamespace {
   std::string path;     // the file or socket the descriptor came from ("" if none)
   std::string cluster_id;  // given or derived from the file name ("" if unknown)
   std::optional<HolderRecord> record;  // the record that vouched for fd, if any
+  UniqueFd holder_pidfd;  // pidfd of the record's holder (spawn-time re-check), if any
 
   // One line for logs and JSON: where, which namespace, who vouched for it.
   [[nodiscard]] std::string describe() const;
@@ -81,6 +95,21 @@ struct ResolvedNamespace {
 // Throws netns::Error naming the cluster ID and/or path, the failed step, the
 // errno text and what to check.
 ResolvedNamespace resolve(const Source& source, const ResolveOptions& options = {});
+
+// The same checks as resolve(), in the same order, without stopping at a
+// failure that leaves something else to check: what `netns-exec doctor`
+// prints. `complete` is false when a failure left nothing further to check
+// (then `ns` holds no descriptor); `error` is resolve()'s refusal, if any.
+struct Inspection {
+  std::vector<trust::Finding> findings;
+  ResolvedNamespace ns;
+  std::optional<Error> error;
+};
+Inspection inspect_source(const Source& source, const ResolveOptions& options = {});
+
+// The spawn-time re-check: the holder whose record vouched for `ns` is still
+// alive (through its pidfd). Throws Error(stale_holder) naming the cluster.
+void recheck_holder(const ResolvedNamespace& ns);
 
 // The ceph-csi config lookup on its own: the netNamespaceFilePath for `id`
 // and `kind` in the JSON file `config`, "" when empty or absent. Throws for a

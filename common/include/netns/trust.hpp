@@ -1,0 +1,124 @@
+#pragma once
+// The trust policy. Every rule that decides whether a namespace descriptor, a
+// holder file or a holder socket may be trusted is here, once, as a small
+// named check on what was already opened (a descriptor or its fstat, never a
+// path looked up again). A check returns a Finding instead of throwing:
+// netns-exec's resolve() stops at the first failed one, `netns-exec doctor`
+// prints every one, `netns-holder check` and the holder's own start-up use the
+// same ones (this is in common/ because the static holder links it).
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "netns/error.hpp"
+#include "netns/fd_passing.hpp"
+#include "netns/holder_record.hpp"
+#include "netns/nsfd.hpp"
+#include "netns/unique_fd.hpp"
+
+namespace netns::trust {
+
+struct Finding {
+  const char* check = "";  // the check's name (doctor's line, see names below)
+  bool ok = true;
+  bool known = true;       // false: the fact cannot be known here (still ok)
+  Errc code = Errc::system;
+  std::string detail;      // what was found, or why it failed
+  std::string hint;        // what to fix (failed findings)
+
+  // Error(code, detail, hint) for a failed finding.
+  [[nodiscard]] Error error() const;
+};
+
+// The check names.
+inline constexpr const char* kFileExists = "file exists";
+inline constexpr const char* kIsNetns = "is a network namespace";
+inline constexpr const char* kInitialUserns = "owned by the initial user namespace";
+inline constexpr const char* kNotOwn = "not our own namespace";
+inline constexpr const char* kNotHost = "not the host's namespace";
+inline constexpr const char* kDirTrusted = "directory trusted";
+inline constexpr const char* kLinkOwner = "link owner";
+inline constexpr const char* kRecordPresent = "record present";
+inline constexpr const char* kRecordOwner = "record owner";
+inline constexpr const char* kRecordCluster = "record for this cluster";
+inline constexpr const char* kRecordBoot = "record from this boot";
+inline constexpr const char* kRecordPidns = "record from our pid namespace";
+inline constexpr const char* kHolderAlive = "holder alive";
+inline constexpr const char* kIdentity = "identity matches";
+inline constexpr const char* kSocketOwner = "socket owner";
+inline constexpr const char* kSocketServer = "socket server trusted";
+inline constexpr const char* kHeader = "header matches";
+inline constexpr const char* kLockOwner = "lock owner";
+
+Finding pass(const char* check, std::string detail);
+Finding fail(const char* check, Errc code, std::string detail, std::string hint = {});
+
+// Who may have written the files in a holder directory: root, plus uids the
+// operator names explicitly (a holder run as another uid).
+struct Owners {
+  std::vector<uid_t> uids;  // besides 0
+  [[nodiscard]] bool trusted(uid_t uid) const;
+  [[nodiscard]] std::string text() const;  // "root" or "root or uid 1000, 1001"
+};
+
+// --- the namespace descriptor ---------------------------------------------
+
+// On nsfs and NS_GET_NSTYPE == CLONE_NEWNET; `id` receives its identity.
+Finding network_namespace(int fd, std::string_view shown, NsId* id);
+// NS_GET_USERNS gives the initial user namespace: krbd needs that, and any
+// user can create a network namespace owned by a user namespace of its own.
+Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other);
+Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow);
+
+enum class HostNetns { yes, no, unknown };
+// Is `id` the host's (initial) network namespace? Certain where the kernel
+// gives init_net its fixed inode, or with hostPID through /proc/1/ns/net.
+HostNetns is_host_netns(NsId id, NsId own);
+Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow);
+
+// --- provenance -------------------------------------------------------------
+
+// The directory `dirfd` and every directory above it (through "..", as this
+// process sees them) are owned by a trusted uid and not writable by group or
+// others; a sticky directory (like /tmp) may be writable above a trusted one,
+// since nobody else can then rename or replace that one.
+Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners);
+// `st` (a link's lstat, a record's, a lock's, a socket's) belongs to a trusted uid.
+Finding file_owner(const char* check, const struct stat& st, std::string_view what,
+                   std::string_view shown, const Owners& owners);
+
+// --- the holder record ----------------------------------------------------
+
+// Cheapest and most explanatory first: the cluster, then the boot (after a
+// reboot every namespace inode differs too), then the pid namespace (from
+// another one the record's pid names another process for us, so nothing
+// about the pid means anything).
+Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown);
+Finding record_this_boot(const HolderRecord& r, std::string_view shown);
+Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown);
+// A pidfd for the record's pid whose process has the record's start time.
+// `pidfd` receives it (empty where the kernel has no pidfd_open).
+Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pidfd);
+// The record names the namespace that was opened.
+Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown);
+// record_names, and the live holder (its pidfd where there is one) is still in it.
+Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::string_view shown);
+// Spawn-time re-check: the holder that vouched is still alive. With a pidfd
+// no pid reuse can fool it; without one, the start time is compared.
+Finding holder_still_alive(const HolderRecord& r, int pidfd);
+
+// --- the holder socket ----------------------------------------------------
+
+// SO_PEERCRED of a connected holder socket: the server is a trusted uid, and
+// where a record is given (readable next to the socket, same pid namespace),
+// the process that record names.
+Finding socket_server(int sock, std::string_view shown, const Owners& owners, const HolderRecord* record);
+// The header names the cluster asked for (when `expected_id` is set) and the
+// namespace that came with it.
+Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
+                       std::string_view shown);
+
+}  // namespace netns::trust

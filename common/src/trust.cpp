@@ -1,0 +1,378 @@
+#include "netns/trust.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <initializer_list>
+#include <optional>
+
+#include "netns/fd.hpp"
+#include "netns/proc.hpp"
+
+// PIDFD_GET_NET_NAMESPACE (Linux 6.11): the pidfd's process's network
+// namespace, with no /proc lookup and no pid to reuse.
+#ifndef PIDFD_GET_NET_NAMESPACE
+#define PIDFD_GET_NET_NAMESPACE _IO(0xFF, 4)
+#endif
+
+namespace netns::trust {
+
+namespace {
+
+// "0755": four octal digits, by hand (no printf in the static holder).
+std::string mode_text(mode_t mode) {
+  std::string out(4, '0');
+  for (int i = 3; i >= 0; --i, mode >>= 3) out[static_cast<size_t>(i)] = static_cast<char>('0' + (mode & 7));
+  return out;
+}
+
+// Neither changes while this process lives (setns(CLONE_NEWPID) changes only
+// the namespace of future children), so each is read once: resolve() runs for
+// every rbd map of a busy plugin.
+const std::string& our_boot_id() {
+  static const std::string boot = read_boot_id();
+  return boot;
+}
+uint64_t our_pidns_ino() {
+  static const uint64_t ino = current_pidns_id().ino;
+  return ino;
+}
+
+// The path a descriptor names, for messages only (never opened again).
+std::string fd_shown(int fd) {
+  char buf[4096];
+  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
+}
+
+// One out-of-line concatenation for every message: operator+ chains cost the
+// static holder (whose RSS is its size) hundreds of bytes of code each.
+std::string cat(std::initializer_list<std::string_view> parts) {
+  size_t size = 0;
+  for (auto part : parts) size += part.size();
+  std::string out;
+  out.reserve(size);
+  for (auto part : parts) out.append(part);
+  return out;
+}
+std::string num(uint64_t value) { return std::to_string(value); }
+
+std::string pid_ns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
+
+std::string record_prefix(std::string_view shown) { return cat({"holder record ", quote(shown), ": "}); }
+
+std::string exited_while_checking(const HolderRecord& r, std::string_view shown) {
+  return cat({record_prefix(shown), "holder pid ", num(r.pid), " exited while checking it"});
+}
+
+constexpr const char* kRestartHint = "the holder died without cleaning up; restart the holder pod";
+
+}  // namespace
+
+Error Finding::error() const { return Error(code, detail, hint); }
+
+Finding pass(const char* check, std::string detail) {
+  Finding f;
+  f.check = check;
+  f.detail = std::move(detail);
+  return f;
+}
+
+Finding fail(const char* check, Errc code, std::string detail, std::string hint) {
+  Finding f;
+  f.check = check;
+  f.ok = false;
+  f.code = code;
+  f.detail = std::move(detail);
+  f.hint = std::move(hint);
+  return f;
+}
+
+bool Owners::trusted(uid_t uid) const {
+  if (uid == 0) return true;
+  for (uid_t u : uids)
+    if (u == uid) return true;
+  return false;
+}
+
+std::string Owners::text() const {
+  std::string out = "root";
+  for (size_t i = 0; i < uids.size(); ++i) out += (i == 0 ? " or uid " : ", ") + std::to_string(uids[i]);
+  return out;
+}
+
+Finding network_namespace(int fd, std::string_view shown, NsId* id) {
+  try {
+    NsId got = require_netns_fd(fd, shown);
+    if (id) *id = got;
+    return pass(kIsNetns, ns_text(got));
+  } catch (const Error& e) {
+    return fail(kIsNetns, e.code(), e.message(), e.hint());
+  }
+}
+
+Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other) {
+  int user = ::ioctl(fd, NS_GET_USERNS);
+  if (user < 0) {
+    int err = errno;
+    // EPERM: the owner is outside our own user namespace, which then is not
+    // the initial one either; setns would fail for lack of privilege there.
+    if (allow_other) return pass(kInitialUserns, "not checked (allowed): " + errno_text(err));
+    return fail(kInitialUserns, err == EPERM ? Errc::wrong_namespace : Errc::system,
+                "ioctl(NS_GET_USERNS) " + quote(shown) + ": " + errno_text(err),
+                "run netns-exec in the node's initial user namespace");
+  }
+  UniqueFd owner(user);
+  NsId uid_ns = ns_id_of_fd(owner.get(), shown);
+  if (uid_ns.ino == kInitialUserNsIno) return pass(kInitialUserns, ns_text(uid_ns, "user"));
+  if (allow_other) return pass(kInitialUserns, ns_text(uid_ns, "user") + " (another user namespace, allowed)");
+  return fail(kInitialUserns, Errc::wrong_namespace,
+              quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
+                  ", not by the initial user namespace: any user can create such a namespace "
+                  "(unshare -Urn), and the kernel's rbd and ceph clients need one owned by the "
+                  "initial user namespace",
+              "point it at the netns-holder's namespace (--allow-userns permits this deliberately)");
+}
+
+Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
+  if (id != own) return pass(kNotOwn, "ours is " + ns_text(own));
+  if (allow) return pass(kNotOwn, "it is our own " + ns_text(own) + " (allowed)");
+  return fail(kNotOwn, Errc::own_namespace,
+              quote(shown) + " is this process's own network namespace " + ns_text(own) +
+                  ": work done there would die with the caller, which is what the holder is for",
+              "is the link published by the netns-holder pod, not by the plugin itself? "
+              "(--allow-own-netns permits this deliberately)");
+}
+
+HostNetns is_host_netns(NsId id, NsId own) {
+  if (id.ino == kInitialNetNsIno) return HostNetns::yes;
+  // Does this kernel give init_net its fixed inode? Then no match is an answer.
+  static bool fixed_inode = false;
+  if (own.ino == kInitialNetNsIno) fixed_inode = true;
+  if (fixed_inode) return HostNetns::no;
+  // With hostPID, /proc/1 is the host's init, so its namespace is the host's.
+  if (our_pidns_ino() != kInitialPidNsIno) return HostNetns::unknown;
+  struct stat st {};
+  if (::stat("/proc/1/ns/net", &st) != 0) return HostNetns::unknown;
+  if (st.st_ino == kInitialNetNsIno) {
+    fixed_inode = true;
+    return HostNetns::no;
+  }
+  return NsId{st.st_dev, st.st_ino} == id ? HostNetns::yes : HostNetns::no;
+}
+
+Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
+  switch (is_host_netns(id, own)) {
+    case HostNetns::no: return pass(kNotHost, cat({"the host's is not ", ns_text(id)}));
+    case HostNetns::unknown: {
+      Finding f = pass(kNotHost, "cannot be known here: this kernel gives the host's namespace no "
+                                 "fixed inode and /proc/1 is not the host's init (no hostPID)");
+      f.known = false;
+      return f;
+    }
+    case HostNetns::yes: break;
+  }
+  if (allow) return pass(kNotHost, cat({ns_text(id), " is the host's network namespace (allowed)"}));
+  return fail(kNotHost, Errc::wrong_namespace,
+              cat({quote(shown), " is the host's network namespace ", ns_text(id),
+                   ": a holder keeps a pod's namespace, and work done in the host's is not what "
+                   "the holder is for"}),
+              "is the netns-holder pod running with hostNetwork, or is the link a host process's? "
+              "(--allow-host-netns permits this deliberately)");
+}
+
+Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
+  struct stat st {};
+  if (::fstat(dirfd, &st) != 0) return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
+  // Upwards through "..", "../..", ... relative to the directory that was
+  // opened (one fstatat per level; the path is opened only for a message).
+  std::string up;
+  // Bounded: a path has at most PATH_MAX/2 components.
+  for (int depth = 0; depth < 2048; ++depth) {
+    const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+    const bool sticky_above_trusted = depth > 0 && (st.st_mode & S_ISVTX) != 0;
+    if (!owners.trusted(st.st_uid) || (writable && !sticky_above_trusted)) {
+      std::string which = quote(shown);
+      if (depth > 0) {
+        UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        which = cat({quote(at ? fd_shown(at.get()) : cat({shown, "/", up})), " (above ", quote(shown), ")"});
+      }
+      std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
+                                                   : std::string("is writable by group or others");
+      return fail(kDirTrusted, Errc::untrusted,
+                  cat({"directory ", which, " ", why, " (mode ", mode_text(st.st_mode),
+                       "): whoever can write it can plant a holder's files"}),
+                  "chown root and chmod go-w that directory (a sticky directory such as /tmp is "
+                  "fine above a root-owned one), or name its owner with --trust-uid");
+    }
+    up = up.empty() ? std::string("..") : up + "/..";
+    struct stat up_st {};
+    if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0)
+      return fail(kDirTrusted, Errc::system, cat({"stat ", quote(cat({shown, "/", up})), ": ", errno_text(errno)}));
+    if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
+    st = up_st;
+  }
+  return pass(kDirTrusted, cat({quote(shown), " and every directory above it: owned by ", owners.text(),
+                                ", not writable by others"}));
+}
+
+Finding file_owner(const char* check, const struct stat& st, std::string_view what,
+                   std::string_view shown, const Owners& owners) {
+  if (owners.trusted(st.st_uid)) return pass(check, cat({what, " owned by uid ", num(st.st_uid)}));
+  return fail(check, Errc::untrusted,
+              cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ", mode_text(st.st_mode),
+                   "), not ", owners.text(), ": only the holder writes these files"}),
+              "remove it and restart the holder pod, or name the holder's uid with --trust-uid");
+}
+
+Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown) {
+  if (cluster_id.empty() || r.cluster_id == cluster_id) return pass(kRecordCluster, cat({"cluster ", quote(r.cluster_id)}));
+  return fail(kRecordCluster, Errc::identity_mismatch,
+              cat({record_prefix(shown), "it is for cluster ", quote(r.cluster_id), ", not ", quote(cluster_id)}));
+}
+
+Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
+  const std::string& boot = our_boot_id();
+  if (r.boot_id == boot) return pass(kRecordBoot, cat({"boot id ", boot}));
+  return fail(kRecordBoot, Errc::stale_holder,
+              cat({record_prefix(shown), "it was written before the last reboot (boot id ", r.boot_id, ", now ", boot,
+                   ")"}),
+              "the holder has not started since the reboot: is the holder pod running?");
+}
+
+Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown) {
+  uint64_t ours = our_pidns_ino();
+  if (r.pidns_ino == ours) return pass(kRecordPidns, pid_ns_text(ours));
+  return fail(kRecordPidns, Errc::identity_mismatch,
+              cat({record_prefix(shown), "the holder runs in another pid namespace (", pid_ns_text(r.pidns_ino),
+                   ", we run in ", pid_ns_text(ours), "), so /proc/", num(r.pid),
+                   " in its link names another process for us, or none"}),
+              "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
+}
+
+Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pidfd) {
+  // The pidfd first, then the start time: a pid reused before pidfd_open has
+  // another start time; after it, the pidfd can never name a newcomer.
+  UniqueFd fd;
+  bool e_not_found = false;
+  try {
+    fd = make_pidfd(r.pid);
+  } catch (const Error& e) {
+    e_not_found = e.code() == Errc::not_found;
+    // Otherwise no pidfd_open (ENOSYS) or no permission: the start time alone.
+  }
+  auto started = e_not_found ? std::nullopt : pid_start_time(r.pid);
+  if (!started)
+    return fail(kHolderAlive, Errc::stale_holder,
+                cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}), kRestartHint);
+  if (*started != r.pid_start_time)
+    return fail(kHolderAlive, Errc::stale_holder,
+                cat({record_prefix(shown), "pid ", num(r.pid), " was reused by another process (start time ",
+                     num(*started), ", record says ", num(r.pid_start_time), ")"}),
+                kRestartHint);
+  if (pidfd) *pidfd = std::move(fd);
+  return pass(kHolderAlive, cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)}));
+}
+
+Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
+  if (r.netns == opened) return pass(kIdentity, cat({"the record names ", ns_text(opened)}));
+  return fail(kIdentity, Errc::identity_mismatch,
+              cat({record_prefix(shown), "it names ", ns_text(r.netns), " (dev ", num(r.netns.dev),
+                   "), but the file opened ", ns_text(opened), " (dev ", num(opened.dev), ")"}),
+              "a stale link or record: restart the holder pod so it republishes both");
+}
+
+Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::string_view shown) {
+  if (Finding named = record_names(r, opened, shown); !named.ok) return named;
+  // The live holder must still be in that namespace.
+  NsId live;
+  bool have = false;
+  if (pidfd >= 0) {
+    int ns = ::ioctl(pidfd, PIDFD_GET_NET_NAMESPACE, 0);
+    if (ns >= 0) {
+      UniqueFd owned(ns);
+      live = ns_id_of_fd(owned.get(), shown);
+      have = true;
+    } else if (errno == ESRCH) {
+      return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
+    }
+  }
+  if (!have) {
+    // Read, then confirm the start time again: if the pid was reused in
+    // between, the stat may be of the newcomer.
+    std::string link = cat({"/proc/", num(r.pid), "/ns/net"});
+    struct stat st {};
+    if (::stat(link.c_str(), &st) != 0)
+      return fail(kIdentity, Errc::stale_holder, cat({record_prefix(shown), "stat ", quote(link), ": ", errno_text(errno)}),
+                  kRestartHint);
+    if (pid_start_time(r.pid) != r.pid_start_time)
+      return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
+    live = NsId{st.st_dev, st.st_ino};
+  }
+  if (live != r.netns)
+    return fail(kIdentity, Errc::identity_mismatch,
+                cat({record_prefix(shown), "holder pid ", num(r.pid), " is now in ", ns_text(live), ", the record says ",
+                     ns_text(r.netns)}),
+                "the holder moved to another namespace: restart the holder pod");
+  return pass(kIdentity, cat({"record, link and live holder all name ", ns_text(opened)}));
+}
+
+Finding holder_still_alive(const HolderRecord& r, int pidfd) {
+  bool alive;
+  if (pidfd >= 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    int n;
+    do {
+      n = ::poll(&p, 1, 0);
+    } while (n < 0 && errno == EINTR);
+    alive = n == 0;  // a pidfd becomes readable when its process exits
+  } else {
+    alive = r.pidns_ino != our_pidns_ino() || pid_start_time(r.pid) == r.pid_start_time;
+  }
+  if (alive) return pass(kHolderAlive, "pid " + std::to_string(r.pid));
+  return fail(kHolderAlive, Errc::stale_holder,
+              "holder pid " + std::to_string(r.pid) +
+                  " exited after the namespace was validated; nothing was run: " + errno_text(ESRCH),
+              "is the netns-holder pod restarting? retry once it is running again");
+}
+
+Finding socket_server(int sock, std::string_view shown, const Owners& owners, const HolderRecord* record) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    return fail(kSocketServer, Errc::system, cat({"getsockopt(SO_PEERCRED) ", quote(shown), ": ", errno_text(errno)}));
+  if (!owners.trusted(cred.uid))
+    return fail(kSocketServer, Errc::untrusted,
+                cat({"the server behind ", quote(shown), " runs as uid ", num(cred.uid), " (pid ", num(cred.pid), "), not ",
+                     owners.text(), ": it is not a netns-holder this node trusts"}),
+                "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
+  // The pid is 0 when the server lives in a pid namespace we cannot see.
+  if (record && cred.pid > 0 && record->pidns_ino == our_pidns_ino() && cred.pid != record->pid)
+    return fail(kSocketServer, Errc::identity_mismatch,
+                cat({"the server behind ", quote(shown), " is pid ", num(cred.pid),
+                     ", but the holder record next to it names pid ", num(record->pid)}),
+                "another process serves the holder's socket: restart the holder pod");
+  return pass(kSocketServer, cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)}));
+}
+
+Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
+                       std::string_view shown) {
+  if (!expected_id.empty() && header.cluster_id != expected_id)
+    return fail(kHeader, Errc::identity_mismatch,
+                cat({"holder socket ", quote(shown), " speaks for cluster ", quote(header.cluster_id), ", not ",
+                     quote(expected_id)}));
+  if (header.netns != received)
+    return fail(kHeader, Errc::identity_mismatch,
+                cat({"holder socket ", quote(shown), " announced ", ns_text(header.netns), " but sent ",
+                     ns_text(received)}));
+  return pass(kHeader, cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)}));
+}
+
+}  // namespace netns::trust

@@ -1,0 +1,113 @@
+// The cost of each check of the trust policy (netns/trust.hpp), one at a
+// time, on the benchmarks' published target namespace (bench.net.ns and its
+// record in a private directory), and the whole resolve() for comparison.
+// REPORT.md lists these next to figure 1: what each check adds to a spawn.
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "netns/bench/target_ns.hpp"
+#include "netns/fd.hpp"
+#include "netns/holder_record.hpp"
+#include "netns/nsfd.hpp"
+#include "netns/trust.hpp"
+#include "netns_exec/executor.hpp"
+
+namespace {
+
+namespace trust = netns::trust;
+using netns::bench::target_ns;
+
+struct Fixture {
+  netns::UniqueFd dir = netns::open_fd(target_ns().dir, O_PATH | O_DIRECTORY);
+  netns::UniqueFd ns = netns::open_fd(target_ns().path, O_RDONLY);
+  std::string record_name = "bench.holder.json";
+  netns::HolderRecord record = *netns::read_record_at(dir.get(), record_name, "record");
+  netns::NsId id = netns::ns_id_of_fd(ns.get(), "ns");
+  netns::NsId own = netns::current_netns_id();
+  netns::UniqueFd pidfd = netns::make_pidfd(record.pid);
+};
+Fixture& fx() {
+  static Fixture f;
+  return f;
+}
+
+void open_link(benchmark::State& s) {
+  for (auto _ : s) {
+    netns::UniqueFd d = netns::open_fd(target_ns().dir, O_PATH | O_DIRECTORY);
+    auto p = netns::open_at(d.get(), "bench.net.ns", O_PATH);
+    netns::UniqueFd fd = netns::open_fd("/proc/self/fd/" + std::to_string(p.get()), O_RDONLY | O_NONBLOCK);
+    benchmark::DoNotOptimize(fd.get());
+  }
+}
+void network_namespace(benchmark::State& s) {
+  for (auto _ : s) benchmark::DoNotOptimize(trust::network_namespace(fx().ns.get(), "x", nullptr).ok);
+}
+void initial_user_namespace(benchmark::State& s) {
+  for (auto _ : s) benchmark::DoNotOptimize(trust::initial_user_namespace(fx().ns.get(), "x", false).ok);
+}
+void not_own_namespace(benchmark::State& s) {
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::not_own_namespace(fx().id, netns::current_netns_id(), "x", false).ok);
+}
+void not_host_namespace(benchmark::State& s) {
+  for (auto _ : s) benchmark::DoNotOptimize(trust::not_host_namespace(fx().id, fx().own, "x", false).ok);
+}
+void directory_chain(benchmark::State& s) {
+  for (auto _ : s) benchmark::DoNotOptimize(trust::directory_chain(fx().dir.get(), "x", {}).ok);
+}
+void link_owner(benchmark::State& s) {
+  for (auto _ : s) {
+    struct stat st {};
+    ::fstatat(fx().dir.get(), "bench.net.ns", &st, AT_SYMLINK_NOFOLLOW);
+    benchmark::DoNotOptimize(trust::file_owner(trust::kLinkOwner, st, "link", "x", {}).ok);
+  }
+}
+void read_record(benchmark::State& s) {
+  for (auto _ : s) {
+    struct stat st {};
+    benchmark::DoNotOptimize(netns::read_record_at(fx().dir.get(), fx().record_name, "r", &st));
+  }
+}
+void record_origin(benchmark::State& s) {
+  for (auto _ : s) {
+    benchmark::DoNotOptimize(trust::record_for_cluster(fx().record, "bench", "r").ok);
+    benchmark::DoNotOptimize(trust::record_this_boot(fx().record, "r").ok);
+    benchmark::DoNotOptimize(trust::record_this_pid_namespace(fx().record, "r").ok);
+  }
+}
+void holder_alive(benchmark::State& s) {
+  for (auto _ : s) {
+    netns::UniqueFd pidfd;
+    benchmark::DoNotOptimize(trust::holder_alive(fx().record, "r", &pidfd).ok);
+  }
+}
+void identity_matches(benchmark::State& s) {
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::identity_matches(fx().record, fx().id, fx().pidfd.get(), "r").ok);
+}
+void holder_still_alive(benchmark::State& s) {
+  for (auto _ : s) benchmark::DoNotOptimize(trust::holder_still_alive(fx().record, fx().pidfd.get()).ok);
+}
+void resolve_all(benchmark::State& s) {
+  for (auto _ : s) {
+    auto ns = netns::exec::resolve(netns::exec::Source::netns_path(target_ns().path));
+    benchmark::DoNotOptimize(ns.fd.get());
+  }
+}
+
+BENCHMARK(open_link);
+BENCHMARK(network_namespace);
+BENCHMARK(initial_user_namespace);
+BENCHMARK(not_own_namespace);
+BENCHMARK(not_host_namespace);
+BENCHMARK(directory_chain);
+BENCHMARK(link_owner);
+BENCHMARK(read_record);
+BENCHMARK(record_origin);
+BENCHMARK(holder_alive);
+BENCHMARK(identity_matches);
+BENCHMARK(holder_still_alive);
+BENCHMARK(resolve_all);
+
+}  // namespace

@@ -1,0 +1,92 @@
+// The pieces of the trust policy that need no privilege: the one unix-socket
+// address helper, the file-name suffixes, the ns-id formatter, non-blocking
+// reads of user-named files, and the findings' shape.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "netns/cluster_id.hpp"
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns/nsfd.hpp"
+#include "netns/test/support.hpp"
+#include "netns/trust.hpp"
+#include "netns/unix_address.hpp"
+
+namespace {
+
+TEST(UnixAddress, AcceptsUpTo107BytesAndNamesThePathOtherwise) {
+  auto a = netns::unix_address(std::string(107, 'a'), "shown");
+  EXPECT_EQ(a.len, offsetof(sockaddr_un, sun_path) + 108);
+  try {
+    netns::unix_address(std::string(108, 'a'), "/the/path");
+    FAIL() << "a 108-byte path was accepted";
+  } catch (const netns::Error& e) {
+    EXPECT_EQ(e.code(), netns::Errc::invalid_argument);
+    EXPECT_NE(e.message().find("/the/path"), std::string::npos) << e.message();
+  }
+  EXPECT_THROW(netns::unix_address("", "x"), netns::Error);
+  EXPECT_EQ(netns::fd_path(7), "/proc/self/fd/7");
+  EXPECT_EQ(netns::fd_path(7, "a.net.sock"), "/proc/self/fd/7/a.net.sock");
+}
+
+TEST(HolderFileNames, SuffixesAreDefinedOnce) {
+  auto n = netns::holder_file_names("ceph-a");
+  EXPECT_EQ(n.ns_link, "ceph-a" + std::string(netns::kLinkSuffix));
+  EXPECT_EQ(n.record, "ceph-a.holder.json");
+  EXPECT_EQ(netns::cluster_id_from_file_name(n.ns_link, netns::kLinkSuffix), "ceph-a");
+  EXPECT_EQ(netns::cluster_id_from_file_name(n.socket, netns::kSocketSuffix), "ceph-a");
+  EXPECT_EQ(netns::cluster_id_from_file_name(".net.ns", netns::kLinkSuffix), "");
+  EXPECT_EQ(netns::cluster_id_from_file_name("-x.net.ns", netns::kLinkSuffix), "") << "not a valid ID";
+  EXPECT_EQ(netns::cluster_id_from_file_name("net", netns::kLinkSuffix), "");
+}
+
+TEST(NsText, IsWhatReadlinkShows) {
+  EXPECT_EQ(netns::ns_text(netns::NsId{4, 4026531833}), "net:[4026531833]");
+  EXPECT_EQ(netns::ns_text(netns::NsId{4, 1}, "user"), "user:[1]");
+}
+
+TEST(ReadFile, AFifoOrADeviceIsAnErrorAtOnce) {
+  netns::test::TempDir tmp;
+  const std::string fifo = tmp / "config.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto start = std::chrono::steady_clock::now();
+  try {
+    netns::read_file(fifo);
+    FAIL() << "a FIFO was read";
+  } catch (const netns::Error& e) {
+    EXPECT_NE(e.message().find("is a FIFO, not a regular file"), std::string::npos) << e.message();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "it blocked";
+  try {
+    netns::read_file("/dev/zero");
+    FAIL() << "/dev/zero was read";
+  } catch (const netns::Error& e) {
+    EXPECT_NE(e.message().find("character device"), std::string::npos) << e.message();
+  }
+  // Control: a regular file is read.
+  {
+    netns::UniqueFd f = netns::open_fd(tmp / "ok", O_WRONLY | O_CREAT, 0644);
+    netns::write_all(f.get(), "[]", "ok");
+  }
+  EXPECT_EQ(netns::read_file(tmp / "ok"), "[]");
+}
+
+TEST(Finding, FailureBecomesTheErrorItDescribes) {
+  auto f = netns::trust::fail(netns::trust::kLinkOwner, netns::Errc::untrusted, "what", "fix");
+  EXPECT_FALSE(f.ok);
+  netns::Error e = f.error();
+  EXPECT_EQ(e.code(), netns::Errc::untrusted);
+  EXPECT_EQ(e.describe(), "what; check: fix");
+  EXPECT_STREQ(netns::errc_name(netns::Errc::untrusted), "untrusted");
+  EXPECT_TRUE(netns::trust::pass(netns::trust::kLinkOwner, "x").ok);
+  const netns::trust::Owners named{{1000, 1001}};
+  EXPECT_EQ(named.text(), "root or uid 1000, 1001");
+  EXPECT_TRUE(netns::trust::Owners{}.trusted(0));
+  EXPECT_FALSE(netns::trust::Owners{}.trusted(1000));
+}
+
+}  // namespace
