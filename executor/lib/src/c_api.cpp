@@ -66,6 +66,7 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
       res.status = o.exit_code;
       break;
     case Outcome::Kind::signalled:
+    case Outcome::Kind::cancelled:  // no cancel descriptor in the C ABI yet
       res.outcome = NETNS_EXEC_OUTCOME_SIGNALLED;
       res.signal = o.signal;
       break;

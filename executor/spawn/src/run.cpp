@@ -167,6 +167,9 @@ class Runner {
     prep_.stdout_write.reset();
     prep_.stderr_write.reset();
     prep_.devnull.reset();
+    prep_.stdin_copy.reset();
+    prep_.stdout_copy.reset();
+    prep_.stderr_copy.reset();
     prep_.report_write.reset();
     stack.reset();
 
@@ -202,6 +205,7 @@ class Runner {
     if (prep_.stdin_write && input.empty()) prep_.stdin_write.reset();  // EOF at once
 
     enum class Phase { running, terminating, killed } phase = Phase::running;
+    bool cancelled = false;
     const bool has_deadline = cmd_.timeout > std::chrono::nanoseconds::zero();
     Clock::time_point deadline =
         has_deadline ? Clock::now() + std::chrono::duration_cast<Clock::duration>(cmd_.timeout)
@@ -215,9 +219,9 @@ class Runner {
     bool poll_signals = cmd_.forward_signal_fd >= 0;
 
     while (!exited) {
-      pollfd fds[5];
+      pollfd fds[6];
       nfds_t count = 0;
-      int i_in = -1, i_out = -1, i_err = -1, i_sig = -1;
+      int i_in = -1, i_out = -1, i_err = -1, i_sig = -1, i_cancel = -1;
       if (prep_.stdin_write) {
         i_in = static_cast<int>(count);
         fds[count++] = pollfd{prep_.stdin_write.get(), POLLOUT, 0};
@@ -233,6 +237,10 @@ class Runner {
       if (poll_signals) {
         i_sig = static_cast<int>(count);
         fds[count++] = pollfd{cmd_.forward_signal_fd, POLLIN, 0};
+      }
+      if (cmd_.cancel_fd >= 0 && !cancelled) {
+        i_cancel = static_cast<int>(count);
+        fds[count++] = pollfd{cmd_.cancel_fd, POLLIN, 0};
       }
       const nfds_t i_pid = count;
       fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
@@ -263,6 +271,17 @@ class Runner {
         if (i_sig >= 0 && (fds[i_sig].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0)
           poll_signals = false;
         if (fds[i_pid].revents != 0) exited = true;
+        // An exit in the same round wins: the command finished by itself.
+        // Any event counts as cancel (POLLHUP: the caller closed its end of
+        // a pipe; POLLNVAL: it closed the descriptor itself).
+        if (!exited && i_cancel >= 0 && fds[i_cancel].revents != 0) {
+          send_signal(pidfd.get(), pid, cmd_.group, SIGKILL);
+          cancelled = true;
+          last_signal = SIGKILL;
+          phase = Phase::killed;
+          // Wait for the kill to take effect as after a timeout's SIGKILL.
+          deadline = Clock::now() + std::max(grace, Clock::duration(std::chrono::seconds(1)));
+        }
       }
       if (exited) break;
 
@@ -281,7 +300,7 @@ class Runner {
           // SIGKILL did not end it within the grace: it is stuck in the
           // kernel. Report the timeout now; reap when it dies.
           reap_in_background(std::move(pidfd));
-          result.outcome = Outcome::timed_out(last_signal);
+          result.outcome = cancelled ? Outcome::cancelled(last_signal) : Outcome::timed_out(last_signal);
           close_outputs(result, limit);
           return;
         }
@@ -302,8 +321,9 @@ class Runner {
 
     siginfo_t info{};
     int wait_error = reap(pidfd.get(), info);
-    result.outcome =
-        phase == Phase::running ? outcome_of(wait_error, info) : Outcome::timed_out(last_signal);
+    result.outcome = phase == Phase::running ? outcome_of(wait_error, info)
+                     : cancelled             ? Outcome::cancelled(last_signal)
+                                             : Outcome::timed_out(last_signal);
   }
 
   void close_outputs(Result& result, size_t limit) {
