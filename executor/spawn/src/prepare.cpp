@@ -132,6 +132,7 @@ void prepare(const Command& command, Prepared& out) {
     out.plan.cwd = command.cwd->c_str();
   }
   out.plan.group = command.group;
+  out.plan.parent = ::getpid();
 
   if (command.stdin_data) {
     Pipe pipe = make_pipe();

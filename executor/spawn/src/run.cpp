@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -105,8 +106,38 @@ int reap(int pidfd, siginfo_t& info) {
   }
 }
 
-Outcome outcome_of(int wait_error, const siginfo_t& info) {
-  if (wait_error != 0) return Outcome::spawn_failed(Stage::wait, wait_error);
+// PIDFD_GET_INFO (Linux 6.15): the exit status stays readable through the
+// pidfd after someone else reaped the child — the kernel itself, when the
+// host ignores SIGCHLD, or a waitpid(-1) elsewhere in the process.
+struct PidfdInfo {
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64);  // PIDFD_INFO_SIZE_VER0
+constexpr uint64_t kPidfdInfoExit = 1U << 3;
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+
+// The wait status from the pidfd, or nullopt (older kernel, no exit yet).
+std::optional<int> exit_status_from_pidfd(int pidfd) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || (info.mask & kPidfdInfoExit) == 0)
+    return std::nullopt;
+  return info.exit_code;
+}
+
+Outcome outcome_of(int wait_error, const siginfo_t& info, int pidfd) {
+  if (wait_error == ECHILD) {
+    // Exec succeeded (the report pipe said so): whatever else happens, this
+    // must not read as "nothing ran".
+    std::optional<int> status = exit_status_from_pidfd(pidfd);
+    if (!status) return Outcome::status_lost();
+    if (WIFEXITED(*status)) return Outcome::exited(WEXITSTATUS(*status));
+    return Outcome::signalled(WTERMSIG(*status));
+  }
+  if (wait_error != 0) return Outcome::status_lost();
   if (info.si_code == CLD_EXITED) return Outcome::exited(info.si_status);
   return Outcome::signalled(info.si_status);
 }
@@ -321,7 +352,7 @@ class Runner {
 
     siginfo_t info{};
     int wait_error = reap(pidfd.get(), info);
-    result.outcome = phase == Phase::running ? outcome_of(wait_error, info)
+    result.outcome = phase == Phase::running ? outcome_of(wait_error, info, pidfd.get())
                      : cancelled             ? Outcome::cancelled(last_signal)
                                              : Outcome::timed_out(last_signal);
   }

@@ -60,8 +60,8 @@ enum class Stage : uint8_t {
   stdio,          // dup2 onto 0, 1, 2
   close_fds,      // close_range
   exec,           // execve of every candidate failed
-  wait,           // in the caller, after exec: the exit status could not be
-                  // collected (ECHILD: someone else reaped it with __WALL)
+  wait,           // unused since exec-then-lost is Outcome::status_lost;
+                  // kept so that stage numbers stay stable
 };
 const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
 
@@ -70,7 +70,11 @@ struct Outcome {
   // cancelled: the caller's cancel_fd became readable and the command's
   // process group was killed with SIGKILL (`signal`). Like exec.CommandContext
   // in Go, it counts as killed by that signal: shell_exit_code() 128+9 = 137.
-  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed, cancelled };
+  // status_lost: the command ran (exec succeeded) but its exit status could
+  // not be collected: someone else in the host process reaped it (SIGCHLD
+  // ignored, waitpid(-1)) on a kernel without PIDFD_GET_INFO (< 6.15).
+  // shell_exit_code() 255, never 125: something ran.
+  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed, cancelled, status_lost };
 
   Kind kind = Kind::spawn_failed;
   int exit_code = 0;  // exited: the command's exit status
@@ -83,6 +87,7 @@ struct Outcome {
   static Outcome timed_out(int sig) noexcept;
   static Outcome spawn_failed(Stage stage, int err) noexcept;
   static Outcome cancelled(int sig) noexcept;
+  static Outcome status_lost() noexcept;
 
   // exited(0)
   [[nodiscard]] bool success() const noexcept { return kind == Kind::exited && exit_code == 0; }
@@ -90,7 +95,7 @@ struct Outcome {
   // The exit code a shell or nsenter would give (SPEC): the command's own,
   // 128+N for signal N (cancelled included: 137), 124 timed out, 127 not
   // found, 126 found but not executable, 125 the executor failed (setns,
-  // stdio, clone, ...).
+  // stdio, clone, ...) and nothing ran, 255 ran but status lost.
   [[nodiscard]] int shell_exit_code() const noexcept;
 
   // "exited with code 3", "killed by signal 9 (SIGKILL)", "timed out (killed
