@@ -14,6 +14,8 @@ const char* kind_name(spawn::Outcome::Kind kind) {
     case spawn::Outcome::Kind::signalled: return "signalled";
     case spawn::Outcome::Kind::timed_out: return "timed_out";
     case spawn::Outcome::Kind::spawn_failed: return "spawn_failed";
+    case spawn::Outcome::Kind::cancelled: return "cancelled";
+    case spawn::Outcome::Kind::status_lost: return "status_lost";
   }
   return "unknown";
 }
@@ -47,7 +49,9 @@ nlohmann::json outcome_json(const spawn::Outcome& o) {
   switch (o.kind) {
     case spawn::Outcome::Kind::exited: j["exit_code"] = o.exit_code; break;
     case spawn::Outcome::Kind::signalled:
-    case spawn::Outcome::Kind::timed_out: j["signal"] = o.signal; break;
+    case spawn::Outcome::Kind::timed_out:
+    case spawn::Outcome::Kind::cancelled: j["signal"] = o.signal; break;
+    case spawn::Outcome::Kind::status_lost: break;
     case spawn::Outcome::Kind::spawn_failed:
       j["stage"] = spawn::stage_name(o.stage);
       j["errno"] = o.error;

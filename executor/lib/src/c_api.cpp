@@ -56,8 +56,10 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
   res.exit_code = r.exit_code();
   res.netns = r.netns;
   res.own_namespace = r.own_namespace;
-  res.out = netns::exec::redact(r.result.out.data);
-  res.err = netns::exec::redact(r.result.err.data);
+  // The command's own bytes, untouched: redaction is for our messages and
+  // logs, never for the command's data.
+  res.out = r.result.out.data;
+  res.err = r.result.err.data;
   res.out_truncated = r.result.out.truncated;
   res.err_truncated = r.result.err.truncated;
   switch (o.kind) {
@@ -66,12 +68,17 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
       res.status = o.exit_code;
       break;
     case Outcome::Kind::signalled:
+    case Outcome::Kind::cancelled:  // no cancel descriptor in the C ABI yet
       res.outcome = NETNS_EXEC_OUTCOME_SIGNALLED;
       res.signal = o.signal;
       break;
     case Outcome::Kind::timed_out:
       res.outcome = NETNS_EXEC_OUTCOME_TIMED_OUT;
       res.signal = o.signal;
+      res.error = o.describe();
+      break;
+    case Outcome::Kind::status_lost:
+      res.outcome = NETNS_EXEC_OUTCOME_STATUS_LOST;
       res.error = o.describe();
       break;
     case Outcome::Kind::spawn_failed:

@@ -97,11 +97,9 @@ Started with_clone3(int (*fn)(void*) noexcept, void* arg, const ChildStack& stac
 #ifdef NETNS_HAVE_CLONE3_TRAMPOLINE
   int pidfd = -1;
   CloneArgsV0 args{};
-  // SIGCHLD as for any child: execve would reset another exit signal to
-  // SIGCHLD anyway. Reaping goes through the pidfd.
   args.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD;
   args.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
-  args.exit_signal = SIGCHLD;
+  args.exit_signal = 0;
   args.stack = reinterpret_cast<uintptr_t>(stack.base());
   args.stack_size = stack.size();
   long r = netns_spawn_clone3(&args, sizeof args, reinterpret_cast<int (*)(void*)>(fn), arg);
@@ -121,7 +119,7 @@ Started with_clone(int (*fn)(void*) noexcept, void* arg, const ChildStack& stack
   // matters; glibc's clone takes the top.
   void* top = static_cast<char*>(stack.base()) + stack.size();
   int pid = ::clone(reinterpret_cast<int (*)(void*)>(fn), top,
-                    CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, arg, &pidfd);
+                    CLONE_VM | CLONE_VFORK | CLONE_PIDFD, arg, &pidfd);
   if (pid < 0) return Started{-1, -1, errno};
   return Started{pid, pidfd, 0};
 }

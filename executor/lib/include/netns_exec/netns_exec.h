@@ -63,7 +63,8 @@ typedef enum netns_exec_outcome {
   NETNS_EXEC_OUTCOME_SIGNALLED = 1,    /* netns_exec_result_signal() */
   NETNS_EXEC_OUTCOME_TIMED_OUT = 2,    /* process group killed */
   NETNS_EXEC_OUTCOME_SPAWN_FAILED = 3, /* started, but failed before exec */
-  NETNS_EXEC_OUTCOME_REFUSED = 4       /* nothing ran: bad source, stale holder, ... */
+  NETNS_EXEC_OUTCOME_REFUSED = 4,      /* nothing ran: bad source, stale holder, ... */
+  NETNS_EXEC_OUTCOME_STATUS_LOST = 5   /* ran, exit status reaped elsewhere (exit code 255) */
 } netns_exec_outcome;
 
 /* "0.1.0" */

@@ -60,14 +60,21 @@ enum class Stage : uint8_t {
   stdio,          // dup2 onto 0, 1, 2
   close_fds,      // close_range
   exec,           // execve of every candidate failed
-  wait,           // in the caller, after exec: the exit status could not be
-                  // collected (ECHILD: someone else reaped it with __WALL)
+  wait,           // unused since exec-then-lost is Outcome::status_lost;
+                  // kept so that stage numbers stay stable
 };
 const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
 
 // What became of the command: a value, never an exception.
 struct Outcome {
-  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed };
+  // cancelled: the caller's cancel_fd became readable and the command's
+  // process group was killed with SIGKILL (`signal`). Like exec.CommandContext
+  // in Go, it counts as killed by that signal: shell_exit_code() 128+9 = 137.
+  // status_lost: the command ran (exec succeeded) but its exit status could
+  // not be collected: someone else in the host process reaped it (SIGCHLD
+  // ignored, waitpid(-1)) on a kernel without PIDFD_GET_INFO (< 6.15).
+  // shell_exit_code() 255, never 125: something ran.
+  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed, cancelled, status_lost };
 
   Kind kind = Kind::spawn_failed;
   int exit_code = 0;  // exited: the command's exit status
@@ -79,17 +86,21 @@ struct Outcome {
   static Outcome signalled(int sig) noexcept;
   static Outcome timed_out(int sig) noexcept;
   static Outcome spawn_failed(Stage stage, int err) noexcept;
+  static Outcome cancelled(int sig) noexcept;
+  static Outcome status_lost() noexcept;
 
   // exited(0)
   [[nodiscard]] bool success() const noexcept { return kind == Kind::exited && exit_code == 0; }
 
   // The exit code a shell or nsenter would give (SPEC): the command's own,
-  // 128+N for signal N, 124 timed out, 127 not found, 126 found but not
-  // executable, 125 the executor failed (setns, stdio, clone, ...).
+  // 128+N for signal N (cancelled included: 137), 124 timed out, 127 not
+  // found, 126 found but not executable, 125 the executor failed (setns,
+  // stdio, clone, ...) and nothing ran, 255 ran but status lost.
   [[nodiscard]] int shell_exit_code() const noexcept;
 
   // "exited with code 3", "killed by signal 9 (SIGKILL)", "timed out (killed
-  // by SIGTERM)", "setns: Invalid argument (EINVAL)".
+  // by SIGTERM)", "cancelled (killed by signal 9 (SIGKILL))",
+  // "setns: Invalid argument (EINVAL)".
   [[nodiscard]] std::string describe() const;
 
   friend bool operator==(const Outcome&, const Outcome&) = default;
@@ -100,12 +111,14 @@ enum class OutputMode : uint8_t {
   capture,  // a pipe read by the caller, bounded (Command::output_limit)
   inherit,  // the caller's own descriptor 1 or 2 (nsenter-style pass-through)
   discard,  // /dev/null
+  fd,       // Command::stdout_fd / stderr_fd, a descriptor the caller owns
 };
 
 // What to do with the child's stdin when no stdin_data is given.
 enum class InputMode : uint8_t {
   null,     // /dev/null (default)
   inherit,  // the caller's descriptor 0 (nsenter-style pass-through)
+  fd,       // Command::stdin_fd, a descriptor the caller owns
 };
 
 // How the child relates to the caller's process group.
@@ -138,6 +151,14 @@ struct Command {
   OutputMode stdout_mode = OutputMode::capture;
   OutputMode stderr_mode = OutputMode::capture;
   size_t output_limit = kDefaultOutputLimit;  // per captured stream; the tail is kept
+  // With InputMode::fd / OutputMode::fd: descriptors the caller owns (a pipe,
+  // a file, a socket, a pty), dup2'ed onto 0, 1, 2 in the child. run() does
+  // not close, read, write or change them (not even O_NONBLOCK); the caller
+  // may close them as soon as run() returns. Must be open (else
+  // netns::Error(invalid_argument)); they may be 0, 1 or 2 themselves.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
 
   // Zero or negative: no deadline.
   std::chrono::nanoseconds timeout{0};
@@ -150,6 +171,15 @@ struct Command {
   // is forwarded to the child's process group (to the child alone with
   // ProcessGroup::inherit). -1: none.
   int forward_signal_fd = -1;
+
+  // Optional: a descriptor the caller owns, polled together with the child
+  // (no thread, no timer). As soon as it is readable — a byte written, the
+  // write end of a pipe closed, an eventfd signalled — the command's process
+  // group (the child alone with ProcessGroup::inherit) is killed with SIGKILL
+  // and the outcome is Outcome::cancelled(SIGKILL), unless the command had
+  // already exited. run() never reads from it: it stays readable, so one
+  // descriptor can cancel many runs. -1: none. Must be open when given.
+  int cancel_fd = -1;
 };
 
 struct CapturedOutput {
