@@ -36,7 +36,8 @@ class RunCommand final : public Command {
                  "Capture stdout/stderr and print one JSON object with the outcome");
     app.add_option("--output-limit", output_limit_,
                    "With --json: bytes kept per stream (the tail)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);  // a size_t would take "-5" as 2^64-5
     app.add_option("command", argv_, "-- CMD ARGS...")->required();
   }
 
@@ -72,12 +73,14 @@ class RunCommand final : public Command {
 
     // Only now: while resolve() waits for a holder, Ctrl-C and SIGTERM must
     // still end us. From here on they are meant for the command.
+    set_log_field("step", "run");
     UniqueFd signals = block_forwarded_signals();
     cmd.forward_signal_fd = signals.get();
     exec::RunResult r = exec::run_in(ns, std::move(cmd));
     const auto& outcome = r.result.outcome;
     if (outcome.kind == spawn::Outcome::Kind::spawn_failed)
-      log_error(exec::redacted_command_line(argv_) + ": " + outcome.describe());
+      log_error(exec::redacted_command_line(argv_) + ": " + outcome.describe(),
+                {{"step", spawn::stage_name(outcome.stage)}, {"errno", outcome.error}});
     else if (outcome.kind == spawn::Outcome::Kind::timed_out)
       log_error(exec::redacted_command_line(argv_) + ": " + outcome.describe() + " after " +
                 format_duration(r.result.elapsed));

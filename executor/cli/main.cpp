@@ -8,6 +8,7 @@
 #include "log.hpp"
 #include "netns/error.hpp"
 #include "nsenter_mode.hpp"
+#include "parse_hint.hpp"
 
 namespace netns::cli {
 
@@ -22,6 +23,7 @@ int cli_main(int argc, char** argv) {
                "netns-exec"};
   app.require_subcommand(1);
   app.fallthrough();
+  app.set_version_flag("--version", std::string("netns-exec ") + NETNS_EXEC_VERSION);
   app.add_option("--log-format", g_globals.log_format, "Log format on stderr: text or json")
       ->capture_default_str();
   app.add_option("--log-level", g_globals.log_level,
@@ -39,14 +41,17 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     setup_logging("text", "info");
-    log_error(std::string(e.what()) + " (see netns-exec --help)");
+    log_error(describe_parse_error(app, e, argc, argv));
     return kExitExecutorFailed;
   }
   setup_logging(g_globals.log_format, g_globals.log_level);
   for (auto& [sub, command] : subs)
-    if (sub->parsed()) return command->run();
+    if (sub->parsed()) {
+      set_log_field("subcommand", command->name());
+      return command->run();
+    }
   return kExitExecutorFailed;
 }
 }  // namespace

@@ -62,7 +62,8 @@ nlohmann::json outcome_json(const spawn::Outcome& o) {
 
 nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
                            const std::vector<std::string>& argv) {
-  return {{"command", exec::redact_argv(argv)},
+  return {{"format", kJsonFormat},
+          {"command", exec::redact_argv(argv)},
           {"netns", namespace_json(ns)},
           {"outcome", outcome_json(r.result.outcome)},
           {"exit_code", r.exit_code()},
@@ -73,14 +74,18 @@ nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespa
           {"stderr", stream_json(r.result.err)}};
 }
 
-nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv) {
-  return {{"command", exec::redact_argv(argv)},
-          {"exit_code", kExitExecutorFailed},
-          {"error",
-           {{"code", errc_name(e.code())},
-            {"message", exec::redact(e.message())},
-            {"hint", exec::redact(e.hint())},
-            {"errno", e.sys_errno()}}}};
+nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,
+                          const char* operation) {
+  nlohmann::json doc{{"format", kJsonFormat},
+                     {"command", exec::redact_argv(argv)},
+                     {"exit_code", kExitExecutorFailed},
+                     {"error",
+                      {{"code", errc_name(e.code())},
+                       {"message", exec::redact(e.message())},
+                       {"hint", exec::redact(e.hint())},
+                       {"errno", e.sys_errno()}}}};
+  if (operation != nullptr) doc["operation"] = operation;
+  return doc;
 }
 
 void print_json(const nlohmann::json& doc) {

@@ -1,0 +1,128 @@
+#include "parse_hint.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "netns/error.hpp"
+
+namespace netns::cli {
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (!sub->get_name().empty()) out.push_back(sub->get_name());
+  return out;
+}
+
+// Every long option of `app` and of its option groups (CLI11's nameless
+// subcommands), with the dashes.
+std::vector<std::string> long_options(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* opt : app.get_options())
+    for (const std::string& name : opt->get_lnames()) out.push_back("--" + name);
+  for (const CLI::App* group :
+       app.get_subcommands([](const CLI::App* s) { return s->get_name().empty(); })) {
+    auto more = long_options(*group);
+    out.insert(out.end(), more.begin(), more.end());
+  }
+  return out;
+}
+
+bool has_long_option(const CLI::App& app, const std::string& dashed) {
+  auto names = long_options(app);
+  return std::find(names.begin(), names.end(), dashed) != names.end();
+}
+
+// The global options that take a value: their value is not a subcommand.
+bool takes_value(const CLI::App& app, std::string_view arg) {
+  if (arg.find('=') != std::string_view::npos) return false;
+  const CLI::Option* opt = app.get_option_no_throw(std::string(arg));
+  return opt != nullptr && opt->get_type_size() != 0;
+}
+
+std::string with_hint(const std::string& what, const std::optional<std::string>& hint) {
+  return hint ? what + "; did you mean " + quote(*hint) + "?" : what;
+}
+
+}  // namespace
+
+std::optional<std::string> closest_name(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  size_t best_distance = std::max<size_t>(1, word.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_distance || (!best && c.rfind(word, 0) == 0 && !word.empty())) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc,
+                                 char** argv) {
+  const std::string help = " (see netns-exec --help)";
+  // The first word that is neither an option nor a global option's value is
+  // the subcommand.
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.rfind("-", 0) == 0) {
+      if (takes_value(app, arg)) ++i;
+      continue;
+    }
+    break;
+  }
+  if (i >= argc || std::string_view(argv[i]) == "--") {
+    for (int k = 1; k < argc; ++k) {
+      std::string arg = argv[k];
+      if (arg.rfind("--", 0) != 0 || arg == "--") continue;
+      arg = arg.substr(0, arg.find('='));
+      if (arg != "--help" && arg != "--version" && !has_long_option(app, arg))
+        return with_hint("unknown option " + quote(arg), closest_name(arg, long_options(app))) +
+               help;
+    }
+    return std::string(error.what()) + help;
+  }
+  const std::string word = argv[i];
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (s->get_name() == word) sub = s;
+  if (sub == nullptr)
+    return with_hint("unknown subcommand " + quote(word), closest_name(word, subcommand_names(app))) +
+           help;
+  // A known subcommand: an option it does not have (up to "--", after which
+  // everything is the command's).
+  for (int k = i + 1; k < argc; ++k) {
+    std::string arg = argv[k];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    arg = arg.substr(0, arg.find('='));
+    if (!has_long_option(*sub, arg) && !has_long_option(app, arg))
+      return with_hint(word + ": unknown option " + quote(arg),
+                       closest_name(arg, long_options(*sub))) +
+             " (see netns-exec " + word + " --help)";
+  }
+  return std::string(error.what()) + help;
+}
+
+}  // namespace netns::cli
