@@ -2,6 +2,8 @@
 // Subcommands register themselves (command.hpp); the nsenter-compatible form
 // is recognised before CLI11 sees the arguments. The one place that logs an
 // executor failure and maps it to exit 125.
+#include <signal.h>
+
 #include <exception>
 
 #include "command.hpp"
@@ -15,7 +17,14 @@ namespace {
 Globals g_globals;
 
 int cli_main(int argc, char** argv) {
+  // First and lean: the nsenter form builds no CLI11 app and no logger
+  // unless it fails, and keeps every disposition its caller gave it (it
+  // becomes the command).
   if (is_nsenter_invocation(argc, argv)) return nsenter_main(argc, argv);
+
+  // Every other form waits for a child: an inherited "SIGCHLD ignored" would
+  // let the kernel reap it before we read its status.
+  ::signal(SIGCHLD, SIG_DFL);
 
   CLI::App app{"Run commands inside a netns-holder's network namespace.\n"
                "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",

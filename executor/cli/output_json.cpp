@@ -1,5 +1,8 @@
 #include "output_json.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include "command.hpp"
@@ -20,8 +23,9 @@ const char* kind_name(spawn::Outcome::Kind kind) {
   return "unknown";
 }
 
+// The command's own bytes: redaction is for our messages, never its data.
 nlohmann::json stream_json(const spawn::CapturedOutput& out) {
-  return {{"data", exec::redact(out.data)},
+  return {{"data", out.data},
           {"total_bytes", out.total_bytes},
           {"truncated", out.truncated}};
 }
@@ -83,11 +87,18 @@ nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv) 
             {"errno", e.sys_errno()}}}};
 }
 
-void print_json(const nlohmann::json& doc) {
+int print_json(const nlohmann::json& doc) {
   std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  // A closed pipe must give EPIPE here, not kill us silently: the command
+  // has finished, no child inherits this disposition any more.
+  ::signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  size_t written = std::fwrite(text.data(), 1, text.size(), stdout);
+  int err = errno;
+  if (std::fflush(stdout) != 0 && err == 0) err = errno;
+  if (written == text.size() && !std::ferror(stdout)) return 0;
+  return err != 0 ? err : EIO;
 }
 
 }  // namespace netns::cli
