@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include "netns/flat_json.hpp"
+#include <string>
+#include <vector>
+
 #include "netns_exec/redact.hpp"
 
 namespace netns::cli {
@@ -55,9 +58,26 @@ void ensure_logging() {
   if (!spdlog::get("netns-exec")) setup_logging("text", "info");
 }
 
-void log_info(std::string_view message) { spdlog::info("{}", exec::redact(message)); }
-void log_warn(std::string_view message) { spdlog::warn("{}", exec::redact(message)); }
-void log_error(std::string_view message) { spdlog::error("{}", exec::redact(message)); }
+namespace {
+// The secrets this invocation's own argv carries (set once at start-up,
+// before any thread): every log line hides them wherever they appear.
+std::vector<std::string>& known_secrets() {
+  static std::vector<std::string> secrets;
+  return secrets;
+}
+}  // namespace
+
+std::string redact_message(std::string_view message) {
+  return exec::redact(message, known_secrets());
+}
+
+void set_log_secrets(int argc, char** argv) {
+  known_secrets() = exec::secrets_of_argv(std::vector<std::string>(argv, argv + argc));
+}
+
+void log_info(std::string_view message) { spdlog::info("{}", redact_message(message)); }
+void log_warn(std::string_view message) { spdlog::warn("{}", redact_message(message)); }
+void log_error(std::string_view message) { spdlog::error("{}", redact_message(message)); }
 void log_error(const Error& error) { log_error(error.describe()); }
 
 }  // namespace netns::cli

@@ -1,6 +1,8 @@
 #pragma once
 // netns-exec logs to stderr (stdout belongs to the command or to --json), as
-// text or one JSON object per line. Every message passes exec::redact().
+// text or one JSON object per line. Every message passes redact_message():
+// exec::redact() plus the secrets this invocation's argv carries.
+#include <string>
 #include <string_view>
 
 #include "netns/error.hpp"
@@ -13,6 +15,13 @@ void setup_logging(std::string_view format, std::string_view level);
 
 // setup_logging("text", "info") unless logging is set up already.
 void ensure_logging();
+
+// Once at start-up: remember the secrets in our own argv (exec::secrets_of_argv:
+// --key values, -o secret=, key file contents).
+void set_log_secrets(int argc, char** argv);
+
+// The one redaction for our messages (logs, --json errors).
+std::string redact_message(std::string_view message);
 
 void log_info(std::string_view message);
 void log_warn(std::string_view message);

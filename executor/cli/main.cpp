@@ -25,6 +25,7 @@ int cli_main(int argc, char** argv) {
   // Every other form waits for a child: an inherited "SIGCHLD ignored" would
   // let the kernel reap it before we read its status.
   ::signal(SIGCHLD, SIG_DFL);
+  set_log_secrets(argc, argv);
 
   CLI::App app{"Run commands inside a netns-holder's network namespace.\n"
                "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
@@ -50,7 +51,10 @@ int cli_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     setup_logging("text", "info");
-    log_error(std::string(e.what()) + " (see netns-exec --help)");
+    // "; see": a "--key" at the end of CLI11's text must not make the hint's
+    // first word look like its value. The value itself, wherever CLI11 put
+    // it, is a known secret (set_log_secrets).
+    log_error(std::string(e.what()) + "; see netns-exec --help");
     return kExitExecutorFailed;
   }
   setup_logging(g_globals.log_format, g_globals.log_level);

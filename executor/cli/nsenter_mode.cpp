@@ -97,6 +97,7 @@ int nsenter_main(int argc, char** argv) {
   int err = errno;
   std::vector<std::string> command(argv + i, argv + argc);
   ensure_logging();
+  set_log_secrets(argc, argv);
   log_error(exec::redacted_command_line(command) + ": " + errno_text(err) +
             (exec_failure_code(err) == 127 ? ": command not found" : ""));
   return exec_failure_code(err);

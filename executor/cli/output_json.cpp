@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "command.hpp"
+#include "log.hpp"
 #include "netns_exec/redact.hpp"
 
 namespace netns::cli {
@@ -82,8 +83,8 @@ nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv) 
           {"exit_code", kExitExecutorFailed},
           {"error",
            {{"code", errc_name(e.code())},
-            {"message", exec::redact(e.message())},
-            {"hint", exec::redact(e.hint())},
+            {"message", redact_message(e.message())},
+            {"hint", redact_message(e.hint())},
             {"errno", e.sys_errno()}}}};
 }
 
