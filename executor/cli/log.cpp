@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "netns/flat_json.hpp"
 #include "netns_exec/redact.hpp"
@@ -23,7 +25,7 @@ nlohmann::json& context_fields() {
 thread_local const nlohmann::json* t_line_fields = nullptr;
 
 nlohmann::json redacted(const nlohmann::json& value) {
-  if (value.is_string()) return exec::redact(value.get<std::string>());
+  if (value.is_string()) return redact_message(value.get<std::string>());
   return value;
 }
 
@@ -94,6 +96,23 @@ void ensure_logging() {
   if (!spdlog::get("netns-exec")) setup_logging("text", "info");
 }
 
+namespace {
+// The secrets this invocation's own argv carries (set once at start-up,
+// before any thread): every log line hides them wherever they appear.
+std::vector<std::string>& known_secrets() {
+  static std::vector<std::string> secrets;
+  return secrets;
+}
+}  // namespace
+
+std::string redact_message(std::string_view message) {
+  return exec::redact(message, known_secrets());
+}
+
+void set_log_secrets(int argc, char** argv) {
+  known_secrets() = exec::secrets_of_argv(std::vector<std::string>(argv, argv + argc));
+}
+
 void set_log_field(const std::string& key, nlohmann::json value) {
   if (value.is_null())
     context_fields().erase(key);
@@ -102,13 +121,13 @@ void set_log_field(const std::string& key, nlohmann::json value) {
 }
 
 void log_info(std::string_view message, const nlohmann::json& fields) {
-  with_fields(fields, [&] { spdlog::info("{}", exec::redact(message)); });
+  with_fields(fields, [&] { spdlog::info("{}", redact_message(message)); });
 }
 void log_warn(std::string_view message, const nlohmann::json& fields) {
-  with_fields(fields, [&] { spdlog::warn("{}", exec::redact(message)); });
+  with_fields(fields, [&] { spdlog::warn("{}", redact_message(message)); });
 }
 void log_error(std::string_view message, const nlohmann::json& fields) {
-  with_fields(fields, [&] { spdlog::error("{}", exec::redact(message)); });
+  with_fields(fields, [&] { spdlog::error("{}", redact_message(message)); });
 }
 void log_error(const Error& error) {
   nlohmann::json fields{{"code", errc_name(error.code())}};
@@ -119,5 +138,4 @@ void log_error(const Error& error) {
   if (!error.hint().empty()) fields["hint"] = error.hint();
   log_error(error.describe(), fields);
 }
-
 }  // namespace netns::cli

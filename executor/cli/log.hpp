@@ -1,6 +1,7 @@
 #pragma once
 // netns-exec logs to stderr (stdout belongs to the command or to --json), as
-// text or one JSON object per line. Every message passes exec::redact().
+// text or one JSON object per line. Every message passes redact_message():
+// exec::redact() plus the secrets this invocation's argv carries.
 //
 // JSON lines (--log-format json) carry, besides "time", "level", "logger" and
 // "msg", structured fields: the ones set with set_log_field() (which
@@ -22,6 +23,13 @@ void setup_logging(std::string_view format, std::string_view level);
 
 // setup_logging("text", "info") unless logging is set up already.
 void ensure_logging();
+
+// Once at start-up: remember the secrets in our own argv (exec::secrets_of_argv:
+// --key values, -o secret=, key file contents).
+void set_log_secrets(int argc, char** argv);
+
+// The one redaction for our messages (logs, --json errors).
+std::string redact_message(std::string_view message);
 
 // Every later JSON line carries "key": value (a string value is redacted);
 // null removes the field.

@@ -2,6 +2,8 @@
 // Subcommands register themselves (command.hpp); the nsenter-compatible form
 // is recognised before CLI11 sees the arguments. The one place that logs an
 // executor failure and maps it to exit 125.
+#include <signal.h>
+
 #include <exception>
 
 #include "command.hpp"
@@ -16,7 +18,15 @@ namespace {
 Globals g_globals;
 
 int cli_main(int argc, char** argv) {
+  // First and lean: the nsenter form builds no CLI11 app and no logger
+  // unless it fails, and keeps every disposition its caller gave it (it
+  // becomes the command).
   if (is_nsenter_invocation(argc, argv)) return nsenter_main(argc, argv);
+
+  // Every other form waits for a child: an inherited "SIGCHLD ignored" would
+  // let the kernel reap it before we read its status.
+  ::signal(SIGCHLD, SIG_DFL);
+  set_log_secrets(argc, argv);
 
   CLI::App app{"Run commands inside a netns-holder's network namespace.\n"
                "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
@@ -43,6 +53,10 @@ int cli_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     setup_logging("text", "info");
+    // A mistyped subcommand or option gets the closest name; CLI11's own text
+    // otherwise. "; see": a "--key" at the end of CLI11's text must not make
+    // the hint's first word look like its value. The value itself, wherever
+    // CLI11 put it, is a known secret (set_log_secrets).
     log_error(describe_parse_error(app, e, argc, argv));
     return kExitExecutorFailed;
   }

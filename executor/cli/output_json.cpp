@@ -1,8 +1,12 @@
 #include "output_json.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include "command.hpp"
+#include "log.hpp"
 #include "netns_exec/redact.hpp"
 
 namespace netns::cli {
@@ -20,8 +24,9 @@ const char* kind_name(spawn::Outcome::Kind kind) {
   return "unknown";
 }
 
+// The command's own bytes: redaction is for our messages, never its data.
 nlohmann::json stream_json(const spawn::CapturedOutput& out) {
-  return {{"data", exec::redact(out.data)},
+  return {{"data", out.data},
           {"total_bytes", out.total_bytes},
           {"truncated", out.truncated}};
 }
@@ -81,18 +86,25 @@ nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,
                      {"exit_code", kExitExecutorFailed},
                      {"error",
                       {{"code", errc_name(e.code())},
-                       {"message", exec::redact(e.message())},
-                       {"hint", exec::redact(e.hint())},
+                       {"message", redact_message(e.message())},
+                       {"hint", redact_message(e.hint())},
                        {"errno", e.sys_errno()}}}};
   if (operation != nullptr) doc["operation"] = operation;
   return doc;
 }
 
-void print_json(const nlohmann::json& doc) {
+int print_json(const nlohmann::json& doc) {
   std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  // A closed pipe must give EPIPE here, not kill us silently: the command
+  // has finished, no child inherits this disposition any more.
+  ::signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  size_t written = std::fwrite(text.data(), 1, text.size(), stdout);
+  int err = errno;
+  if (std::fflush(stdout) != 0 && err == 0) err = errno;
+  if (written == text.size() && !std::ferror(stdout)) return 0;
+  return err != 0 ? err : EIO;
 }
 
 }  // namespace netns::cli

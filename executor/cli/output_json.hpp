@@ -1,6 +1,7 @@
 #pragma once
-// The --json documents netns-exec prints on stdout. Every string in them that
-// could carry a secret (command line, output, messages) is redacted.
+// The --json documents netns-exec prints on stdout. Every string of ours that
+// could carry a secret (command line, messages) is redacted; the command's
+// captured stdout/stderr are its own bytes, untouched.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -26,7 +27,12 @@ nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespa
 nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,
                           const char* operation = nullptr);
 
-// One line on stdout; invalid UTF-8 in output is replaced, not fatal.
-void print_json(const nlohmann::json& doc);
+// One line on stdout, flushed; invalid UTF-8 in output is replaced, not fatal. Returns 0, or the errno of a failed write
+// (stdout closed, a full disk, a reader that went away).
+int print_json(const nlohmann::json& doc);
+
+// The exit code of `run --json` when the command ran but its JSON result
+// could not be written (sysexits' EX_IOERR); never 125, which says nothing ran.
+inline constexpr int kExitJsonLost = 74;
 
 }  // namespace netns::cli

@@ -79,7 +79,7 @@ std::optional<std::string> closest_name(std::string_view word,
 
 std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& error, int argc,
                                  char** argv) {
-  const std::string help = " (see netns-exec --help)";
+  const std::string help = "; see netns-exec --help";
   // The first word that is neither an option nor a global option's value is
   // the subcommand.
   int i = 1;
@@ -120,7 +120,7 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
     if (!has_long_option(*sub, arg) && !has_long_option(app, arg))
       return with_hint(word + ": unknown option " + quote(arg),
                        closest_name(arg, long_options(*sub))) +
-             " (see netns-exec " + word + " --help)";
+             "; see netns-exec " + word + " --help";
   }
   return std::string(error.what()) + help;
 }

@@ -7,7 +7,6 @@
 
 namespace netns::exec {
 
-namespace {
 // A holder that exited after resolve() validated it leaves a namespace only
 // our descriptor keeps alive: nobody holds it, and whatever is mapped there
 // dies with our child. The record that vouched for the descriptor says which
@@ -27,7 +26,6 @@ void require_holder_still_alive(const ResolvedNamespace& ns) {
   if (!ns.cluster_id.empty()) e.context("cluster " + quote(ns.cluster_id));
   throw e;
 }
-}  // namespace
 
 RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
   require_holder_still_alive(ns);

@@ -395,8 +395,12 @@ class Runner {
   void forward_signal(int pidfd, pid_t pid) {
     signalfd_siginfo info{};
     ssize_t n = ::read(cmd_.forward_signal_fd, &info, sizeof info);
-    if (n == static_cast<ssize_t>(sizeof info))
-      send_signal(pidfd, pid, cmd_.group, static_cast<int>(info.ssi_signo));
+    if (n != static_cast<ssize_t>(sizeof info)) return;
+    // A child in our own process group got a signal the kernel sent to the
+    // whole group (a terminal's Ctrl-C, Ctrl-backslash, hangup) already: forwarding
+    // it would deliver it twice.
+    if (cmd_.group == ProcessGroup::inherit && info.ssi_code == SI_KERNEL) return;
+    send_signal(pidfd, pid, cmd_.group, static_cast<int>(info.ssi_signo));
   }
 
   // A write that got EPIPE left a SIGPIPE pending on this thread; take it

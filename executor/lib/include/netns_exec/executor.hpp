@@ -40,4 +40,10 @@ RunResult run(const Source& source, spawn::Command command, const ResolveOptions
 // the holder is known to be the same.
 RunResult run_in(const ResolvedNamespace& ns, spawn::Command command);
 
+// The check run_in() makes right before it spawns: the holder whose record
+// vouched for `ns` is still the same live process. Throws
+// netns::Error(stale_holder) when it exited. For callers that enter `ns`
+// themselves (the CLI's nsenter form, which execs in place).
+void require_holder_still_alive(const ResolvedNamespace& ns);
+
 }  // namespace netns::exec
