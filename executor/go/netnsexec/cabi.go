@@ -215,6 +215,7 @@ var causes = map[C.netns_exec_errc]error{
 	C.NETNS_EXEC_ERR_UNSUPPORTED:       ErrUnsupported,
 	C.NETNS_EXEC_ERR_TIMEOUT:           ErrTimeout,
 	C.NETNS_EXEC_ERR_SYSTEM:            ErrSystem,
+	C.NETNS_EXEC_ERR_UNTRUSTED:         ErrUntrusted,
 }
 
 const (

@@ -31,6 +31,9 @@ var (
 	ErrNotANamespace = errors.New("not a namespace")
 	// A namespace, but not a network namespace.
 	ErrWrongType = errors.New("not a network namespace")
+	// The file, a directory above it or the socket's server failed the
+	// provenance rules: not owned by root, or writable by others.
+	ErrUntrusted = errors.New("untrusted file")
 	// A bad argument: cluster ID, config content, an empty command, no source.
 	ErrInvalidArgument = errors.New("invalid argument")
 	// A holder's socket or record spoke a protocol or version we do not know.

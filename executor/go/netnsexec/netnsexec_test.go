@@ -351,6 +351,47 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// A namespace file in a directory anyone may write could have been planted
+// by anyone: refused as untrusted, with the directory named.
+func TestUntrustedDirectoryIsRefused(t *testing.T) {
+	h := holdertest.Start(t)
+	dir := filepath.Join(t.TempDir(), "open")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, h.ID+".net.ns")
+	target, err := os.Readlink(h.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(h.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, h.ID+".holder.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = netnsexec.CommandContext(context.Background(), netnsexec.Netns(link), "true").Run()
+	if err == nil {
+		// Built without issue 12's provenance rules (netns_exec knows no
+		// "untrusted" yet): nothing to map.
+		t.Skip("this libnetns_exec has no provenance check: a 0777 holder directory is accepted")
+	}
+	var refused *netnsexec.RefusedError
+	if !errors.As(err, &refused) || !errors.Is(err, netnsexec.ErrUntrusted) {
+		t.Fatalf("%v, want a refusal with cause ErrUntrusted", err)
+	}
+	if !strings.Contains(err.Error(), dir) {
+		t.Fatalf("%q does not name the directory %s", err, dir)
+	}
+}
+
 // Many goroutines at once, each checking where its command ran; afterwards
 // no thread of this process is in another namespace.
 func TestGoroutinesAndThreadsStayPut(t *testing.T) {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
@@ -104,23 +105,35 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
   }
 }
 
+// The C enum's names are netns::errc_name()'s: one table maps both ways.
+// By name rather than by a switch on netns::Errc, so a code that netns_common
+// gains is passed on as soon as it has a value here, and until then is
+// NETNS_EXEC_ERR_SYSTEM. Values are appended, never renumbered.
+struct ErrcName {
+  netns_exec_errc errc;
+  std::string_view name;
+};
+constexpr ErrcName kErrcNames[] = {
+    {NETNS_EXEC_ERR_INVALID_ARGUMENT, "invalid_argument"},
+    {NETNS_EXEC_ERR_NOT_FOUND, "not_found"},
+    {NETNS_EXEC_ERR_NOT_A_NAMESPACE, "not_a_namespace"},
+    {NETNS_EXEC_ERR_WRONG_NAMESPACE, "wrong_namespace"},
+    {NETNS_EXEC_ERR_OWN_NAMESPACE, "own_namespace"},
+    {NETNS_EXEC_ERR_IDENTITY_MISMATCH, "identity_mismatch"},
+    {NETNS_EXEC_ERR_STALE_HOLDER, "stale_holder"},
+    {NETNS_EXEC_ERR_BUSY, "busy"},
+    {NETNS_EXEC_ERR_PROTOCOL, "protocol"},
+    {NETNS_EXEC_ERR_UNSUPPORTED, "unsupported"},
+    {NETNS_EXEC_ERR_TIMEOUT, "timeout"},
+    {NETNS_EXEC_ERR_SYSTEM, "system"},
+    {NETNS_EXEC_ERR_CANCELLED, "cancelled"},
+    {NETNS_EXEC_ERR_UNTRUSTED, "untrusted"},
+};
+
 netns_exec_errc errc_of(netns::Errc code) {
-  // No default: a new netns::Errc must get its own value here and in
-  // netns_exec.h (-Wswitch makes that a build error), appended at the end.
-  switch (code) {
-    case netns::Errc::invalid_argument: return NETNS_EXEC_ERR_INVALID_ARGUMENT;
-    case netns::Errc::not_found: return NETNS_EXEC_ERR_NOT_FOUND;
-    case netns::Errc::not_a_namespace: return NETNS_EXEC_ERR_NOT_A_NAMESPACE;
-    case netns::Errc::wrong_namespace: return NETNS_EXEC_ERR_WRONG_NAMESPACE;
-    case netns::Errc::own_namespace: return NETNS_EXEC_ERR_OWN_NAMESPACE;
-    case netns::Errc::identity_mismatch: return NETNS_EXEC_ERR_IDENTITY_MISMATCH;
-    case netns::Errc::stale_holder: return NETNS_EXEC_ERR_STALE_HOLDER;
-    case netns::Errc::busy: return NETNS_EXEC_ERR_BUSY;
-    case netns::Errc::protocol: return NETNS_EXEC_ERR_PROTOCOL;
-    case netns::Errc::unsupported: return NETNS_EXEC_ERR_UNSUPPORTED;
-    case netns::Errc::timeout: return NETNS_EXEC_ERR_TIMEOUT;
-    case netns::Errc::system: return NETNS_EXEC_ERR_SYSTEM;
-  }
+  std::string_view name = netns::errc_name(code);
+  for (const ErrcName& e : kErrcNames)
+    if (e.name == name) return e.errc;
   return NETNS_EXEC_ERR_SYSTEM;
 }
 
@@ -425,22 +438,8 @@ const char* netns_exec_result_stage(const netns_exec_result* res) {
 }
 
 const char* netns_exec_errc_name(netns_exec_errc errc) {
-  switch (errc) {
-    case NETNS_EXEC_ERR_NONE: return "";
-    case NETNS_EXEC_ERR_INVALID_ARGUMENT: return netns::errc_name(netns::Errc::invalid_argument);
-    case NETNS_EXEC_ERR_NOT_FOUND: return netns::errc_name(netns::Errc::not_found);
-    case NETNS_EXEC_ERR_NOT_A_NAMESPACE: return netns::errc_name(netns::Errc::not_a_namespace);
-    case NETNS_EXEC_ERR_WRONG_NAMESPACE: return netns::errc_name(netns::Errc::wrong_namespace);
-    case NETNS_EXEC_ERR_OWN_NAMESPACE: return netns::errc_name(netns::Errc::own_namespace);
-    case NETNS_EXEC_ERR_IDENTITY_MISMATCH: return netns::errc_name(netns::Errc::identity_mismatch);
-    case NETNS_EXEC_ERR_STALE_HOLDER: return netns::errc_name(netns::Errc::stale_holder);
-    case NETNS_EXEC_ERR_BUSY: return netns::errc_name(netns::Errc::busy);
-    case NETNS_EXEC_ERR_PROTOCOL: return netns::errc_name(netns::Errc::protocol);
-    case NETNS_EXEC_ERR_UNSUPPORTED: return netns::errc_name(netns::Errc::unsupported);
-    case NETNS_EXEC_ERR_TIMEOUT: return netns::errc_name(netns::Errc::timeout);
-    case NETNS_EXEC_ERR_SYSTEM: return netns::errc_name(netns::Errc::system);
-    case NETNS_EXEC_ERR_CANCELLED: return "cancelled";
-  }
+  for (const ErrcName& e : kErrcNames)
+    if (e.errc == errc) return e.name.data();  // literals: NUL-terminated
   return "";
 }
 uint64_t netns_exec_result_netns_ino(const netns_exec_result* res) {

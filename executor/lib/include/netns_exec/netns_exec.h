@@ -88,7 +88,9 @@ typedef enum netns_exec_errc {
   NETNS_EXEC_ERR_UNSUPPORTED = 10,      /* a record or header version we do not know */
   NETNS_EXEC_ERR_TIMEOUT = 11,          /* waiting for the holder (wait_holder_ms) ran out */
   NETNS_EXEC_ERR_SYSTEM = 12,           /* another failed system call */
-  NETNS_EXEC_ERR_CANCELLED = 13         /* the cancel handle had fired before the command started */
+  NETNS_EXEC_ERR_CANCELLED = 13,        /* the cancel handle had fired before the command started */
+  NETNS_EXEC_ERR_UNTRUSTED = 14         /* a file, directory or socket peer failed the provenance
+                                           rules (owner, mode): see the message */
 } netns_exec_errc;
 
 /* "not_found", "stale_holder", ...; "" for NETNS_EXEC_ERR_NONE and unknown values. */
