@@ -24,6 +24,7 @@ type request struct {
 	source        Source
 	argv          []string
 	env           []string
+	dir           string
 	stdin, stdout int // descriptors for the child's 0, 1
 	stderr        int // and 2
 	waitHolder    time.Duration
@@ -144,6 +145,13 @@ func run(r *request, cancel *cancelHandle) (*result, error) {
 	defer env.free()
 	if err := check(C.netns_exec_request_set_env(req, env.p), "set_env"); err != nil {
 		return nil, err
+	}
+	if r.dir != "" {
+		d := C.CString(r.dir)
+		defer C.free(unsafe.Pointer(d))
+		if err := check(C.netns_exec_request_set_cwd(req, d), "set_cwd"); err != nil {
+			return nil, err
+		}
 	}
 	if err := check(C.netns_exec_request_set_stdio_fds(req, C.int(r.stdin), C.int(r.stdout),
 		C.int(r.stderr)), "set_stdio_fds"); err != nil {

@@ -41,6 +41,8 @@ type Cmd struct {
 	Args []string
 	// The complete environment, "KEY=value"; nil: the caller's (os.Environ()).
 	Env []string
+	// The working directory; "": the caller's.
+	Dir string
 
 	// Stdin: nil reads from the null device; an *os.File is handed to the
 	// command as is; anything else is copied to the command through a pipe by
@@ -183,6 +185,7 @@ func (c *Cmd) Run() error {
 		source:        c.Source,
 		argv:          c.Args,
 		env:           env,
+		dir:           c.Dir,
 		stdin:         st.childFd[0],
 		stdout:        st.childFd[1],
 		stderr:        st.childFd[2],

@@ -88,7 +88,7 @@ type StartError struct {
 }
 
 func (e *StartError) Error() string {
-	msg := fmt.Sprintf("netnsexec: %s %q: %v", e.Stage, e.Name, e.Errno)
+	msg := fmt.Sprintf("netnsexec: %q: %s: %v", e.Name, e.Stage, e.Errno)
 	if e.code == 127 {
 		msg += ": command not found"
 	}

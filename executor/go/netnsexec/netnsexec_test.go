@@ -164,6 +164,20 @@ func TestStdoutStderrAndFiles(t *testing.T) {
 		t.Fatalf("the command's stdout is not the file itself: %q", data)
 	}
 
+	// Dir is the working directory; a missing one fails before exec.
+	dir := t.TempDir()
+	cmd = netnsexec.CommandContext(context.Background(), src, "pwd")
+	cmd.Dir = dir
+	if out, err := cmd.Output(); err != nil || string(out) != dir+"\n" {
+		t.Fatalf("Dir: %q, %v, want %q", out, err, dir)
+	}
+	cmd = netnsexec.CommandContext(context.Background(), src, "pwd")
+	cmd.Dir = filepath.Join(dir, "missing")
+	var start *netnsexec.StartError
+	if err := cmd.Run(); !errors.As(err, &start) || start.Stage != "chdir" {
+		t.Fatalf("missing Dir: %v, want a *StartError at chdir", err)
+	}
+
 	// Env is the complete environment.
 	cmd = netnsexec.CommandContext(context.Background(), src, "/usr/bin/env")
 	cmd.Env = []string{"A=1", "B=two words"}

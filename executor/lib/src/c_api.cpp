@@ -243,6 +243,16 @@ int netns_exec_request_set_env(netns_exec_request* req, const char* const* env) 
   });
 }
 
+int netns_exec_request_set_cwd(netns_exec_request* req, const char* dir) {
+  return guarded(req, [&](netns_exec_request& r) {
+    if (dir == nullptr)
+      r.command.cwd.reset();
+    else
+      r.command.cwd = std::string(dir);
+    return 0;
+  });
+}
+
 int netns_exec_request_set_stdin(netns_exec_request* req, const void* data, size_t len) {
   return guarded(req, [&](netns_exec_request& r) {
     if (data == nullptr && len > 0) return -EINVAL;

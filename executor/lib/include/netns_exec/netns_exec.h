@@ -114,6 +114,10 @@ int netns_exec_request_set_argv(netns_exec_request *req, const char *const *argv
 /* NULL-terminated "NAME=value" list: the complete environment. env NULL
  * (the default): the caller's environment. */
 int netns_exec_request_set_env(netns_exec_request *req, const char *const *env);
+/* The command's working directory (the child chdirs there before exec; a
+ * failure is NETNS_EXEC_OUTCOME_SPAWN_FAILED at stage "chdir"). NULL: the
+ * caller's (the default). */
+int netns_exec_request_set_cwd(netns_exec_request *req, const char *dir);
 /* Bytes written to the command's stdin (default: /dev/null). Replaces a
  * stdin descriptor given to netns_exec_request_set_stdio_fds. */
 int netns_exec_request_set_stdin(netns_exec_request *req, const void *data, size_t len);
