@@ -200,7 +200,7 @@ TEST(SpawnEngine, TimeoutKillsTheWholeProcessGroup) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.outcome.kind, Outcome::Kind::timed_out) << r.outcome.describe();
   EXPECT_EQ(r.outcome.shell_exit_code(), 124);
-  EXPECT_LT(took, 2s);
+  EXPECT_LT(took, test::scaled(2s));
   std::ifstream in(pidfile);
   pid_t grandchild = 0;
   in >> grandchild;
@@ -234,7 +234,7 @@ TEST(SpawnEngine, ADaemonHoldingTheOutputPipesDoesNotHoldTheCaller) {
   bool daemon_alive = daemon > 0 && ::kill(daemon, 0) == 0;
   if (daemon > 0) ::kill(daemon, SIGKILL);
   EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
-  EXPECT_LT(took, 5s);
+  EXPECT_LT(took, test::scaled(5s));
   EXPECT_NE(r.err.data.find("starting fuse"), std::string::npos) << r.err.data;
   EXPECT_TRUE(daemon_alive) << "a normal exit must not kill what the command left running";
 }
@@ -248,7 +248,7 @@ TEST(SpawnEngine, TimeoutEscalatesToSigkillAfterTheGrace) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.outcome, Outcome::timed_out(SIGKILL)) << r.outcome.describe();
   EXPECT_GE(took, 450ms);
-  EXPECT_LT(took, 3s);
+  EXPECT_LT(took, test::scaled(3s));
 }
 
 TEST(SpawnEngine, ChildHasItsOwnProcessGroupByDefault) {
