@@ -85,28 +85,36 @@ TEST_F(NsenterParity, DescriptorsAndIgnoredSignalsPassThroughLikeNsenter) {
     ::signal(SIGHUP, SIG_IGN);  // nohup
     ::signal(SIGPIPE, SIG_IGN);
   };
-  // sh's own descriptors, listed by ls (a child of sh, so none of ls's own
-  // show), then whether any is a namespace.
-  const std::vector<std::string> cmd{
-      "sh", "-c",
-      "ls /proc/$$/fd | tr '\\n' ' '; echo; grep -E '^Sig(Ign|Blk)' /proc/$$/status; "
-      "echo ns-fds: $(ls -l /proc/$$/fd | grep -c 'net:\\[')"};
-  auto mine = run_command(ours(cmd), options);
-  auto real = run_command(theirs(cmd), options);
-  ASSERT_TRUE(mine.ok()) << mine.describe();
-  ASSERT_TRUE(real.ok()) << real.describe();
-  EXPECT_EQ(mine.out, real.out);
-  EXPECT_NE(mine.out.find(" 7 "), std::string::npos) << mine.out;
-  EXPECT_NE(mine.out.find("ns-fds: 0\n"), std::string::npos) << "a namespace fd leaked: " << mine.out;
-  EXPECT_NE(mine.out.find("SigIgn:\t0000000000001001"), std::string::npos) << mine.out;
+  // The command's own descriptors (ls lists its own: fd 3 is the directory
+  // it reads) and its own dispositions and mask. No shell in between: a
+  // shell opens and closes descriptors and blocks signals around its forks.
+  const std::vector<std::string> list{"ls", "/proc/self/fd"};
+  const std::vector<std::string> links{"ls", "-l", "/proc/self/fd"};
+  const std::vector<std::string> status{"grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"};
+  for (const auto& cmd : {list, status}) {
+    auto mine = run_command(ours(cmd), options);
+    auto real = run_command(theirs(cmd), options);
+    ASSERT_TRUE(mine.ok()) << mine.describe();
+    ASSERT_TRUE(real.ok()) << real.describe();
+    EXPECT_EQ(mine.out, real.out) << cmd[0];
+  }
+  auto mine_list = run_command(ours(list), options);
+  EXPECT_NE(mine_list.out.find("\n7\n"), std::string::npos) << mine_list.out;
+  auto mine_status = run_command(ours(status), options);
+  EXPECT_NE(mine_status.out.find("SigIgn:\t0000000000001001"), std::string::npos)
+      << mine_status.out;
+  auto mine_links = run_command(ours(links), options);
+  EXPECT_EQ(mine_links.out.find("net:["), std::string::npos)
+      << "a namespace fd leaked: " << mine_links.out;
 
   // `run` stays the parent: the command gets exactly 0, 1, 2 and default
   // dispositions, never one of our descriptors.
-  auto run = run_command(run_form({}, cmd), options);
-  ASSERT_TRUE(run.ok()) << run.describe();
-  EXPECT_EQ(run.out.substr(0, run.out.find('\n')), "0 1 2 ") << run.out;
-  EXPECT_NE(run.out.find("ns-fds: 0\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("SigIgn:\t0000000000000000"), std::string::npos) << run.out;
+  auto run_list = run_command(run_form({}, list), options);
+  ASSERT_TRUE(run_list.ok()) << run_list.describe();
+  EXPECT_EQ(run_list.out, "0\n1\n2\n3\n") << "3 is ls's own directory";
+  auto run_status = run_command(run_form({}, status), options);
+  EXPECT_NE(run_status.out.find("SigIgn:\t0000000000000000"), std::string::npos) << run_status.out;
+  EXPECT_NE(run_status.out.find("SigBlk:\t0000000000000000"), std::string::npos) << run_status.out;
 }
 
 // Item 6: a command killed by a signal comes back as that signal, as with

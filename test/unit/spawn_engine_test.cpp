@@ -19,6 +19,7 @@
 #include "netns/error.hpp"
 #include "netns/test/support.hpp"
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 
 namespace netns::spawn {
 namespace {
@@ -199,7 +200,7 @@ TEST(SpawnEngine, TimeoutKillsTheWholeProcessGroup) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.outcome.kind, Outcome::Kind::timed_out) << r.outcome.describe();
   EXPECT_EQ(r.outcome.shell_exit_code(), 124);
-  EXPECT_LT(took, 2s);
+  EXPECT_LT(took, test::scaled(2s));
   std::ifstream in(pidfile);
   pid_t grandchild = 0;
   in >> grandchild;
@@ -233,7 +234,7 @@ TEST(SpawnEngine, ADaemonHoldingTheOutputPipesDoesNotHoldTheCaller) {
   bool daemon_alive = daemon > 0 && ::kill(daemon, 0) == 0;
   if (daemon > 0) ::kill(daemon, SIGKILL);
   EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
-  EXPECT_LT(took, 5s);
+  EXPECT_LT(took, test::scaled(5s));
   EXPECT_NE(r.err.data.find("starting fuse"), std::string::npos) << r.err.data;
   EXPECT_TRUE(daemon_alive) << "a normal exit must not kill what the command left running";
 }
@@ -247,7 +248,7 @@ TEST(SpawnEngine, TimeoutEscalatesToSigkillAfterTheGrace) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.outcome, Outcome::timed_out(SIGKILL)) << r.outcome.describe();
   EXPECT_GE(took, 450ms);
-  EXPECT_LT(took, 3s);
+  EXPECT_LT(took, test::scaled(3s));
 }
 
 TEST(SpawnEngine, ChildHasItsOwnProcessGroupByDefault) {
@@ -308,10 +309,6 @@ TEST(SpawnEngine, EveryCloneMethodWorks) {
     Result missing = run(Command{.argv = {"/nonexistent-cmd"}}, m);
     EXPECT_EQ(missing.outcome.shell_exit_code(), 127) << static_cast<int>(m);
   }
-  if (clone3_available()) {
-    Result r = run(sh("exit 5"), CloneMethod::clone3);
-    EXPECT_EQ(r.outcome, Outcome::exited(5)) << r.outcome.describe();
-  }
 }
 
 TEST(SpawnEngine, ForwardedSignalReachesTheChild) {
@@ -360,18 +357,41 @@ TEST(SpawnEngine, MalformedCommandThrows) {
 
 
 TEST(SpawnEngine, AnotherWaiterReapingTheChildIsNotReportedAs125) {
-  // A host thread that reaps any child (waitpid(-1)) takes the status away.
-  std::atomic<pid_t> stolen{0};
-  std::thread thief([&] {
-    siginfo_t info{};
-    if (::waitid(P_ALL, 0, &info, WEXITED | __WALL) == 0) stolen = info.si_pid;
-  });
-  Result r = run(sh("exit 9"));
-  thief.join();
-  EXPECT_EQ(stolen.load(), r.pid) << "the control: the other waiter did reap the command";
-  EXPECT_TRUE(r.outcome == Outcome::exited(9) || r.outcome == Outcome::status_lost())
-      << r.outcome.describe();
-  EXPECT_NE(r.outcome.shell_exit_code(), 125);
+  // A host thread that reaps any child (waitid(P_ALL)) takes the status
+  // away whenever it gets there before run(). The thief tells the command to
+  // exit and waits at once; it wins that race often, not always, so the
+  // round repeats until it has won a few times (the control).
+  int stolen_rounds = 0;
+  for (int round = 0; round < 200 && stolen_rounds < 3; ++round) {
+    int ready[2], go[2];
+    ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+    ASSERT_EQ(::pipe2(go, O_CLOEXEC), 0);
+    Command c = sh("echo up; read x; exit 9");
+    c.stdout_mode = OutputMode::fd;
+    c.stdout_fd = ready[1];
+    c.stdin_mode = InputMode::fd;
+    c.stdin_fd = go[0];
+    pid_t stolen = 0;
+    std::thread thief([&] {
+      char b[3];
+      (void)::read(ready[0], b, sizeof b);
+      (void)::write(go[1], "\n", 1);
+      siginfo_t info{};
+      if (::waitid(P_ALL, 0, &info, WEXITED | __WALL) == 0) stolen = info.si_pid;
+    });
+    Result r = run(c);
+    thief.join();
+    for (int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
+    EXPECT_NE(r.outcome.shell_exit_code(), 125) << r.outcome.describe();
+    if (stolen == r.pid) {
+      ++stolen_rounds;
+      EXPECT_TRUE(r.outcome == Outcome::exited(9) || r.outcome == Outcome::status_lost())
+          << r.outcome.describe();
+    } else {
+      EXPECT_EQ(r.outcome, Outcome::exited(9)) << r.outcome.describe();
+    }
+  }
+  EXPECT_GT(stolen_rounds, 0) << "the control: the other waiter never reaped the command first";
 }
 
 TEST(SpawnEngine, TheCommandDiesWithItsCaller) {

@@ -22,6 +22,7 @@
 #include "netns/error.hpp"
 #include "netns/unique_fd.hpp"
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 #include "prepare.hpp"
 
 #ifndef P_PIDFD
@@ -431,7 +432,5 @@ Result run(const Command& command, CloneMethod method) {
 }
 
 Result run(const Command& command) { return run(command, CloneMethod::automatic); }
-
-bool clone3_available() noexcept { return detail::clone3_supported(); }
 
 }  // namespace netns::spawn

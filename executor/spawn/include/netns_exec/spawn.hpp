@@ -2,8 +2,7 @@
 // The spawn engine: runs one command, optionally inside a network namespace,
 // without copying the caller's address space, and waits for it.
 //
-//   clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a small private stack
-//   (clone() with the same flags where clone3 is unavailable). The child
+//   clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a small private stack. The child
 //   shares the caller's memory until execve, so the cost does not grow with
 //   the caller's RSS, and it only makes async-signal-safe system calls:
 //     signals     every disposition back to SIG_DFL, then an empty mask
@@ -19,12 +18,27 @@
 //   {stage, errno}.
 //
 // The caller's thread waits on one poll(2) over the output pipes, the stdin
-// pipe, the child's pidfd and the deadline. On timeout: SIGTERM to the
-// child's process group, a grace period, SIGKILL, then the child is reaped
-// with waitid(P_PIDFD): no SIGCHLD handler is needed or installed. The child
-// is an ordinary SIGCHLD child (execve makes it one anyway), so a caller
-// that ignores SIGCHLD, or reaps any child with waitpid(-1), takes its
-// status away: the outcome is then spawn_failed(Stage::wait, ECHILD).
+// pipe, the child's pidfd, the caller's cancel descriptor and the deadline.
+// On timeout: SIGTERM to the child's process group, a grace period,
+// SIGKILL, then the child is reaped with waitid(P_PIDFD): no SIGCHLD handler
+// is needed or installed.
+//
+// What the library requires of its host process, and what it does not:
+//   - The child dies with the calling thread (PR_SET_PDEATHSIG(SIGKILL), set
+//     in the child, which leaves at once if its caller is already gone).
+//     run() keeps that thread until the child is reaped, so this only fires
+//     when the whole caller dies (SIGKILL, Go's CommandContext on the CLI).
+//     Descendants the command forks do not inherit it.
+//   - SIGCHLD may be ignored and another thread may waitpid(-1): the child is
+//     an ordinary SIGCHLD child (execve resets any other exit signal to
+//     SIGCHLD, so no clone flag avoids that), and whoever reaps it first
+//     takes the status. run() then reads it from the pidfd (PIDFD_GET_INFO,
+//     Linux 6.15); on older kernels the outcome is Outcome::status_lost
+//     (255): never "spawn failed"/125, because the command did run.
+//   - Descendants that leave the command's process group (setsid) are not
+//     found by the timeout here: that needs a child subreaper, which is the
+//     host's process-wide choice (the CLI's `run` is one; see
+//     executor/cli/orphans.hpp).
 //
 // Thread-safe: no shared mutable state; any number of threads may spawn at
 // once. The calling thread's signal mask is restored before run() returns.
@@ -32,7 +46,8 @@
 // Kernel features used (tested for, never inferred from a version): pidfds
 // from clone (CLONE_PIDFD), poll on a pidfd and waitid(P_PIDFD) — Linux 5.4
 // and later; a kernel without them gives spawn_failed(clone or wait, EINVAL).
-// clone3 and close_range(CLOSE_RANGE_CLOEXEC) are used where present.
+// close_range(CLOSE_RANGE_CLOEXEC) is used where present; PIDFD_GET_INFO
+// (6.15) where the status was reaped elsewhere (below).
 //
 // Pass-through (nsenter-style) callers on a terminal: use
 // ProcessGroup::inherit, or a command that reads the terminal from its own
@@ -52,7 +67,7 @@ namespace netns::spawn {
 // Where the spawn failed. From signals to exec, the child's order.
 enum class Stage : uint8_t {
   prepare,        // in the caller, before the clone (pipes, /dev/null, stack)
-  clone,          // clone3 / clone itself
+  clone,          // clone itself
   signals,        // resetting dispositions and the mask
   process_group,  // setpgid / setsid
   setns,          // setns(fd, CLONE_NEWNET)
@@ -203,14 +218,5 @@ struct Result {
 // only for a malformed Command (empty argv, a NUL byte in an argument); every
 // system failure is an Outcome::spawn_failed.
 Result run(const Command& command);
-
-// Only for benchmarks and tests: how the child is created. The default is
-// the engine described above; `fork` is the classic fork()+execve (copies the
-// page tables: slow in a big caller), kept to measure the difference.
-enum class CloneMethod : uint8_t { automatic, clone3, clone, fork };
-Result run(const Command& command, CloneMethod method);
-
-// Whether clone3 is usable here (the feature test run() uses; cached).
-bool clone3_available() noexcept;
 
 }  // namespace netns::spawn
