@@ -58,7 +58,7 @@ bool takes_value(const CLI::App& app, std::string_view arg) {
 }
 
 std::string with_hint(const std::string& what, const std::optional<std::string>& hint) {
-  return hint ? what + "; did you mean " + quote(*hint) + "?" : what;
+  return hint ? what + " (did you mean " + quote(*hint) + "?)" : what;
 }
 
 }  // namespace
@@ -87,6 +87,15 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
     std::string_view arg = argv[i];
     if (arg == "--") break;
     if (arg.rfind("-", 0) == 0) {
+      // An option netns-exec does not have, before any subcommand: name it
+      // (its value, if it has one, is not a subcommand either).
+      std::string name(arg.substr(0, arg.find('=')));
+      if (name.rfind("--", 0) == 0 && name != "--help" && name != "--version" &&
+          !has_long_option(app, name)) {
+        if (auto hint = closest_name(name, long_options(app)))
+          return with_hint("unknown option " + quote(name), hint) + help;
+        return std::string(error.what()) + help;  // CLI11's words, redacted by the caller
+      }
       if (takes_value(app, arg)) ++i;
       continue;
     }

@@ -55,7 +55,7 @@ TEST_F(CliUsability, Version) {
 TEST_F(CliUsability, ATypoGetsTheClosestSubcommand) {
   auto r = cli({"inpsect", "--netns", "/x"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
-  EXPECT_TRUE(has(r.err, "unknown subcommand \"inpsect\"; did you mean \"inspect\"?")) << r.err;
+  EXPECT_TRUE(has(r.err, "unknown subcommand \"inpsect\" (did you mean \"inspect\"?)")) << r.err;
   EXPECT_FALSE(has(r.err, "A subcommand is required")) << r.err;
   // After a global option and its value too.
   r = cli({"--log-level", "info", "rnu", "--", "true"});
@@ -70,7 +70,11 @@ TEST_F(CliUsability, ATypoGetsTheClosestSubcommand) {
 TEST_F(CliUsability, ATypoGetsTheClosestOption) {
   auto r = cli({"run", "--timout", "5s", "--netns", "/x", "--", "true"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
-  EXPECT_TRUE(has(r.err, "run: unknown option \"--timout\"; did you mean \"--timeout\"?")) << r.err;
+  EXPECT_TRUE(has(r.err, "run: unknown option \"--timout\" (did you mean \"--timeout\"?)")) << r.err;
+  // Before the subcommand too.
+  r = cli({"--log-formt", "json", "run", "--", "true"});
+  EXPECT_TRUE(has(r.err, "unknown option \"--log-formt\" (did you mean \"--log-format\"?)"))
+      << r.err;
   // Options of the SOURCE group count as the subcommand's.
   r = cli({"run", "--cluster-idd", "a", "--", "true"});
   EXPECT_TRUE(has(r.err, "did you mean \"--cluster-id\"?")) << r.err;
