@@ -379,13 +379,17 @@ netns_exec_result* netns_exec_run(const netns_exec_request* req) {
     if (req->command.argv.empty())
       throw netns::Error(netns::Errc::invalid_argument, "no command was set",
                          "call netns_exec_request_set_argv");
-    netns::exec::ResolvedNamespace ns = netns::exec::resolve(req->source, req->resolve);
-    // Fired during the resolve (or its wait for the holder): nothing has run yet.
-    if (fired(req->cancel)) {
+    // Fired already, or during the resolve (or its wait for the holder):
+    // nothing has run yet.
+    auto cancelled = [&] {
+      if (!fired(req->cancel)) return false;
       refuse(*res, NETNS_EXEC_ERR_CANCELLED, "cancelled",
              "cancelled before the command started; nothing was run");
-      return res;
-    }
+      return true;
+    };
+    if (cancelled()) return res;
+    netns::exec::ResolvedNamespace ns = netns::exec::resolve(req->source, req->resolve);
+    if (cancelled()) return res;
     RunResult r = netns::exec::run_in(ns, req->command);
     fill_from(*res, r);
     fill_details(*res, r);
