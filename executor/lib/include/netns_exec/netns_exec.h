@@ -14,7 +14,8 @@
  *
  * Ownership: objects from netns_exec_request_new() and netns_exec_run() belong
  * to the caller, who releases them with the matching _free() (NULL is
- * accepted). Strings and buffers passed in are copied. Strings returned by a
+ * accepted). Strings and buffers passed in are copied; a cancel handle and
+ * stdio descriptors are used as they are (see their setters). Strings returned by a
  * result accessor belong to that result and stay valid until it is freed.
  *
  * Errors: setters return 0, or -EINVAL for a bad argument (NULL, an unknown
@@ -173,7 +174,7 @@ netns_exec_outcome netns_exec_result_outcome(const netns_exec_result *res);
  * 128+N killed by signal N. */
 int netns_exec_result_exit_code(const netns_exec_result *res);
 int netns_exec_result_status(const netns_exec_result *res); /* EXITED: its code */
-int netns_exec_result_signal(const netns_exec_result *res); /* SIGNALLED/TIMED_OUT */
+int netns_exec_result_signal(const netns_exec_result *res); /* SIGNALLED/TIMED_OUT/CANCELLED */
 /* Captured output (NUL-terminated as well; *len may be NULL). */
 const char *netns_exec_result_stdout(const netns_exec_result *res, size_t *len);
 const char *netns_exec_result_stderr(const netns_exec_result *res, size_t *len);
