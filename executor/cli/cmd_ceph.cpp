@@ -44,8 +44,19 @@ class CephCommand : public Command {
   }
 
   int run() override {
+    try {
+      return run_checked();
+    } catch (const Error& e) {
+      if (json_) print_json(error_json(e, {}, name()));
+      throw;
+    }
+  }
+
+ private:
+  int run_checked() {
     exec::ResolvedNamespace ns = resolve_source(source_);
     if (ns.own_namespace) log_warn(ns.describe());
+    set_log_field("step", name());
     ceph::Settings settings;
     settings.timeout = parse_duration(timeout_, "--timeout");
     ceph::Runner runner(settings);
@@ -54,7 +65,8 @@ class CephCommand : public Command {
     target.initial_netns = is_initial_netns(ns);
     ceph::OperationResult r = operate(runner, target);
     if (json_) {
-      print_json({{"operation", name()},
+      print_json({{"format", kJsonFormat},
+                  {"operation", name()},
                   {"ok", r.ok()},
                   {"failure", ceph::failure_name(r.failure)},
                   {"message", exec::redact(r.message)},
@@ -70,7 +82,7 @@ class CephCommand : public Command {
     } else if (r.ok() && !r.device.empty()) {
       std::cout << r.device << '\n' << std::flush;
     }
-    if (!r.ok()) log_error(r.message);
+    if (!r.ok()) log_error(r.message, {{"failure", ceph::failure_name(r.failure)}});
     return r.exit_code();
   }
 

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "log.hpp"
 #include "netns/fd.hpp"
 #include "netns_exec/inspect_report.hpp"
 #include "source_options.hpp"
@@ -47,6 +48,14 @@ class InspectCommand final : public Command {
     options.find_owners = !no_owners_;
 
     exec::ResolvedNamespace ns = resolve_source(source_);
+    // As `run` does: what follows shows the host's (our own) namespace, which
+    // is right only if no holder is meant to exist for this cluster and kind.
+    if (ns.own_namespace)
+      log_warn("cluster " + quote(ns.cluster_id) + " has no netNamespaceFilePath for kind " +
+               source_.kind + " in " + quote(source_.config) +
+               ": showing the caller's own network namespace net:[" + std::to_string(ns.id.ino) +
+               "], where a command would run; if a holder should serve this cluster, check "
+               "ceph-csi's config and --kind");
     inspect::Identity identity{ns.path, ns.cluster_id, ns.id, ns.record};
     std::string shown = ns.path.empty() ? "own network namespace" : ns.path;
     UniqueFd fd = namespace_fd(ns);

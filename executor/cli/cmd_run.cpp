@@ -1,6 +1,8 @@
 // netns-exec run SOURCE [--timeout D] [--json] -- CMD ARGS...
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -10,6 +12,7 @@
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/redact.hpp"
+#include "orphans.hpp"
 #include "output_json.hpp"
 #include "signals.hpp"
 #include "source_options.hpp"
@@ -36,7 +39,8 @@ class RunCommand final : public Command {
                  "Capture stdout/stderr and print one JSON object with the outcome");
     app.add_option("--output-limit", output_limit_,
                    "With --json: bytes kept per stream (the tail)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);  // a size_t would take "-5" as 2^64-5
     app.add_option("command", argv_, "-- CMD ARGS...")->required();
   }
 
@@ -44,7 +48,7 @@ class RunCommand final : public Command {
     try {
       return run_checked();
     } catch (const Error& e) {
-      if (json_) print_json(error_json(e, argv_));
+      if (json_) (void)print_json(error_json(e, argv_));  // 125 either way
       throw;
     }
   }
@@ -56,14 +60,21 @@ class RunCommand final : public Command {
     cmd.timeout = parse_duration(timeout_, "--timeout");
     cmd.kill_grace = parse_duration(kill_grace_, "--kill-grace");
     cmd.output_limit = output_limit_;
+    // stdin is the caller's in both modes (a pipe feeding `rbd import -`,
+    // a terminal); --json only captures the output.
+    cmd.stdin_mode = spawn::InputMode::inherit;
     if (json_) {
       cmd.stdout_mode = spawn::OutputMode::capture;
       cmd.stderr_mode = spawn::OutputMode::capture;
     } else {
-      cmd.stdin_mode = spawn::InputMode::inherit;
       cmd.stdout_mode = spawn::OutputMode::inherit;
       cmd.stderr_mode = spawn::OutputMode::inherit;
     }
+    // On a terminal the command stays in our (foreground) process group: in
+    // a group of its own it would be stopped by SIGTTIN as soon as it reads
+    // the terminal. The terminal's Ctrl-C then reaches it directly, and the
+    // engine does not forward that one again (exactly one delivery).
+    if (::isatty(STDIN_FILENO) == 1) cmd.group = spawn::ProcessGroup::inherit;
     exec::ResolvedNamespace ns = resolve_source(source_);
     if (ns.own_namespace)
       log_warn(ns.describe());
@@ -72,16 +83,35 @@ class RunCommand final : public Command {
 
     // Only now: while resolve() waits for a holder, Ctrl-C and SIGTERM must
     // still end us. From here on they are meant for the command.
+    set_log_field("step", "run");
     UniqueFd signals = block_forwarded_signals();
     cmd.forward_signal_fd = signals.get();
+    become_subreaper();
     exec::RunResult r = exec::run_in(ns, std::move(cmd));
     const auto& outcome = r.result.outcome;
+    const std::string shown = exec::redacted_command_line(argv_);
     if (outcome.kind == spawn::Outcome::Kind::spawn_failed)
-      log_error(exec::redacted_command_line(argv_) + ": " + outcome.describe());
+      log_error(shown + ": " + outcome.describe(),
+                {{"step", spawn::stage_name(outcome.stage)}, {"errno", outcome.error}});
+    else if (outcome.kind == spawn::Outcome::Kind::status_lost)
+      log_error(shown + ": " + outcome.describe());
     else if (outcome.kind == spawn::Outcome::Kind::timed_out)
-      log_error(exec::redacted_command_line(argv_) + ": " + outcome.describe() + " after " +
-                format_duration(r.result.elapsed));
-    if (json_) print_json(result_json(r, ns, argv_));
+      log_error(shown + ": " + outcome.describe() + " after " + format_duration(r.result.elapsed));
+    if (outcome.kind == spawn::Outcome::Kind::timed_out) {
+      for (const Orphan& o : kill_orphans())
+        log_error(shown + ": pid " + std::to_string(o.pid) + " (" + o.comm +
+                  ") had left the command's process group; " +
+                  (o.stuck ? "SIGKILL sent, but it is stuck in the kernel and still there"
+                           : "killed with SIGKILL"));
+    }
+    if (json_) {
+      if (int err = print_json(result_json(r, ns, argv_)); err != 0) {
+        log_error(shown + ": the command ran (" + outcome.describe() +
+                  ") but its JSON result could not be written to stdout: " + errno_text(err) +
+                  "; exit " + std::to_string(kExitJsonLost));
+        return kExitJsonLost;
+      }
+    }
     return r.exit_code();
   }
 

@@ -2,12 +2,15 @@
 // Subcommands register themselves (command.hpp); the nsenter-compatible form
 // is recognised before CLI11 sees the arguments. The one place that logs an
 // executor failure and maps it to exit 125.
+#include <signal.h>
+
 #include <exception>
 
 #include "command.hpp"
 #include "log.hpp"
 #include "netns/error.hpp"
 #include "nsenter_mode.hpp"
+#include "parse_hint.hpp"
 
 namespace netns::cli {
 
@@ -15,13 +18,22 @@ namespace {
 Globals g_globals;
 
 int cli_main(int argc, char** argv) {
+  // First and lean: the nsenter form builds no CLI11 app and no logger
+  // unless it fails, and keeps every disposition its caller gave it (it
+  // becomes the command).
   if (is_nsenter_invocation(argc, argv)) return nsenter_main(argc, argv);
+
+  // Every other form waits for a child: an inherited "SIGCHLD ignored" would
+  // let the kernel reap it before we read its status.
+  ::signal(SIGCHLD, SIG_DFL);
+  set_log_secrets(argc, argv);
 
   CLI::App app{"Run commands inside a netns-holder's network namespace.\n"
                "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
                "netns-exec"};
   app.require_subcommand(1);
   app.fallthrough();
+  app.set_version_flag("--version", std::string("netns-exec ") + NETNS_EXEC_VERSION);
   app.add_option("--log-format", g_globals.log_format, "Log format on stderr: text or json")
       ->capture_default_str();
   app.add_option("--log-level", g_globals.log_level,
@@ -39,14 +51,21 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     setup_logging("text", "info");
-    log_error(std::string(e.what()) + " (see netns-exec --help)");
+    // A mistyped subcommand or option gets the closest name; CLI11's own text
+    // otherwise. "; see": a "--key" at the end of CLI11's text must not make
+    // the hint's first word look like its value. The value itself, wherever
+    // CLI11 put it, is a known secret (set_log_secrets).
+    log_error(describe_parse_error(app, e, argc, argv));
     return kExitExecutorFailed;
   }
   setup_logging(g_globals.log_format, g_globals.log_level);
   for (auto& [sub, command] : subs)
-    if (sub->parsed()) return command->run();
+    if (sub->parsed()) {
+      set_log_field("subcommand", command->name());
+      return command->run();
+    }
   return kExitExecutorFailed;
 }
 }  // namespace

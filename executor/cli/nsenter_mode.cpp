@@ -1,6 +1,10 @@
 #include "nsenter_mode.hpp"
 
-#include <cstring>
+#include <sched.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,7 +13,10 @@
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/redact.hpp"
-#include "signals.hpp"
+
+#ifndef CLONE_NEWNET
+#define CLONE_NEWNET 0x40000000
+#endif
 
 namespace netns::cli {
 
@@ -32,6 +39,12 @@ std::optional<std::string> net_path_of(std::string_view arg) {
   return std::nullopt;
 }
 
+// nsenter's exit codes for a failed exec (and the SPEC's): 127 not found,
+// 126 found but not runnable.
+int exec_failure_code(int err) {
+  return err == ENOENT || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG ? 127 : 126;
+}
+
 }  // namespace
 
 bool is_nsenter_invocation(int argc, char** argv) {
@@ -40,9 +53,7 @@ bool is_nsenter_invocation(int argc, char** argv) {
 }
 
 int nsenter_main(int argc, char** argv) {
-  setup_logging("text", "warn");
   std::optional<std::string> path;
-  std::vector<std::string> command;
   int i = 1;
   for (; i < argc; ++i) {
     std::string_view arg(argv[i]);
@@ -62,28 +73,34 @@ int nsenter_main(int argc, char** argv) {
                   "use the real nsenter for other namespaces");
     break;
   }
-  for (; i < argc; ++i) command.emplace_back(argv[i]);
   if (!path || path->empty())
     throw Error(Errc::invalid_argument, "nsenter form: --net=PATH is required",
                 "call it as: nsenter --net=<netNamespaceFilePath> -- CMD ARGS...");
-  if (command.empty())
+  if (i >= argc)
     throw Error(Errc::invalid_argument, "nsenter form: no command given after --net=" +
                                             quote(*path));
 
-  const std::string shown = exec::redacted_command_line(command);
+  // Like util-linux nsenter: validate, enter, exec in place. No child: the
+  // pid, the signals the caller sends (Go's SIGKILL on timeout), the
+  // descriptors, the ignored signals and the exit status are the command's
+  // own. The process is single-threaded here, and every descriptor opened
+  // so far is close-on-exec, so the command sees exactly what our caller
+  // passed us — the namespace descriptor included, closed by execve.
   exec::ResolvedNamespace ns = exec::resolve(exec::Source::netns_path(*path));
-  UniqueFd signals = block_forwarded_signals();  // from here on, signals are the command's
-  spawn::Command cmd;
-  cmd.argv = std::move(command);
-  cmd.stdin_mode = spawn::InputMode::inherit;
-  cmd.stdout_mode = spawn::OutputMode::inherit;
-  cmd.stderr_mode = spawn::OutputMode::inherit;
-  cmd.group = spawn::ProcessGroup::inherit;
-  cmd.forward_signal_fd = signals.get();
-  exec::RunResult r = exec::run_in(ns, std::move(cmd));
-  if (r.result.outcome.kind == spawn::Outcome::Kind::spawn_failed)
-    log_error(shown + ": " + r.result.outcome.describe());
-  return r.exit_code();
+  exec::recheck_holder(ns);
+  if (!ns.own_namespace && ::setns(ns.fd.get(), CLONE_NEWNET) != 0) {
+    Error e = Error::sys("setns(CLONE_NEWNET)", ns.path, errno);
+    e.context("nothing was run");
+    throw e;
+  }
+  ::execvp(argv[i], argv + i);
+  int err = errno;
+  std::vector<std::string> command(argv + i, argv + argc);
+  ensure_logging();
+  set_log_secrets(argc, argv);
+  log_error(exec::redacted_command_line(command) + ": " + errno_text(err) +
+            (exec_failure_code(err) == 127 ? ": command not found" : ""));
+  return exec_failure_code(err);
 }
 
 }  // namespace netns::cli

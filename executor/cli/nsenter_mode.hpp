@@ -4,8 +4,11 @@
 // works unchanged with this binary installed (or symlinked) as `nsenter`:
 //   netns-exec --net=PATH [--] CMD ARGS...
 //   nsenter    --net=PATH [--] CMD ARGS...   (argv[0] basename "nsenter")
-// stdio is passed through, the command stays in our process group (as with
-// nsenter), and the exit code is the command's own (SPEC codes otherwise).
+// Like nsenter it execs the command in place after setns(CLONE_NEWNET) in
+// this process: same pid, process group, descriptors, signal dispositions
+// and mask, and the command's own exit status or fatal signal. Only what
+// fails before the exec is ours: 125 (refused, nothing ran), 126/127 (exec
+// failed).
 // Only the network namespace is supported: any other nsenter option is
 // refused with exit 125 rather than silently ignored.
 #include <string_view>

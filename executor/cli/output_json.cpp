@@ -1,8 +1,12 @@
 #include "output_json.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include "command.hpp"
+#include "log.hpp"
 #include "netns_exec/redact.hpp"
 
 namespace netns::cli {
@@ -14,12 +18,15 @@ const char* kind_name(spawn::Outcome::Kind kind) {
     case spawn::Outcome::Kind::signalled: return "signalled";
     case spawn::Outcome::Kind::timed_out: return "timed_out";
     case spawn::Outcome::Kind::spawn_failed: return "spawn_failed";
+    case spawn::Outcome::Kind::cancelled: return "cancelled";
+    case spawn::Outcome::Kind::status_lost: return "status_lost";
   }
   return "unknown";
 }
 
+// The command's own bytes: redaction is for our messages, never its data.
 nlohmann::json stream_json(const spawn::CapturedOutput& out) {
-  return {{"data", exec::redact(out.data)},
+  return {{"data", out.data},
           {"total_bytes", out.total_bytes},
           {"truncated", out.truncated}};
 }
@@ -47,7 +54,9 @@ nlohmann::json outcome_json(const spawn::Outcome& o) {
   switch (o.kind) {
     case spawn::Outcome::Kind::exited: j["exit_code"] = o.exit_code; break;
     case spawn::Outcome::Kind::signalled:
-    case spawn::Outcome::Kind::timed_out: j["signal"] = o.signal; break;
+    case spawn::Outcome::Kind::timed_out:
+    case spawn::Outcome::Kind::cancelled: j["signal"] = o.signal; break;
+    case spawn::Outcome::Kind::status_lost: break;
     case spawn::Outcome::Kind::spawn_failed:
       j["stage"] = spawn::stage_name(o.stage);
       j["errno"] = o.error;
@@ -58,7 +67,8 @@ nlohmann::json outcome_json(const spawn::Outcome& o) {
 
 nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
                            const std::vector<std::string>& argv) {
-  return {{"command", exec::redact_argv(argv)},
+  return {{"format", kJsonFormat},
+          {"command", exec::redact_argv(argv)},
           {"netns", namespace_json(ns)},
           {"outcome", outcome_json(r.result.outcome)},
           {"exit_code", r.exit_code()},
@@ -69,21 +79,32 @@ nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespa
           {"stderr", stream_json(r.result.err)}};
 }
 
-nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv) {
-  return {{"command", exec::redact_argv(argv)},
-          {"exit_code", kExitExecutorFailed},
-          {"error",
-           {{"code", errc_name(e.code())},
-            {"message", exec::redact(e.message())},
-            {"hint", exec::redact(e.hint())},
-            {"errno", e.sys_errno()}}}};
+nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,
+                          const char* operation) {
+  nlohmann::json doc{{"format", kJsonFormat},
+                     {"command", exec::redact_argv(argv)},
+                     {"exit_code", kExitExecutorFailed},
+                     {"error",
+                      {{"code", errc_name(e.code())},
+                       {"message", redact_message(e.message())},
+                       {"hint", redact_message(e.hint())},
+                       {"errno", e.sys_errno()}}}};
+  if (operation != nullptr) doc["operation"] = operation;
+  return doc;
 }
 
-void print_json(const nlohmann::json& doc) {
+int print_json(const nlohmann::json& doc) {
   std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  // A closed pipe must give EPIPE here, not kill us silently: the command
+  // has finished, no child inherits this disposition any more.
+  ::signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  size_t written = std::fwrite(text.data(), 1, text.size(), stdout);
+  int err = errno;
+  if (std::fflush(stdout) != 0 && err == 0) err = errno;
+  if (written == text.size() && !std::ferror(stdout)) return 0;
+  return err != 0 ? err : EIO;
 }
 
 }  // namespace netns::cli

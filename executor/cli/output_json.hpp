@@ -1,6 +1,7 @@
 #pragma once
-// The --json documents netns-exec prints on stdout. Every string in them that
-// could carry a secret (command line, output, messages) is redacted.
+// The --json documents netns-exec prints on stdout. Every string of ours that
+// could carry a secret (command line, messages) is redacted; the command's
+// captured stdout/stderr are its own bytes, untouched.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -11,15 +12,27 @@
 
 namespace netns::cli {
 
+// The "format" of every --json document of run, map, unmap, mount, umount
+// (executor/cli/JSON.md): fields are only added within a format; a field
+// removed or re-typed means the next one.
+inline constexpr int kJsonFormat = 1;
+
 nlohmann::json namespace_json(const exec::ResolvedNamespace& ns);
 nlohmann::json outcome_json(const spawn::Outcome& outcome);
-// {"command", "netns", "outcome", "exit_code", "stdout", "stderr", ...}
+// {"format", "command", "netns", "outcome", "exit_code", "stdout", "stderr", ...}
 nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
                            const std::vector<std::string>& argv);
-// {"command", "exit_code": 125, "error": {"code", "message", "hint", "errno"}}
-nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv);
+// {"format", "command", "exit_code": 125, "error": {"code", "message", "hint", "errno"}},
+// plus "operation" when given (map, unmap, mount, umount).
+nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,
+                          const char* operation = nullptr);
 
-// One line on stdout; invalid UTF-8 in output is replaced, not fatal.
-void print_json(const nlohmann::json& doc);
+// One line on stdout, flushed; invalid UTF-8 in output is replaced, not fatal. Returns 0, or the errno of a failed write
+// (stdout closed, a full disk, a reader that went away).
+int print_json(const nlohmann::json& doc);
+
+// The exit code of `run --json` when the command ran but its JSON result
+// could not be written (sysexits' EX_IOERR); never 125, which says nothing ran.
+inline constexpr int kExitJsonLost = 74;
 
 }  // namespace netns::cli

@@ -55,8 +55,4 @@ exec::ResolveOptions SourceOptions::resolve_options() const {
   return out;
 }
 
-exec::ResolvedNamespace resolve_source(const SourceOptions& options) {
-  return exec::resolve(options.source(), options.resolve_options());
-}
-
 }  // namespace netns::cli

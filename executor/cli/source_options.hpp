@@ -37,7 +37,8 @@ struct SourceOptions {
   [[nodiscard]] exec::ResolveOptions resolve_options() const;
 };
 
-// source() + resolve_options() + exec::resolve(): the validated namespace, or
+// source() + resolve_options() + exec::resolve() (resolve_source.cpp, which also
+// sets the log fields source, path, cluster, step): the validated namespace, or
 // a netns::Error (exit 125) naming cluster/path, step, errno text and hint.
 exec::ResolvedNamespace resolve_source(const SourceOptions& options);
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The installed libnetns_exec, used from outside the build: install the
-# library component to a temporary prefix, then build and run
-#   - a C program via pkg-config,
+# library component to a temporary prefix, check what it exports, then build
+# and run
+#   - a C program via pkg-config (abi_c.c),
 #   - a Go program via cgo (standard library only, no network),
 #   - a C++ program via find_package(NetnsExec),
+#   - the C++ and C examples of README.md's "libnetns_exec" section, as written,
 # each running a command in a real netns-holder's namespace.
-#   abi_test.sh BUILD_DIR SOURCE_DIR HOLDER_BIN
+#   abi_test.sh BUILD_DIR SOURCE_DIR HOLDER_BIN README EXEC_A SPAWN_A COMMON_A
+# (SOURCE_DIR is test/abi; the archives are the static libraries the shared
+# one is made of.)
 set -euo pipefail
-build=$1 src=$2 holder_bin=$3
+build=$1 src=$2 holder_bin=$3 readme=$4 exec_a=$5 spawn_a=$6 common_a=$7
 if [ "$(id -u)" -ne 0 ]; then
   echo "abi_test: needs root (the holder gets its own network namespace); skipping"
   exit 77
@@ -28,15 +32,33 @@ export PKG_CONFIG_PATH=$(dirname "$pc")
 libdir=$(pkg-config --variable=libdir netns_exec)
 export LD_LIBRARY_PATH=$libdir
 
-# Only the API is exported: netns_common's and the spawn engine's internals stay local.
-exported=$(nm -D --defined-only "$libdir/libnetns_exec.so" | c++filt)
-grep -Eq ' netns_exec_run(@|$)' <<<"$exported" || { echo "abi_test: netns_exec_run not exported"; exit 1; }
-if grep -q 'netns::read_file\|netns::make_socket' <<<"$exported"; then
-  echo "abi_test: internal symbols are exported:"; grep 'netns::read_file\|netns::make_socket' <<<"$exported"; exit 1
+# What is exported. Demangled names without the parameter list.
+names() { sed -e 's/@.*//' -e 's/(.*//'; }
+exported=$(nm -D --defined-only "$libdir/libnetns_exec.so" | c++filt | awk '{ $1=""; $2=""; sub(/^  /, ""); print }' | names | sort -u)
+grep -qx 'netns_exec_run' <<<"$exported" || { echo "abi_test: netns_exec_run not exported"; exit 1; }
+# Nothing internal: no detail namespace, none of netns_common's helpers.
+if grep -E '::detail::|^netns::(read_file|make_socket|open_fd|write_file_atomic)$' <<<"$exported"; then
+  echo "abi_test: internal symbols (above) are exported"; exit 1
+fi
+# Everything the installed headers declare: every function the API's own
+# archives define outside a detail or anonymous namespace, and every one of
+# netns_common's objects whose header is installed (netns/X.hpp -> X.cpp.o).
+defined() {  # ARCHIVE [MEMBER...]: strong definitions, per member
+  nm -C --defined-only "$1" | awk -v want="${*:2}" '
+    /\.o:$/ { member = substr($1, 1, length($1) - 1); keep = (want == "" || index(" " want " ", " " member " ")); next }
+    keep && $2 ~ /^[TDBR]$/ { $1 = ""; $2 = ""; sub(/^  /, ""); print }'
+}
+members=
+for h in "$work"/prefix/include/netns/*.hpp; do members+=" $(basename "$h" .hpp).cpp.o"; done
+declared=$({ defined "$exec_a"; defined "$spawn_a"; defined "$common_a" $members; } |
+  grep '^netns::' | grep -v -e '::detail::' -e '(anonymous namespace)' | names | sort -u)
+missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
+if [ -n "$missing" ]; then
+  echo "abi_test: declared in installed headers but not exported (exports.map):"; echo "$missing"; exit 1
 fi
 
 # A real holder in its own network namespace.
-mkdir "$work/holder"
+mkdir "$work/holder" "$work/scratch"
 id=abi-$$
 unshare --net -- "$holder_bin" --cluster-id "$id" --dir "$work/holder" 2>"$work/holder.log" &
 holder_pid=$!
@@ -48,15 +70,16 @@ link=$work/holder/$id.net.ns
 ino=$(stat -L -c %i "$link")
 [ "$ino" != "$(stat -L -c %i /proc/self/ns/net)" ] || { echo "abi_test: holder not in its own namespace"; exit 1; }
 
-cc -std=c11 -Wall -Wextra -Werror "$src/abi_c.c" $(pkg-config --cflags --libs netns_exec) -o "$work/abi_c"
-"$work/abi_c" "$link" "$ino"
+cc -std=c11 -Wall -Wextra -Werror "$src/abi_c.c" $(pkg-config --cflags --libs netns_exec) -pthread -o "$work/abi_c"
+"$work/abi_c" "$link" "$ino" "$work/scratch"
 
+. "$src/find_go.sh"
 mkdir -p "$work/go"
 cp "$src/go/main.go" "$work/go/main.go"
 (
   cd "$work/go"
-  export GOCACHE=$work/gocache GOPATH=$work/gopath GOFLAGS= GOPROXY=off GO111MODULE=off CGO_ENABLED=1
-  go build -o "$work/abi_go" main.go
+  export GOCACHE=$work/gocache GOPATH=$work/gopath GOFLAGS= GOPROXY=off GO111MODULE=off CGO_ENABLED=1 GOTOOLCHAIN=local
+  "$go" build -o "$work/abi_go" main.go
 )
 "$work/abi_go" "$link" "$ino"
 
@@ -64,4 +87,32 @@ cmake -S "$src/cmake_consumer" -B "$work/cxx" -G Ninja -DCMAKE_PREFIX_PATH="$wor
   -DCMAKE_CXX_COMPILER="${CXX:-c++}" >/dev/null
 cmake --build "$work/cxx" >/dev/null
 "$work/cxx/abi_cxx" "$link" "$ino"
+
+# README.md's examples, as written: the ```cpp and ```c blocks of its
+# "## libnetns_exec" section, compiled with warnings as errors and run.
+extract() {  # LANG: the first fenced block of that language in the section
+  awk -v lang="$1" '
+    /^## / { in_section = ($0 == "## libnetns_exec") }
+    in_section && !done && $0 == "```" lang { in_block = 1; next }
+    in_block && $0 == "```" { in_block = 0; done = 1 }
+    in_block { print }' "$readme"
+}
+extract cpp >"$work/readme_example.cpp"
+extract c >"$work/readme_example.c"
+for f in "$work/readme_example.cpp" "$work/readme_example.c"; do
+  [ -s "$f" ] || { echo "abi_test: README.md has no $(basename "$f") example in its libnetns_exec section"; exit 1; }
+done
+"${CXX:-c++}" -std=c++20 -Wall -Wextra -Werror "$work/readme_example.cpp" \
+  $(pkg-config --cflags --libs netns_exec) -o "$work/readme_cxx"
+cc -std=c11 -Wall -Wextra -Werror "$work/readme_example.c" \
+  $(pkg-config --cflags --libs netns_exec) -o "$work/readme_c"
+for example in readme_cxx readme_c; do
+  out=$("$work/$example" "$link" readlink /proc/self/ns/net)
+  [ "$out" = "net:[$ino]" ] || { echo "abi_test: $example ran in $out, not net:[$ino]"; exit 1; }
+  rc=0
+  "$work/$example" /nonexistent/abi.net.ns true 2>"$work/$example.err" || rc=$?
+  if [ "$rc" -ne 125 ] || ! grep -q 'abi.net.ns' "$work/$example.err"; then
+    echo "abi_test: $example: a missing file gave exit $rc: $(cat "$work/$example.err")"; exit 1
+  fi
+done
 echo "abi_test: ok"

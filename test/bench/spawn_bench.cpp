@@ -1,7 +1,7 @@
 // The spawn engine's own comparison: spawning `true`, every variant through
 // netns::spawn::run so that only the way of spawning differs, at a small and
 // a large caller (touched pages):
-//   spawn_engine/setns/<MiB>    clone3(CLONE_VM|CLONE_VFORK) + setns in the child
+//   spawn_engine/setns/<MiB>    clone(CLONE_VM|CLONE_VFORK) + setns in the child
 //   spawn_engine/nsenter/<MiB>  the same engine running `nsenter --net=PATH true`
 //   spawn_engine/plain/<MiB>    the same engine without a namespace: the floor
 //   spawn_engine/fork/<MiB>     CloneMethod::fork + setns: copies the page tables
@@ -9,7 +9,7 @@
 //                               iteration; counters: the median of each
 //                               (p50_*_us) and their ratios. On a busy
 //                               machine only interleaving compares fairly.
-// Counters: caller_rss_MiB, clone3 (1 when clone3 was used).
+// Counters: caller_rss_MiB.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 #include "netns/bench/samples.hpp"
 #include "netns/bench/target_ns.hpp"
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 
 namespace netns::bench {
 namespace {
@@ -42,8 +43,6 @@ spawn::Command command(std::vector<std::string> argv, int netns_fd) {
 void run_loop(benchmark::State& state, const spawn::Command& c, spawn::CloneMethod method) {
   shared_ballast().resize(static_cast<size_t>(state.range(0)) * kMiB);
   state.counters["caller_rss_MiB"] = static_cast<double>(current_rss_bytes()) / kMiB;
-  state.counters["clone3"] =
-      method == spawn::CloneMethod::automatic && spawn::clone3_available() ? 1 : 0;
   for (auto _ : state) {
     spawn::Result r = spawn::run(c, method);
     if (!r.outcome.success())

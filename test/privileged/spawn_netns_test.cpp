@@ -23,6 +23,7 @@
 #include "netns/test/support.hpp"
 #include "netns/unique_fd.hpp"
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 
 namespace netns::spawn {
 namespace {

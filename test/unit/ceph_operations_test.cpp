@@ -2,6 +2,7 @@
 // redaction, request validation, kernel-support detection (with stand-in
 // sysfs/procfs paths and programs) and per-volume serialization.
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -175,7 +176,7 @@ TEST(CephRunner, MapFailsFastWhenTheRbdModuleIsMissing) {
   Runner runner(f.settings);
   auto start = std::chrono::steady_clock::now();
   OperationResult r = runner.map(map_request(), Target{});
-  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, test::scaled(5s));
   EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
   EXPECT_THAT(r.message, HasSubstr("the rbd kernel module is not available on this node"));
   EXPECT_THAT(r.message, HasSubstr("Module rbd not found"));
@@ -311,14 +312,43 @@ void wait_for_line(const std::string& path, const std::string& line) {
       << line;
 }
 
+// The system call a thread of this process is blocked in (-1: running or
+// gone): /proc/self/task/TID/syscall starts with its number.
+long blocked_in(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  std::string first;
+  if (!(in >> first) || first == "running") return -1;
+  try {
+    return std::stol(first);
+  } catch (...) {
+    return -1;
+  }
+}
+
 TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
   TempDir dir;
   std::string log = dir / "log";
   Runner runner;
   OperationResult a, b;
-  std::thread t1([&] { a = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "1"), Target{}); });
+  // The first command holds until the second caller has joined its flight
+  // (sleeps in a futex wait), not for "long enough".
+  std::string fifo = dir / "release";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  spawn::Command held;
+  held.argv = {"/bin/sh", "-c",
+               "echo start-x >> " + log + "; read x < " + fifo + "; echo end-x >> " + log};
+  std::thread t1([&] { a = runner.run_serialized("map", "rbd/vol-1", held, Target{}); });
   wait_for_line(log, "start-x");
-  std::thread t2([&] { b = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "1"), Target{}); });
+  std::atomic<pid_t> t2_tid{0};
+  std::thread t2([&] {
+    t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    b = runner.run_serialized("map", "rbd/vol-1", held, Target{});
+  });
+  ASSERT_TRUE(test::wait_until([&] { return t2_tid != 0 && blocked_in(t2_tid) == SYS_futex; }, 10s));
+  {
+    std::ofstream release(fifo);
+    release << "go\n";
+  }
   t1.join();
   t2.join();
   EXPECT_THAT(lines(log), ElementsAre("start-x", "end-x"));
@@ -328,7 +358,7 @@ TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
   EXPECT_EQ(a.process.pid, b.process.pid);
 
   // Not overlapping: a new request runs again.
-  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "1"), Target{});
+  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "0"), Target{});
   EXPECT_FALSE(c.shared);
   EXPECT_EQ(lines(log).size(), 4u);
 }
@@ -358,20 +388,45 @@ TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
 }
 
 TEST(CephSingleFlight, ManyIdenticalCallersOneExecution) {
+  // A barrier instead of "the threads start within a few ms": the command
+  // holds until a line arrives on a FIFO, and that line is written only once
+  // the command has started and every other caller sleeps in a futex wait
+  // (joined to the flight: the only place a caller blocks that long).
   TempDir dir;
   std::string log = dir / "log";
+  std::string fifo = dir / "release";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Runner runner;
+  constexpr int kCallers = 8;
   std::atomic<int> shared{0};
+  std::vector<std::atomic<pid_t>> tids(kCallers);
+  spawn::Command held;
+  held.argv = {"/bin/sh", "-c",
+               "echo start-m >> " + log + "; read x < " + fifo + "; echo end-m >> " + log};
   std::vector<std::thread> threads;
-  for (int i = 0; i < 8; ++i)
-    threads.emplace_back([&] {
-      auto r = runner.run_serialized("mount", "/mnt/v", append_and_sleep(log, "m", "2"), Target{});
+  for (int i = 0; i < kCallers; ++i)
+    threads.emplace_back([&, i] {
+      tids[i] = static_cast<pid_t>(::syscall(SYS_gettid));
+      auto r = runner.run_serialized("mount", "/mnt/v", held, Target{});
       if (r.shared) ++shared;
     });
+  wait_for_line(log, "start-m");
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        int waiting = 0;
+        for (auto& tid : tids)
+          if (tid != 0 && blocked_in(tid) == SYS_futex) ++waiting;
+        return waiting == kCallers - 1;
+      },
+      10s))
+      << "the other callers did not all join the flight";
+  {
+    std::ofstream release(fifo);
+    release << "go\n";
+  }
   for (auto& t : threads) t.join();
-  // Threads start within a few ms of each other; the command runs 2 s.
   EXPECT_THAT(lines(log), ElementsAre("start-m", "end-m"));
-  EXPECT_EQ(shared.load(), 7);
+  EXPECT_EQ(shared.load(), kCallers - 1);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "netns/error.hpp"
 #include "netns/test/support.hpp"
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 
 namespace netns::spawn {
 namespace {
@@ -197,7 +200,7 @@ TEST(SpawnEngine, TimeoutKillsTheWholeProcessGroup) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.outcome.kind, Outcome::Kind::timed_out) << r.outcome.describe();
   EXPECT_EQ(r.outcome.shell_exit_code(), 124);
-  EXPECT_LT(took, 2s);
+  EXPECT_LT(took, test::scaled(2s));
   std::ifstream in(pidfile);
   pid_t grandchild = 0;
   in >> grandchild;
@@ -231,7 +234,7 @@ TEST(SpawnEngine, ADaemonHoldingTheOutputPipesDoesNotHoldTheCaller) {
   bool daemon_alive = daemon > 0 && ::kill(daemon, 0) == 0;
   if (daemon > 0) ::kill(daemon, SIGKILL);
   EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
-  EXPECT_LT(took, 5s);
+  EXPECT_LT(took, test::scaled(5s));
   EXPECT_NE(r.err.data.find("starting fuse"), std::string::npos) << r.err.data;
   EXPECT_TRUE(daemon_alive) << "a normal exit must not kill what the command left running";
 }
@@ -245,7 +248,7 @@ TEST(SpawnEngine, TimeoutEscalatesToSigkillAfterTheGrace) {
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.outcome, Outcome::timed_out(SIGKILL)) << r.outcome.describe();
   EXPECT_GE(took, 450ms);
-  EXPECT_LT(took, 3s);
+  EXPECT_LT(took, test::scaled(3s));
 }
 
 TEST(SpawnEngine, ChildHasItsOwnProcessGroupByDefault) {
@@ -280,19 +283,22 @@ TEST(SpawnEngine, SignalMaskAndDispositionsAreReset) {
   EXPECT_FALSE(sigismember(&after, SIGPIPE));
 }
 
-TEST(SpawnEngine, ACallerIgnoringSigchldGetsAClearWaitFailure) {
-  // With SIGCHLD ignored the kernel reaps children by itself: the status is
-  // gone, and the outcome says so instead of inventing one.
+TEST(SpawnEngine, ACallerIgnoringSigchldStillGetsTheExitStatusNever125) {
+  // With SIGCHLD ignored the kernel reaps children by itself. The pidfd
+  // still has the status (Linux 6.15); on an older kernel the outcome is
+  // status_lost (255): never 125, which would say nothing ran. Field 38 of
+  // the command's stat is its exit signal: execve resets whatever clone
+  // gave it to SIGCHLD (17), so a clone exit signal cannot avoid the reap.
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   struct sigaction old {};
   ::sigaction(SIGCHLD, &ign, &old);
-  Result r = run(sh("echo still-captured; exit 7"));
+  Result r = run(sh("echo still-captured; cut -d' ' -f38 /proc/$$/stat; exit 7"));
   ::sigaction(SIGCHLD, &old, nullptr);
-  EXPECT_EQ(r.outcome, Outcome::spawn_failed(Stage::wait, ECHILD)) << r.outcome.describe();
-  EXPECT_EQ(r.outcome.shell_exit_code(), 125);
-  EXPECT_NE(r.outcome.describe().find("SIGCHLD ignored"), std::string::npos);
-  EXPECT_EQ(r.out.data, "still-captured\n");
+  EXPECT_TRUE(r.outcome == Outcome::exited(7) || r.outcome == Outcome::status_lost())
+      << r.outcome.describe();
+  EXPECT_NE(r.outcome.shell_exit_code(), 125);
+  EXPECT_EQ(r.out.data, "still-captured\n17\n");
 }
 
 TEST(SpawnEngine, EveryCloneMethodWorks) {
@@ -302,10 +308,6 @@ TEST(SpawnEngine, EveryCloneMethodWorks) {
     EXPECT_EQ(r.out.data, "hi\n");
     Result missing = run(Command{.argv = {"/nonexistent-cmd"}}, m);
     EXPECT_EQ(missing.outcome.shell_exit_code(), 127) << static_cast<int>(m);
-  }
-  if (clone3_available()) {
-    Result r = run(sh("exit 5"), CloneMethod::clone3);
-    EXPECT_EQ(r.outcome, Outcome::exited(5)) << r.outcome.describe();
   }
 }
 
@@ -351,6 +353,221 @@ TEST(SpawnEngine, MalformedCommandThrows) {
   bad_env.env = std::vector<std::string>{"NOEQUALS"};
   EXPECT_THROW(run(bad_env), Error);
   EXPECT_EQ(test::open_fds(), before);
+}
+
+
+TEST(SpawnEngine, AnotherWaiterReapingTheChildIsNotReportedAs125) {
+  // A host thread that reaps any child (waitid(P_ALL)) takes the status
+  // away whenever it gets there before run(). The thief tells the command to
+  // exit and waits at once; it wins that race often, not always, so the
+  // round repeats until it has won a few times (the control).
+  int stolen_rounds = 0;
+  for (int round = 0; round < 200 && stolen_rounds < 3; ++round) {
+    int ready[2], go[2];
+    ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+    ASSERT_EQ(::pipe2(go, O_CLOEXEC), 0);
+    Command c = sh("echo up; read x; exit 9");
+    c.stdout_mode = OutputMode::fd;
+    c.stdout_fd = ready[1];
+    c.stdin_mode = InputMode::fd;
+    c.stdin_fd = go[0];
+    pid_t stolen = 0;
+    std::thread thief([&] {
+      char b[3];
+      (void)::read(ready[0], b, sizeof b);
+      (void)::write(go[1], "\n", 1);
+      siginfo_t info{};
+      if (::waitid(P_ALL, 0, &info, WEXITED | __WALL) == 0) stolen = info.si_pid;
+    });
+    Result r = run(c);
+    thief.join();
+    for (int fd : {ready[0], ready[1], go[0], go[1]}) ::close(fd);
+    EXPECT_NE(r.outcome.shell_exit_code(), 125) << r.outcome.describe();
+    if (stolen == r.pid) {
+      ++stolen_rounds;
+      EXPECT_TRUE(r.outcome == Outcome::exited(9) || r.outcome == Outcome::status_lost())
+          << r.outcome.describe();
+    } else {
+      EXPECT_EQ(r.outcome, Outcome::exited(9)) << r.outcome.describe();
+    }
+  }
+  EXPECT_GT(stolen_rounds, 0) << "the control: the other waiter never reaped the command first";
+}
+
+TEST(SpawnEngine, TheCommandDiesWithItsCaller) {
+  // The caller is a forked copy of this test that runs the engine; SIGKILL
+  // to it must take the command along (PR_SET_PDEATHSIG), as nsenter's exec
+  // in place would.
+  int report[2];
+  ASSERT_EQ(::pipe2(report, O_CLOEXEC), 0);
+  pid_t caller = ::fork();
+  ASSERT_GE(caller, 0);
+  if (caller == 0) {
+    Command c = sh("echo $$; exec sleep 1000");
+    c.stdout_mode = OutputMode::fd;
+    c.stdout_fd = report[1];
+    run(c);
+    ::_exit(0);
+  }
+  ::close(report[1]);
+  char buf[32] = {};
+  ssize_t n = ::read(report[0], buf, sizeof buf - 1);
+  ::close(report[0]);
+  ASSERT_GT(n, 0);
+  pid_t command = std::atoi(buf);
+  ASSERT_GT(command, 0);
+  EXPECT_FALSE(test::process_gone(command)) << "the control: it runs while its caller lives";
+  ::kill(caller, SIGKILL);
+  int status = 0;
+  ::waitpid(caller, &status, 0);
+  EXPECT_TRUE(test::wait_until([&] { return test::process_gone(command); }, 5s))
+      << "pid " << command << " outlived its SIGKILLed caller";
+  if (!test::process_gone(command)) ::kill(command, SIGKILL);
+}
+
+// --- caller-owned stdio descriptors and the cancel descriptor ---
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return out;
+  }
+}
+
+TEST(SpawnEngine, CallerOwnedStdioDescriptorsAreUsedAndLeftOpen) {
+  int in[2], out[2], err[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(err, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(in[1], "from-caller\n", 12), 12);
+  ::close(in[1]);
+  Command c = sh("cat; echo to-err >&2");
+  c.stdin_mode = InputMode::fd;
+  c.stdin_fd = in[0];
+  c.stdout_mode = OutputMode::fd;
+  c.stdout_fd = out[1];
+  c.stderr_mode = OutputMode::fd;
+  c.stderr_fd = err[1];
+  Result r = run(c);
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(r.out.total_bytes, 0u) << "nothing is captured for an fd stream";
+  // run() did not close the caller's descriptors: they are still open and
+  // still the same pipes.
+  for (int fd : {in[0], out[1], err[1]}) EXPECT_GE(::fcntl(fd, F_GETFD), 0) << fd;
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  EXPECT_EQ(read_all(out[0]), "from-caller\n");
+  EXPECT_EQ(read_all(err[0]), "to-err\n");
+  ::close(out[0]);
+  ::close(err[0]);
+}
+
+TEST(SpawnEngine, CallerOwnedDescriptorsMayBeTheStandardOnes) {
+  // stdout_fd = 2 and stderr_fd = 1: swapped, which needs copies above 2.
+  int out[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  int saved1 = ::fcntl(1, F_DUPFD_CLOEXEC, 10);
+  ASSERT_GE(saved1, 0);
+  ASSERT_EQ(::dup2(out[1], 1), 1);
+  Command c = sh("echo via-stderr >&2");
+  c.stderr_mode = OutputMode::fd;
+  c.stderr_fd = 1;
+  c.stdout_mode = OutputMode::fd;
+  c.stdout_fd = 2;
+  Result r = run(c);
+  ::dup2(saved1, 1);
+  ::close(saved1);
+  ::close(out[1]);
+  EXPECT_TRUE(r.outcome.success()) << r.outcome.describe();
+  EXPECT_EQ(read_all(out[0]), "via-stderr\n");
+  ::close(out[0]);
+}
+
+TEST(SpawnEngine, AClosedCallerDescriptorIsRejectedBeforeAnythingRuns) {
+  const std::vector<int> before = test::open_fds();
+  Command c{.argv = {"true"}};
+  c.stdout_mode = OutputMode::fd;
+  c.stdout_fd = 1000;  // not open
+  EXPECT_THROW(run(c), Error);
+  Command cancel{.argv = {"true"}};
+  cancel.cancel_fd = 1001;
+  EXPECT_THROW(run(cancel), Error);
+  EXPECT_EQ(test::open_fds(), before);
+}
+
+TEST(SpawnEngine, CancelDescriptorKillsTheGroupAtOnce) {
+  TempDir dir;
+  std::string pidfile = dir / "grandchild.pid";
+  int cancel[2], ready[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  // The command says on its stdout (a caller-owned pipe) when it and its
+  // grandchild run; the test cancels then. TERM is ignored and the grace is
+  // long: only an immediate SIGKILL ends it in time.
+  Command c = sh("trap '' TERM; sleep 1000 & echo $! > " + pidfile + "; echo up; wait");
+  c.stdout_mode = OutputMode::fd;
+  c.stdout_fd = ready[1];
+  c.cancel_fd = cancel[0];
+  c.timeout = 60s;
+  c.kill_grace = 30s;
+  std::chrono::steady_clock::time_point cancelled_at;
+  std::thread canceller([&] {
+    char b[3];
+    (void)::read(ready[0], b, sizeof b);  // the command is up
+    cancelled_at = std::chrono::steady_clock::now();
+    (void)::write(cancel[1], "x", 1);
+  });
+  Result r = run(c);
+  auto returned_at = std::chrono::steady_clock::now();
+  canceller.join();
+  EXPECT_EQ(r.outcome, Outcome::cancelled(SIGKILL)) << r.outcome.describe();
+  EXPECT_EQ(r.outcome.shell_exit_code(), 137);
+  EXPECT_NE(r.outcome.describe().find("cancelled"), std::string::npos) << r.outcome.describe();
+  EXPECT_LT(returned_at - cancelled_at, test::scaled(100ms));
+  pid_t grandchild = 0;
+  std::ifstream(pidfile) >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(test::wait_until([&] { return test::process_gone(grandchild); }, 5s))
+      << "the whole group is killed, not just the child";
+  // run() never reads the cancel descriptor: it stays readable, and another
+  // run given it is cancelled at once.
+  Command again_cmd{.argv = {"sleep", "30"}};
+  again_cmd.cancel_fd = cancel[0];
+  Result again = run(again_cmd);
+  EXPECT_EQ(again.outcome, Outcome::cancelled(SIGKILL)) << again.outcome.describe();
+  for (int fd : {cancel[0], cancel[1], ready[0], ready[1]}) ::close(fd);
+}
+
+TEST(SpawnEngine, ClosingTheCancelPipeCancels) {
+  int cancel[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  Command c{.argv = {"sleep", "30"}};
+  c.cancel_fd = cancel[0];
+  // Closed before run(): the pipe is at EOF (POLLHUP) from the start, the
+  // same event as a writer that closes it later.
+  ::close(cancel[1]);
+  Result r = run(c);
+  ::close(cancel[0]);
+  EXPECT_EQ(r.outcome, Outcome::cancelled(SIGKILL)) << r.outcome.describe();
+}
+
+TEST(SpawnEngine, ACommandThatExitsIsNotReportedCancelled) {
+  int cancel[2];
+  ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
+  Command c = sh("exit 3");
+  c.cancel_fd = cancel[0];
+  Result r = run(c);
+  EXPECT_EQ(r.outcome, Outcome::exited(3)) << r.outcome.describe();
+  ::close(cancel[0]);
+  ::close(cancel[1]);
 }
 
 }  // namespace

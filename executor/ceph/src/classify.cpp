@@ -113,7 +113,9 @@ void classify(OperationResult& result, std::string_view what, std::string_view p
       }
       result.failure = Failure::command_failed;
       break;
-    case spawn::Outcome::Kind::signalled: result.failure = Failure::signalled; break;
+    case spawn::Outcome::Kind::signalled:
+    case spawn::Outcome::Kind::cancelled: result.failure = Failure::signalled; break;
+    case spawn::Outcome::Kind::status_lost: result.failure = Failure::command_failed; break;
     case spawn::Outcome::Kind::timed_out:
       result.failure = Failure::timed_out;
       hint = "is the Ceph cluster reachable from the target network namespace (routes, "

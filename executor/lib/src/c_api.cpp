@@ -1,10 +1,16 @@
 // The C ABI over the C++ API. Every entry point is noexcept and catches
 // everything: no exception may unwind into a C or Go caller.
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <new>
 #include <string>
+#include <string_view>
 
 #include "netns/error.hpp"
+#include "netns/fd.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/netns_exec.h"
 #include "netns_exec/redact.hpp"
@@ -14,6 +20,14 @@ struct netns_exec_request {
   bool has_source = false;
   netns::spawn::Command command;
   netns::exec::ResolveOptions resolve;
+  netns_exec_cancel* cancel = nullptr;  // not owned
+};
+
+// A pipe nobody reads: firing writes a byte, which leaves the read end
+// readable for good — what the spawn engine's cancel_fd polls for. write(2)
+// is async-signal-safe, and a full pipe (EAGAIN) is just as readable.
+struct netns_exec_cancel {
+  netns::Pipe pipe;
 };
 
 struct netns_exec_result {
@@ -25,6 +39,9 @@ struct netns_exec_result {
   bool out_truncated = false, err_truncated = false;
   std::string error;
   std::string error_code;
+  netns_exec_errc errc = NETNS_EXEC_ERR_NONE;
+  int sys_errno = 0;
+  std::string stage;  // spawn_failed: where
   netns::NsId netns;
   bool own_namespace = false;
 };
@@ -56,8 +73,10 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
   res.exit_code = r.exit_code();
   res.netns = r.netns;
   res.own_namespace = r.own_namespace;
-  res.out = netns::exec::redact(r.result.out.data);
-  res.err = netns::exec::redact(r.result.err.data);
+  // The command's own bytes, untouched: redaction is for our messages and
+  // logs, never for the command's data.
+  res.out = r.result.out.data;
+  res.err = r.result.err.data;
   res.out_truncated = r.result.out.truncated;
   res.err_truncated = r.result.err.truncated;
   switch (o.kind) {
@@ -66,6 +85,7 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
       res.status = o.exit_code;
       break;
     case Outcome::Kind::signalled:
+    case Outcome::Kind::cancelled:  // no cancel descriptor in the C ABI yet
       res.outcome = NETNS_EXEC_OUTCOME_SIGNALLED;
       res.signal = o.signal;
       break;
@@ -74,10 +94,77 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
       res.signal = o.signal;
       res.error = o.describe();
       break;
+    case Outcome::Kind::status_lost:
+      res.outcome = NETNS_EXEC_OUTCOME_STATUS_LOST;
+      res.error = o.describe();
+      break;
     case Outcome::Kind::spawn_failed:
       res.outcome = NETNS_EXEC_OUTCOME_SPAWN_FAILED;
       res.error = netns::exec::redact(o.describe());
       break;
+  }
+}
+
+// The C enum's names are netns::errc_name()'s: one table maps both ways.
+// By name rather than by a switch on netns::Errc, so a code that netns_common
+// gains is passed on as soon as it has a value here, and until then is
+// NETNS_EXEC_ERR_SYSTEM. Values are appended, never renumbered.
+struct ErrcName {
+  netns_exec_errc errc;
+  std::string_view name;
+};
+constexpr ErrcName kErrcNames[] = {
+    {NETNS_EXEC_ERR_INVALID_ARGUMENT, "invalid_argument"},
+    {NETNS_EXEC_ERR_NOT_FOUND, "not_found"},
+    {NETNS_EXEC_ERR_NOT_A_NAMESPACE, "not_a_namespace"},
+    {NETNS_EXEC_ERR_WRONG_NAMESPACE, "wrong_namespace"},
+    {NETNS_EXEC_ERR_OWN_NAMESPACE, "own_namespace"},
+    {NETNS_EXEC_ERR_IDENTITY_MISMATCH, "identity_mismatch"},
+    {NETNS_EXEC_ERR_STALE_HOLDER, "stale_holder"},
+    {NETNS_EXEC_ERR_BUSY, "busy"},
+    {NETNS_EXEC_ERR_PROTOCOL, "protocol"},
+    {NETNS_EXEC_ERR_UNSUPPORTED, "unsupported"},
+    {NETNS_EXEC_ERR_TIMEOUT, "timeout"},
+    {NETNS_EXEC_ERR_SYSTEM, "system"},
+    {NETNS_EXEC_ERR_CANCELLED, "cancelled"},
+    {NETNS_EXEC_ERR_UNTRUSTED, "untrusted"},
+};
+
+netns_exec_errc errc_of(netns::Errc code) {
+  std::string_view name = netns::errc_name(code);
+  for (const ErrcName& e : kErrcNames)
+    if (e.name == name) return e.errc;
+  return NETNS_EXEC_ERR_SYSTEM;
+}
+
+// Whether the handle has fired: its pipe has a byte (never read, so it stays).
+bool fired(const netns_exec_cancel* cancel) {
+  if (cancel == nullptr) return false;
+  pollfd p{cancel->pipe.read.get(), POLLIN, 0};
+  return ::poll(&p, 1, 0) == 1;
+}
+
+void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std::string message,
+            int err = 0) {
+  res.outcome = NETNS_EXEC_OUTCOME_REFUSED;
+  res.exit_code = 125;
+  res.errc = errc;
+  res.error_code = std::move(code);
+  res.error = std::move(message);
+  res.sys_errno = err;
+}
+
+// What fill_from leaves out: the cancelled outcome, and the stage and errno
+// of a spawn failure.
+void fill_details(netns_exec_result& res, const RunResult& r) {
+  const Outcome& o = r.result.outcome;
+  if (o.kind == Outcome::Kind::cancelled) {
+    res.outcome = NETNS_EXEC_OUTCOME_CANCELLED;
+    res.signal = o.signal;
+    res.error = o.describe();
+  } else if (o.kind == Outcome::Kind::spawn_failed) {
+    res.stage = netns::spawn::stage_name(o.stage);
+    res.sys_errno = o.error;
   }
 }
 
@@ -156,13 +243,78 @@ int netns_exec_request_set_env(netns_exec_request* req, const char* const* env) 
   });
 }
 
+int netns_exec_request_set_cwd(netns_exec_request* req, const char* dir) {
+  return guarded(req, [&](netns_exec_request& r) {
+    if (dir == nullptr)
+      r.command.cwd.reset();
+    else
+      r.command.cwd = std::string(dir);
+    return 0;
+  });
+}
+
 int netns_exec_request_set_stdin(netns_exec_request* req, const void* data, size_t len) {
   return guarded(req, [&](netns_exec_request& r) {
     if (data == nullptr && len > 0) return -EINVAL;
     r.command.stdin_data = std::string(static_cast<const char*>(data), len);
+    r.command.stdin_mode = netns::spawn::InputMode::null;
+    r.command.stdin_fd = -1;
     return 0;
   });
 }
+
+int netns_exec_request_set_stdio_fds(netns_exec_request* req, int stdin_fd, int stdout_fd,
+                                     int stderr_fd) {
+  return guarded(req, [&](netns_exec_request& r) {
+    if (stdin_fd < -1 || stdout_fd < -1 || stderr_fd < -1) return -EINVAL;
+    using netns::spawn::InputMode;
+    using netns::spawn::OutputMode;
+    if (stdin_fd >= 0) r.command.stdin_data.reset();
+    r.command.stdin_mode = stdin_fd >= 0 ? InputMode::fd : InputMode::null;
+    r.command.stdin_fd = stdin_fd;
+    r.command.stdout_mode = stdout_fd >= 0 ? OutputMode::fd : OutputMode::capture;
+    r.command.stdout_fd = stdout_fd;
+    r.command.stderr_mode = stderr_fd >= 0 ? OutputMode::fd : OutputMode::capture;
+    r.command.stderr_fd = stderr_fd;
+    return 0;
+  });
+}
+
+int netns_exec_request_set_cancel(netns_exec_request* req, netns_exec_cancel* cancel) {
+  return guarded(req, [&](netns_exec_request& r) {
+    r.cancel = cancel;
+    r.command.cancel_fd = cancel != nullptr ? cancel->pipe.read.get() : -1;
+    return 0;
+  });
+}
+
+netns_exec_cancel* netns_exec_cancel_new(void) {
+  try {
+    auto* c = new netns_exec_cancel{netns::make_pipe(O_NONBLOCK)};
+    return c;
+  } catch (const netns::Error& e) {
+    errno = e.sys_errno() != 0 ? e.sys_errno() : EMFILE;
+  } catch (const std::bad_alloc&) {
+    errno = ENOMEM;
+  } catch (...) {
+    errno = EINVAL;
+  }
+  return nullptr;
+}
+
+int netns_exec_cancel_fire(netns_exec_cancel* cancel) {
+  if (cancel == nullptr) return -EINVAL;
+  const char byte = 1;
+  int saved = errno;  // async-signal-safe callers must not see errno change
+  ssize_t n;
+  do {
+    n = ::write(cancel->pipe.write.get(), &byte, 1);
+  } while (n < 0 && errno == EINTR);
+  errno = saved;
+  return 0;  // EAGAIN: the pipe is full of earlier fires, readable all the same
+}
+
+void netns_exec_cancel_free(netns_exec_cancel* cancel) { delete cancel; }
 
 int netns_exec_request_set_timeout_ms(netns_exec_request* req, uint64_t timeout_ms) {
   return guarded(req, [&](netns_exec_request& r) {
@@ -227,25 +379,30 @@ netns_exec_result* netns_exec_run(const netns_exec_request* req) {
     if (req->command.argv.empty())
       throw netns::Error(netns::Errc::invalid_argument, "no command was set",
                          "call netns_exec_request_set_argv");
-    fill_from(*res, netns::exec::run(req->source, req->command, req->resolve));
+    // Fired already, or during the resolve (or its wait for the holder):
+    // nothing has run yet.
+    auto cancelled = [&] {
+      if (!fired(req->cancel)) return false;
+      refuse(*res, NETNS_EXEC_ERR_CANCELLED, "cancelled",
+             "cancelled before the command started; nothing was run");
+      return true;
+    };
+    if (cancelled()) return res;
+    netns::exec::ResolvedNamespace ns = netns::exec::resolve(req->source, req->resolve);
+    if (cancelled()) return res;
+    RunResult r = netns::exec::run_in(ns, req->command);
+    fill_from(*res, r);
+    fill_details(*res, r);
   } catch (const netns::Error& e) {
-    res->outcome = NETNS_EXEC_OUTCOME_REFUSED;
-    res->exit_code = 125;
-    res->error_code = netns::errc_name(e.code());
-    res->error = netns::exec::redact(e.describe());
+    refuse(*res, errc_of(e.code()), netns::errc_name(e.code()), netns::exec::redact(e.describe()),
+           e.sys_errno());
   } catch (const std::bad_alloc&) {
     delete res;
     return nullptr;
   } catch (const std::exception& e) {
-    res->outcome = NETNS_EXEC_OUTCOME_REFUSED;
-    res->exit_code = 125;
-    res->error_code = "system";
-    res->error = netns::exec::redact(e.what());
+    refuse(*res, NETNS_EXEC_ERR_SYSTEM, "system", netns::exec::redact(e.what()));
   } catch (...) {
-    res->outcome = NETNS_EXEC_OUTCOME_REFUSED;
-    res->exit_code = 125;
-    res->error_code = "system";
-    res->error = "unknown error";
+    refuse(*res, NETNS_EXEC_ERR_SYSTEM, "system", "unknown error");
   }
   return res;
 }
@@ -283,6 +440,21 @@ const char* netns_exec_result_error(const netns_exec_result* res) {
 }
 const char* netns_exec_result_error_code(const netns_exec_result* res) {
   return str_or_empty(res, &netns_exec_result::error_code);
+}
+netns_exec_errc netns_exec_result_errc(const netns_exec_result* res) {
+  return res == nullptr ? NETNS_EXEC_ERR_NONE : res->errc;
+}
+int netns_exec_result_errno(const netns_exec_result* res) {
+  return res == nullptr ? 0 : res->sys_errno;
+}
+const char* netns_exec_result_stage(const netns_exec_result* res) {
+  return str_or_empty(res, &netns_exec_result::stage);
+}
+
+const char* netns_exec_errc_name(netns_exec_errc errc) {
+  for (const ErrcName& e : kErrcNames)
+    if (e.errc == errc) return e.name.data();  // literals: NUL-terminated
+  return "";
 }
 uint64_t netns_exec_result_netns_ino(const netns_exec_result* res) {
   return res == nullptr ? 0 : res->netns.ino;

@@ -11,7 +11,6 @@ namespace netns::exec {
 // spawn, so the window that remains is the clone-to-setns of our own child,
 // not the caller's arbitrary delay since resolve(). Without a record (socket
 // mode, --identity off) there is nothing to check.
-
 RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
   recheck_holder(ns);
   // The validated descriptor itself, never the path again: re-opening it here

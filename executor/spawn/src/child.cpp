@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -86,6 +87,15 @@ NETNS_CHILD_CODE int child_main(void* arg) noexcept {
   const ChildPlan& plan = *static_cast<const ChildPlan*>(arg);
 
   reset_dispositions();
+
+  // Die with the caller: a SIGKILLed netns-exec (Go's CommandContext on
+  // timeout) must not leave the command running, reparented to init. If the
+  // caller is already gone (killed while we ran up to here), the signal will
+  // never come: leave now. The kernel sends it when the calling *thread*
+  // exits; run() keeps that thread waiting until the child is reaped.
+  if (::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+    report_and_exit(plan, Stage::signals, errno);
+  if (::syscall(SYS_getppid) != plan.parent) report_and_exit(plan, Stage::signals, ESRCH);
 
   // Own process group first: the timeout signals the group, and everything
   // the command starts stays in it.

@@ -3,6 +3,8 @@
 // built by the caller before the clone: the child shares the caller's memory
 // (CLONE_VM) and may only make async-signal-safe system calls. It must not
 // allocate, lock, log or throw, and it leaves by execve or exit_group.
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -20,6 +22,7 @@ struct ChildPlan {
   int stdio[3] = {-1, -1, -1};       // descriptors (all >= 3) to put on 0,1,2; -1: leave alone
   int error_fd = -1;                 // write end of the report pipe, >= 3, close-on-exec
   ProcessGroup group = ProcessGroup::own_group;
+  pid_t parent = -1;                 // getpid() of the caller, for the PR_SET_PDEATHSIG check
 };
 
 // What the child writes to error_fd when it cannot exec: 8 bytes, written in

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 
 namespace netns::spawn::detail {
 
@@ -33,13 +33,9 @@ class ChildStack {
   size_t size_ = 0;
 };
 
-// Whether clone3 can be used (feature test, cached).
-bool clone3_supported() noexcept;
-
-// Runs fn(arg) in a new process. With clone3/clone the caller is suspended
-// until the child has called execve or exited (CLONE_VFORK), and the child
-// runs on `stack`. With fork the caller continues at once.
-// `automatic` is clone3 where the kernel has it, else clone.
+// Runs fn(arg) in a new process. With clone (automatic) the caller is
+// suspended until the child has called execve or exited (CLONE_VFORK), and
+// the child runs on `stack`. With fork the caller continues at once.
 Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
                     const ChildStack& stack) noexcept;
 

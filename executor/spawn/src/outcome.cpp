@@ -54,6 +54,19 @@ Outcome Outcome::spawn_failed(Stage stage, int err) noexcept {
   return o;
 }
 
+Outcome Outcome::cancelled(int sig) noexcept {
+  Outcome o;
+  o.kind = Kind::cancelled;
+  o.signal = sig;
+  return o;
+}
+
+Outcome Outcome::status_lost() noexcept {
+  Outcome o;
+  o.kind = Kind::status_lost;
+  return o;
+}
+
 namespace {
 
 // The errors execvp(3) and shells treat as "no such command" rather than
@@ -76,6 +89,8 @@ int Outcome::shell_exit_code() const noexcept {
     case Kind::exited: return exit_code;
     case Kind::signalled: return 128 + signal;
     case Kind::timed_out: return 124;
+    case Kind::cancelled: return 128 + signal;
+    case Kind::status_lost: return 255;
     case Kind::spawn_failed:
       if (stage != Stage::exec) return 125;
       return is_not_found_error(error) ? 127 : 126;
@@ -89,12 +104,15 @@ std::string Outcome::describe() const {
     case Kind::signalled: return "killed by " + signal_text(signal);
     case Kind::timed_out:
       return signal == 0 ? std::string("timed out") : "timed out (ended with " + signal_text(signal) + ")";
+    case Kind::cancelled:
+      return signal == 0 ? std::string("cancelled") : "cancelled (killed by " + signal_text(signal) + ")";
+    case Kind::status_lost:
+      return "ran, but its exit status was collected elsewhere in this process (SIGCHLD "
+             "ignored, or waitpid(-1)) and this kernel cannot report it (PIDFD_GET_INFO needs "
+             "Linux 6.15)";
     case Kind::spawn_failed: {
       std::string text = std::string(stage_name(stage)) + ": " + errno_text(error);
       if (stage == Stage::exec && is_not_found_error(error)) text += ": command not found";
-      if (stage == Stage::wait && error == ECHILD)
-        text += ": the exit status was collected elsewhere in this process (SIGCHLD ignored, "
-                "or waitpid(-1))";
       return text;
     }
   }

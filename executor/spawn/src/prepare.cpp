@@ -49,6 +49,22 @@ void output_pipe(UniqueFd& read_end, UniqueFd& write_end) {
   set_nonblocking(read_end.get());
 }
 
+void require_open(int fd, const char* what) {
+  if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
+    throw Error(Errc::invalid_argument,
+                std::string("spawn: ") + what + " " + std::to_string(fd) + " is not an open descriptor");
+}
+
+// A caller-owned descriptor for 0..2: used as is when it is >= 3, else
+// through a close-on-exec copy we own (see above_stdio). The caller's own
+// descriptor is never changed.
+int caller_fd(int fd, const char* what, UniqueFd& copy) {
+  require_open(fd, what);
+  if (fd >= 3) return fd;
+  copy = dup_fd(fd);  // F_DUPFD_CLOEXEC, >= 3
+  return copy.get();
+}
+
 }  // namespace
 
 std::vector<std::string> path_candidates(const std::string& file, const std::string& path) {
@@ -116,6 +132,7 @@ void prepare(const Command& command, Prepared& out) {
     out.plan.cwd = command.cwd->c_str();
   }
   out.plan.group = command.group;
+  out.plan.parent = ::getpid();
 
   if (command.stdin_data) {
     Pipe pipe = make_pipe();
@@ -125,18 +142,25 @@ void prepare(const Command& command, Prepared& out) {
     out.plan.stdio[0] = out.stdin_read.get();
   } else if (command.stdin_mode == InputMode::null) {
     out.plan.stdio[0] = devnull_fd(out);
+  } else if (command.stdin_mode == InputMode::fd) {
+    out.plan.stdio[0] = caller_fd(command.stdin_fd, "stdin_fd", out.stdin_copy);
   }  // inherit: fd 0 stays as it is
 
-  auto output = [&](OutputMode mode, UniqueFd& read_end, UniqueFd& write_end) -> int {
+  auto output = [&](OutputMode mode, UniqueFd& read_end, UniqueFd& write_end, int fd,
+                    const char* what, UniqueFd& copy) -> int {
     switch (mode) {
       case OutputMode::capture: output_pipe(read_end, write_end); return write_end.get();
       case OutputMode::discard: return devnull_fd(out);
       case OutputMode::inherit: return -1;
+      case OutputMode::fd: return caller_fd(fd, what, copy);
     }
     return -1;
   };
-  out.plan.stdio[1] = output(command.stdout_mode, out.stdout_read, out.stdout_write);
-  out.plan.stdio[2] = output(command.stderr_mode, out.stderr_read, out.stderr_write);
+  out.plan.stdio[1] = output(command.stdout_mode, out.stdout_read, out.stdout_write,
+                             command.stdout_fd, "stdout_fd", out.stdout_copy);
+  out.plan.stdio[2] = output(command.stderr_mode, out.stderr_read, out.stderr_write,
+                             command.stderr_fd, "stderr_fd", out.stderr_copy);
+  if (command.cancel_fd >= 0) require_open(command.cancel_fd, "cancel_fd");
 
   Pipe report = make_pipe();
   out.report_read = std::move(report.read);

@@ -24,6 +24,8 @@ struct Prepared {
   UniqueFd stdout_read, stdout_write;
   UniqueFd stderr_read, stderr_write;
   UniqueFd devnull;
+  // Copies (>= 3) of caller-owned stdio descriptors that were 0..2 themselves.
+  UniqueFd stdin_copy, stdout_copy, stderr_copy;
   UniqueFd report_read, report_write;
 
   ChildPlan plan;

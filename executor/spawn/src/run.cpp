@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include "netns/error.hpp"
 #include "netns/unique_fd.hpp"
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 #include "prepare.hpp"
 
 #ifndef P_PIDFD
@@ -105,8 +107,38 @@ int reap(int pidfd, siginfo_t& info) {
   }
 }
 
-Outcome outcome_of(int wait_error, const siginfo_t& info) {
-  if (wait_error != 0) return Outcome::spawn_failed(Stage::wait, wait_error);
+// PIDFD_GET_INFO (Linux 6.15): the exit status stays readable through the
+// pidfd after someone else reaped the child — the kernel itself, when the
+// host ignores SIGCHLD, or a waitpid(-1) elsewhere in the process.
+struct PidfdInfo {
+  uint64_t mask;
+  uint64_t cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64);  // PIDFD_INFO_SIZE_VER0
+constexpr uint64_t kPidfdInfoExit = 1U << 3;
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+
+// The wait status from the pidfd, or nullopt (older kernel, no exit yet).
+std::optional<int> exit_status_from_pidfd(int pidfd) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || (info.mask & kPidfdInfoExit) == 0)
+    return std::nullopt;
+  return info.exit_code;
+}
+
+Outcome outcome_of(int wait_error, const siginfo_t& info, int pidfd) {
+  if (wait_error == ECHILD) {
+    // Exec succeeded (the report pipe said so): whatever else happens, this
+    // must not read as "nothing ran".
+    std::optional<int> status = exit_status_from_pidfd(pidfd);
+    if (!status) return Outcome::status_lost();
+    if (WIFEXITED(*status)) return Outcome::exited(WEXITSTATUS(*status));
+    return Outcome::signalled(WTERMSIG(*status));
+  }
+  if (wait_error != 0) return Outcome::status_lost();
   if (info.si_code == CLD_EXITED) return Outcome::exited(info.si_status);
   return Outcome::signalled(info.si_status);
 }
@@ -167,6 +199,9 @@ class Runner {
     prep_.stdout_write.reset();
     prep_.stderr_write.reset();
     prep_.devnull.reset();
+    prep_.stdin_copy.reset();
+    prep_.stdout_copy.reset();
+    prep_.stderr_copy.reset();
     prep_.report_write.reset();
     stack.reset();
 
@@ -202,6 +237,7 @@ class Runner {
     if (prep_.stdin_write && input.empty()) prep_.stdin_write.reset();  // EOF at once
 
     enum class Phase { running, terminating, killed } phase = Phase::running;
+    bool cancelled = false;
     const bool has_deadline = cmd_.timeout > std::chrono::nanoseconds::zero();
     Clock::time_point deadline =
         has_deadline ? Clock::now() + std::chrono::duration_cast<Clock::duration>(cmd_.timeout)
@@ -215,9 +251,9 @@ class Runner {
     bool poll_signals = cmd_.forward_signal_fd >= 0;
 
     while (!exited) {
-      pollfd fds[5];
+      pollfd fds[6];
       nfds_t count = 0;
-      int i_in = -1, i_out = -1, i_err = -1, i_sig = -1;
+      int i_in = -1, i_out = -1, i_err = -1, i_sig = -1, i_cancel = -1;
       if (prep_.stdin_write) {
         i_in = static_cast<int>(count);
         fds[count++] = pollfd{prep_.stdin_write.get(), POLLOUT, 0};
@@ -233,6 +269,10 @@ class Runner {
       if (poll_signals) {
         i_sig = static_cast<int>(count);
         fds[count++] = pollfd{cmd_.forward_signal_fd, POLLIN, 0};
+      }
+      if (cmd_.cancel_fd >= 0 && !cancelled) {
+        i_cancel = static_cast<int>(count);
+        fds[count++] = pollfd{cmd_.cancel_fd, POLLIN, 0};
       }
       const nfds_t i_pid = count;
       fds[count++] = pollfd{pidfd.get(), POLLIN, 0};
@@ -263,6 +303,17 @@ class Runner {
         if (i_sig >= 0 && (fds[i_sig].revents & (POLLERR | POLLHUP | POLLNVAL)) != 0)
           poll_signals = false;
         if (fds[i_pid].revents != 0) exited = true;
+        // An exit in the same round wins: the command finished by itself.
+        // Any event counts as cancel (POLLHUP: the caller closed its end of
+        // a pipe; POLLNVAL: it closed the descriptor itself).
+        if (!exited && i_cancel >= 0 && fds[i_cancel].revents != 0) {
+          send_signal(pidfd.get(), pid, cmd_.group, SIGKILL);
+          cancelled = true;
+          last_signal = SIGKILL;
+          phase = Phase::killed;
+          // Wait for the kill to take effect as after a timeout's SIGKILL.
+          deadline = Clock::now() + std::max(grace, Clock::duration(std::chrono::seconds(1)));
+        }
       }
       if (exited) break;
 
@@ -281,7 +332,7 @@ class Runner {
           // SIGKILL did not end it within the grace: it is stuck in the
           // kernel. Report the timeout now; reap when it dies.
           reap_in_background(std::move(pidfd));
-          result.outcome = Outcome::timed_out(last_signal);
+          result.outcome = cancelled ? Outcome::cancelled(last_signal) : Outcome::timed_out(last_signal);
           close_outputs(result, limit);
           return;
         }
@@ -302,8 +353,9 @@ class Runner {
 
     siginfo_t info{};
     int wait_error = reap(pidfd.get(), info);
-    result.outcome =
-        phase == Phase::running ? outcome_of(wait_error, info) : Outcome::timed_out(last_signal);
+    result.outcome = phase == Phase::running ? outcome_of(wait_error, info, pidfd.get())
+                     : cancelled             ? Outcome::cancelled(last_signal)
+                                             : Outcome::timed_out(last_signal);
   }
 
   void close_outputs(Result& result, size_t limit) {
@@ -344,8 +396,12 @@ class Runner {
   void forward_signal(int pidfd, pid_t pid) {
     signalfd_siginfo info{};
     ssize_t n = ::read(cmd_.forward_signal_fd, &info, sizeof info);
-    if (n == static_cast<ssize_t>(sizeof info))
-      send_signal(pidfd, pid, cmd_.group, static_cast<int>(info.ssi_signo));
+    if (n != static_cast<ssize_t>(sizeof info)) return;
+    // A child in our own process group got a signal the kernel sent to the
+    // whole group (a terminal's Ctrl-C, Ctrl-backslash, hangup) already: forwarding
+    // it would deliver it twice.
+    if (cmd_.group == ProcessGroup::inherit && info.ssi_code == SI_KERNEL) return;
+    send_signal(pidfd, pid, cmd_.group, static_cast<int>(info.ssi_signo));
   }
 
   // A write that got EPIPE left a SIGPIPE pending on this thread; take it
@@ -376,7 +432,5 @@ Result run(const Command& command, CloneMethod method) {
 }
 
 Result run(const Command& command) { return run(command, CloneMethod::automatic); }
-
-bool clone3_available() noexcept { return detail::clone3_supported(); }
 
 }  // namespace netns::spawn

@@ -1,7 +1,12 @@
 // abi_cxx NETNS_FILE EXPECTED_NET_INODE: the C++ API of the installed
-// library, including catching its typed error across the library boundary.
+// library, including catching its typed error across the library boundary,
+// and the functions of the installed netns/ headers (they must link).
 #include <netns/error.hpp>
+#include <netns/holder_record.hpp>
+#include <netns/nsfd.hpp>
+#include <netns/unique_fd.hpp>
 #include <netns_exec/executor.hpp>
+#include <sched.h>
 
 #include <iostream>
 #include <string>
@@ -24,6 +29,19 @@ int main(int argc, char** argv) {
       std::cerr << "abi_cxx: unexpected error " << e.describe() << "\n";
       return 1;
     }
+  }
+  // netns/nsfd.hpp, netns/holder_record.hpp: declared there, so exported.
+  if (netns::current_netns_id() == r.netns || std::string(netns::ns_type_name(CLONE_NEWNET)) != "net") {
+    std::cerr << "abi_cxx: current_netns_id / ns_type_name\n";
+    return 1;
+  }
+  netns::HolderRecord record;
+  record.cluster_id = "abi";
+  record.pid = 1;
+  record.boot_id = "00000000-0000-0000-0000-000000000000";
+  if (netns::parse_record(netns::serialize_record(record), "abi record") != record) {
+    std::cerr << "abi_cxx: the record does not round-trip\n";
+    return 1;
   }
   std::cout << "abi_cxx: ok\n";
   return 0;

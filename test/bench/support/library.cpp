@@ -6,6 +6,7 @@
 
 #if defined(HAVE_NETNS_SPAWN)
 #include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn_testing.hpp"
 #endif
 #if defined(HAVE_NETNS_EXEC)
 #include "netns_exec/executor.hpp"

@@ -59,15 +59,27 @@ e2e_bg "$E2E_SCOPE" watch-exec "$E2E_SCOPE/watch.log" \
 watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
 e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 
+# The guard starts only once the watch's sessions exist (as scenario b waits for them): started
+# earlier, an idle namespace would let it return at once, and the check below would race.
+has_sessions() {
+  local json
+  json=$(e2e_plugin_exec "$plugin" inspect --cluster-id "$cid" --config "$cfg" --json) || return 1
+  [ "$(e2e_sessions "$json" "$mon_ip" 3300 3300)" -ge 1 ] || [ "$(e2e_sessions "$json" "$mon_ip" 6789 6789)" -ge 1 ] || return 1
+  [ "$(e2e_sessions "$json" "$mon_ip" 6800 7568)" -ge 1 ]
+}
+e2e_wait_until 20 "inspect to show the watch's sessions to the mon and the OSD" has_sessions ||
+  e2e_die "the rbd watch has no sessions to $mon_ip (mon 3300/6789, OSD 6800-7568)"
+
 # The preStop hook as the holder's manifest has it: in the holder's container, on its own namespace.
 e2e_bg "$E2E_SCOPE" guard "$E2E_SCOPE/guard.log" \
   e2e_pod_exec "$holder" "$E2E_HOLDER_EXEC" guard --wait-idle --netns /proc/self/ns/net --allow-own-netns \
   --max-wait 60s --log-interval 1s
-sleep 3
+# The guard's own report of the live session is the event to wait for (no fixed sleep).
+e2e_wait_until 20 "the guard to report the session to $mon_ip" grep -q "$mon_ip" "$E2E_SCOPE/guard.log" ||
+  e2e_die "the guard does not report the session to $mon_ip: $(cat "$E2E_SCOPE/guard.log")"
 e2e_pid_gone "$E2E_SCOPE" guard &&
   e2e_die "the guard returned while a session was live: $(cat "$E2E_SCOPE/guard.log")"
 cat "$E2E_SCOPE/guard.log"
-grep -q "$mon_ip" "$E2E_SCOPE/guard.log" || e2e_die "the guard does not report the session to $mon_ip"
 e2e_log "the guard holds and reports the live session"
 
 e2e_section "the session ends: the guard returns"

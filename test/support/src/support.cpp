@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -331,6 +332,38 @@ NsId ns_id_of_path(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw Error::sys("stat", path, errno);
   return NsId{st.st_dev, st.st_ino};
+}
+
+}  // namespace netns::test
+
+namespace netns::test {
+
+bool under_sanitizer() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(undefined_behavior_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+std::chrono::milliseconds scaled(std::chrono::milliseconds limit) {
+  return under_sanitizer() ? limit * 10 : limit;
+}
+
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  auto close = line.rfind(')');
+  return close != std::string::npos && line.size() > close + 2 &&
+         (line[close + 2] == 'Z' || line[close + 2] == 'X');
 }
 
 }  // namespace netns::test

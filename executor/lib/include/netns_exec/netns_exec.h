@@ -14,7 +14,8 @@
  *
  * Ownership: objects from netns_exec_request_new() and netns_exec_run() belong
  * to the caller, who releases them with the matching _free() (NULL is
- * accepted). Strings and buffers passed in are copied. Strings returned by a
+ * accepted). Strings and buffers passed in are copied; a cancel handle and
+ * stdio descriptors are used as they are (see their setters). Strings returned by a
  * result accessor belong to that result and stay valid until it is freed.
  *
  * Errors: setters return 0, or -EINVAL for a bad argument (NULL, an unknown
@@ -27,9 +28,10 @@
  * likewise. No C++ exception ever crosses this interface. The caller's
  * threads never change namespace: only the spawned child does (setns).
  *
- * Secrets: error messages and captured output returned here are redacted
- * (key=, secret=, --key, --secret values become "<redacted>"). Pass secrets
- * on stdin (netns_exec_request_set_stdin), not on argv.
+ * Secrets: error messages returned here are redacted (key=, secret=, --key,
+ * --secret values become "<redacted>"); the command's own output is returned
+ * byte for byte. Pass secrets on stdin (netns_exec_request_set_stdin), not
+ * on argv.
  */
 #ifndef NETNS_EXEC_H
 #define NETNS_EXEC_H
@@ -65,8 +67,37 @@ typedef enum netns_exec_outcome {
   NETNS_EXEC_OUTCOME_SIGNALLED = 1,    /* netns_exec_result_signal() */
   NETNS_EXEC_OUTCOME_TIMED_OUT = 2,    /* process group killed */
   NETNS_EXEC_OUTCOME_SPAWN_FAILED = 3, /* started, but failed before exec */
-  NETNS_EXEC_OUTCOME_REFUSED = 4       /* nothing ran: bad source, stale holder, ... */
+  NETNS_EXEC_OUTCOME_REFUSED = 4,      /* nothing ran: bad source, stale holder, ...
+                                          (netns_exec_result_errc() says why) */
+  NETNS_EXEC_OUTCOME_STATUS_LOST = 5,  /* ran, exit status reaped elsewhere (exit code 255) */
+  NETNS_EXEC_OUTCOME_CANCELLED = 6     /* the cancel handle fired while the command ran:
+                                          its process group was killed (SIGKILL) */
 } netns_exec_outcome;
+
+/* Why a request was refused (NETNS_EXEC_OUTCOME_REFUSED, nothing ran). The
+ * values are stable; new ones are only ever appended. netns_exec_errc_name()
+ * gives the same names as netns_exec_result_error_code(). */
+typedef enum netns_exec_errc {
+  NETNS_EXEC_ERR_NONE = 0,              /* not refused */
+  NETNS_EXEC_ERR_INVALID_ARGUMENT = 1,  /* bad cluster ID, config content, request */
+  NETNS_EXEC_ERR_NOT_FOUND = 2,         /* not published: no such file, socket, cluster entry */
+  NETNS_EXEC_ERR_NOT_A_NAMESPACE = 3,   /* the file is not on nsfs */
+  NETNS_EXEC_ERR_WRONG_NAMESPACE = 4,   /* a namespace, but not a network namespace */
+  NETNS_EXEC_ERR_OWN_NAMESPACE = 5,     /* the caller's own network namespace */
+  NETNS_EXEC_ERR_IDENTITY_MISMATCH = 6, /* the holder record does not match what was opened */
+  NETNS_EXEC_ERR_STALE_HOLDER = 7,      /* the holder is gone (dangling link, dead pid) */
+  NETNS_EXEC_ERR_BUSY = 8,
+  NETNS_EXEC_ERR_PROTOCOL = 9,          /* a holder socket sent something unexpected */
+  NETNS_EXEC_ERR_UNSUPPORTED = 10,      /* a record or header version we do not know */
+  NETNS_EXEC_ERR_TIMEOUT = 11,          /* waiting for the holder (wait_holder_ms) ran out */
+  NETNS_EXEC_ERR_SYSTEM = 12,           /* another failed system call */
+  NETNS_EXEC_ERR_CANCELLED = 13,        /* the cancel handle had fired before the command started */
+  NETNS_EXEC_ERR_UNTRUSTED = 14         /* a file, directory or socket peer failed the provenance
+                                           rules (owner, mode): see the message */
+} netns_exec_errc;
+
+/* "not_found", "stale_holder", ...; "" for NETNS_EXEC_ERR_NONE and unknown values. */
+const char *netns_exec_errc_name(netns_exec_errc errc);
 
 /* "0.1.0" */
 const char *netns_exec_version(void);
@@ -86,8 +117,24 @@ int netns_exec_request_set_argv(netns_exec_request *req, const char *const *argv
 /* NULL-terminated "NAME=value" list: the complete environment. env NULL
  * (the default): the caller's environment. */
 int netns_exec_request_set_env(netns_exec_request *req, const char *const *env);
-/* Bytes written to the command's stdin (default: /dev/null). */
+/* The command's working directory (the child chdirs there before exec; a
+ * failure is NETNS_EXEC_OUTCOME_SPAWN_FAILED at stage "chdir"). NULL: the
+ * caller's (the default). */
+int netns_exec_request_set_cwd(netns_exec_request *req, const char *dir);
+/* Bytes written to the command's stdin (default: /dev/null). Replaces a
+ * stdin descriptor given to netns_exec_request_set_stdio_fds. */
 int netns_exec_request_set_stdin(netns_exec_request *req, const void *data, size_t len);
+/* The caller's own descriptors (a pipe, a file, a socket, a pty) as the
+ * command's stdin, stdout and stderr: dup2'ed onto 0, 1, 2 in the child, so
+ * the streams flow while the command runs, without any size limit, and
+ * nothing is captured (netns_exec_result_stdout/_stderr are ""). -1: the
+ * default for that stream (stdin: the set_stdin bytes or /dev/null; stdout
+ * and stderr: captured). The descriptors are not closed, read, written or
+ * changed, and must stay open until netns_exec_run returns. The same
+ * descriptor may be given for stdout and stderr. A stdin descriptor replaces
+ * set_stdin bytes. -EINVAL for a value below -1. */
+int netns_exec_request_set_stdio_fds(netns_exec_request *req, int stdin_fd, int stdout_fd,
+                                     int stderr_fd);
 /* 0 (default): no deadline. On timeout: SIGTERM to the process group, then
  * SIGKILL after the grace (default 2000 ms). */
 int netns_exec_request_set_timeout_ms(netns_exec_request *req, uint64_t timeout_ms);
@@ -99,6 +146,26 @@ int netns_exec_request_set_allow_own_netns(netns_exec_request *req, int allow);
 /* Bytes kept per captured stream, the tail (default 1 MiB). */
 int netns_exec_request_set_output_limit(netns_exec_request *req, size_t bytes);
 
+/* Cancellation: a handle another thread (or a signal handler) fires to stop
+ * a run. When it fires while the command runs, the command's whole process
+ * group is killed with SIGKILL at once and the outcome is
+ * NETNS_EXEC_OUTCOME_CANCELLED (exit code 137). When it has fired before the
+ * command starts, nothing runs: NETNS_EXEC_OUTCOME_REFUSED with
+ * NETNS_EXEC_ERR_CANCELLED. A wait for the holder (set_wait_holder_ms) is not
+ * interrupted; the handle is looked at when that wait ends. A fired handle
+ * stays fired: one handle can cancel many runs (a context); make a new one
+ * per context. */
+typedef struct netns_exec_cancel netns_exec_cancel;
+/* NULL when out of memory or descriptors (errno says which). */
+netns_exec_cancel *netns_exec_cancel_new(void);
+/* Async-signal-safe; any thread; idempotent. 0, or -EINVAL for NULL. */
+int netns_exec_cancel_fire(netns_exec_cancel *cancel);
+/* Only after every netns_exec_run that uses it has returned. */
+void netns_exec_cancel_free(netns_exec_cancel *cancel);
+/* Not copied: the handle must outlive every netns_exec_run of this request.
+ * NULL: none (the default). */
+int netns_exec_request_set_cancel(netns_exec_request *req, netns_exec_cancel *cancel);
+
 /* Resolves and validates the source, runs the command, waits for it. */
 netns_exec_result *netns_exec_run(const netns_exec_request *req);
 void netns_exec_result_free(netns_exec_result *res);
@@ -109,7 +176,7 @@ netns_exec_outcome netns_exec_result_outcome(const netns_exec_result *res);
  * 128+N killed by signal N. */
 int netns_exec_result_exit_code(const netns_exec_result *res);
 int netns_exec_result_status(const netns_exec_result *res); /* EXITED: its code */
-int netns_exec_result_signal(const netns_exec_result *res); /* SIGNALLED/TIMED_OUT */
+int netns_exec_result_signal(const netns_exec_result *res); /* SIGNALLED/TIMED_OUT/CANCELLED */
 /* Captured output (NUL-terminated as well; *len may be NULL). */
 const char *netns_exec_result_stdout(const netns_exec_result *res, size_t *len);
 const char *netns_exec_result_stderr(const netns_exec_result *res, size_t *len);
@@ -120,6 +187,13 @@ int netns_exec_result_stderr_truncated(const netns_exec_result *res);
 const char *netns_exec_result_error(const netns_exec_result *res);
 /* REFUSED: "not_found", "stale_holder", "identity_mismatch", ...; "" otherwise. */
 const char *netns_exec_result_error_code(const netns_exec_result *res);
+/* REFUSED: why, as an enum (NETNS_EXEC_ERR_NONE otherwise). */
+netns_exec_errc netns_exec_result_errc(const netns_exec_result *res);
+/* REFUSED: the errno of the failed system call, 0 when none failed;
+ * SPAWN_FAILED: the errno of the failed stage. 0 otherwise. */
+int netns_exec_result_errno(const netns_exec_result *res);
+/* SPAWN_FAILED: the stage that failed ("setns", "stdio", "exec", ...); "" otherwise. */
+const char *netns_exec_result_stage(const netns_exec_result *res);
 /* The namespace the command ran in (0 when refused). */
 uint64_t netns_exec_result_netns_ino(const netns_exec_result *res);
 uint64_t netns_exec_result_netns_dev(const netns_exec_result *res);

@@ -7,7 +7,8 @@
 // keyring "key = V" lines, --key V, --key=V, --secret V, --secret=V, and a
 // quoted key a tool echoes ("failed to decode key 'V'") become "<redacted>".
 // Keyfile paths (--keyfile, secretfile=, keyring=) are shown; their contents
-// are never read.
+// are hidden where a caller knows them (secrets_of_argv). Only for messages
+// and logs: a command's own output is returned untouched by every API.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,24 @@
 namespace netns::exec {
 
 inline constexpr std::string_view kRedacted = "<redacted>";
+// Known secrets shorter than this are not searched for in free text (they
+// would hide ordinary words).
+inline constexpr size_t kMinKnownSecret = 4;
 
 // Free text: a message, a line of output, a joined command line.
 std::string redact(std::string_view text);
+
+// The same, after replacing every occurrence of each of `known_secrets`
+// (from secrets_of_argv): catches a value wherever a message quotes it, in
+// any order (a parse error listing "AQB... --key").
+std::string redact(std::string_view text, const std::vector<std::string>& known_secrets);
+
+// The secret values an argv carries: the word after a bare secret flag
+// (--key V, --secret V), NAME=V pieces with a secret NAME (--key=V,
+// -osecret=V, secret=V inside -o lists), and the contents of key files it
+// names (--keyfile F, --keyfile=F, secretfile=F, keyfile=F: regular files,
+// the first 4 KiB, tokens of 12 bytes or more).
+std::vector<std::string> secrets_of_argv(const std::vector<std::string>& argv);
 
 // An argv: like redact() on each element, and the element after a bare
 // "--key" or "--secret" is replaced whole.

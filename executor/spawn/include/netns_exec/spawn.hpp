@@ -2,8 +2,7 @@
 // The spawn engine: runs one command, optionally inside a network namespace,
 // without copying the caller's address space, and waits for it.
 //
-//   clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a small private stack
-//   (clone() with the same flags where clone3 is unavailable). The child
+//   clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a small private stack. The child
 //   shares the caller's memory until execve, so the cost does not grow with
 //   the caller's RSS, and it only makes async-signal-safe system calls:
 //     signals     every disposition back to SIG_DFL, then an empty mask
@@ -19,12 +18,27 @@
 //   {stage, errno}.
 //
 // The caller's thread waits on one poll(2) over the output pipes, the stdin
-// pipe, the child's pidfd and the deadline. On timeout: SIGTERM to the
-// child's process group, a grace period, SIGKILL, then the child is reaped
-// with waitid(P_PIDFD): no SIGCHLD handler is needed or installed. The child
-// is an ordinary SIGCHLD child (execve makes it one anyway), so a caller
-// that ignores SIGCHLD, or reaps any child with waitpid(-1), takes its
-// status away: the outcome is then spawn_failed(Stage::wait, ECHILD).
+// pipe, the child's pidfd, the caller's cancel descriptor and the deadline.
+// On timeout: SIGTERM to the child's process group, a grace period,
+// SIGKILL, then the child is reaped with waitid(P_PIDFD): no SIGCHLD handler
+// is needed or installed.
+//
+// What the library requires of its host process, and what it does not:
+//   - The child dies with the calling thread (PR_SET_PDEATHSIG(SIGKILL), set
+//     in the child, which leaves at once if its caller is already gone).
+//     run() keeps that thread until the child is reaped, so this only fires
+//     when the whole caller dies (SIGKILL, Go's CommandContext on the CLI).
+//     Descendants the command forks do not inherit it.
+//   - SIGCHLD may be ignored and another thread may waitpid(-1): the child is
+//     an ordinary SIGCHLD child (execve resets any other exit signal to
+//     SIGCHLD, so no clone flag avoids that), and whoever reaps it first
+//     takes the status. run() then reads it from the pidfd (PIDFD_GET_INFO,
+//     Linux 6.15); on older kernels the outcome is Outcome::status_lost
+//     (255): never "spawn failed"/125, because the command did run.
+//   - Descendants that leave the command's process group (setsid) are not
+//     found by the timeout here: that needs a child subreaper, which is the
+//     host's process-wide choice (the CLI's `run` is one; see
+//     executor/cli/orphans.hpp).
 //
 // Thread-safe: no shared mutable state; any number of threads may spawn at
 // once. The calling thread's signal mask is restored before run() returns.
@@ -32,7 +46,8 @@
 // Kernel features used (tested for, never inferred from a version): pidfds
 // from clone (CLONE_PIDFD), poll on a pidfd and waitid(P_PIDFD) — Linux 5.4
 // and later; a kernel without them gives spawn_failed(clone or wait, EINVAL).
-// clone3 and close_range(CLOSE_RANGE_CLOEXEC) are used where present.
+// close_range(CLOSE_RANGE_CLOEXEC) is used where present; PIDFD_GET_INFO
+// (6.15) where the status was reaped elsewhere (below).
 //
 // Pass-through (nsenter-style) callers on a terminal: use
 // ProcessGroup::inherit, or a command that reads the terminal from its own
@@ -52,7 +67,7 @@ namespace netns::spawn {
 // Where the spawn failed. From signals to exec, the child's order.
 enum class Stage : uint8_t {
   prepare,        // in the caller, before the clone (pipes, /dev/null, stack)
-  clone,          // clone3 / clone itself
+  clone,          // clone itself
   signals,        // resetting dispositions and the mask
   process_group,  // setpgid / setsid
   setns,          // setns(fd, CLONE_NEWNET)
@@ -60,14 +75,21 @@ enum class Stage : uint8_t {
   stdio,          // dup2 onto 0, 1, 2
   close_fds,      // close_range
   exec,           // execve of every candidate failed
-  wait,           // in the caller, after exec: the exit status could not be
-                  // collected (ECHILD: someone else reaped it with __WALL)
+  wait,           // unused since exec-then-lost is Outcome::status_lost;
+                  // kept so that stage numbers stay stable
 };
 const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
 
 // What became of the command: a value, never an exception.
 struct Outcome {
-  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed };
+  // cancelled: the caller's cancel_fd became readable and the command's
+  // process group was killed with SIGKILL (`signal`). Like exec.CommandContext
+  // in Go, it counts as killed by that signal: shell_exit_code() 128+9 = 137.
+  // status_lost: the command ran (exec succeeded) but its exit status could
+  // not be collected: someone else in the host process reaped it (SIGCHLD
+  // ignored, waitpid(-1)) on a kernel without PIDFD_GET_INFO (< 6.15).
+  // shell_exit_code() 255, never 125: something ran.
+  enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed, cancelled, status_lost };
 
   Kind kind = Kind::spawn_failed;
   int exit_code = 0;  // exited: the command's exit status
@@ -79,17 +101,21 @@ struct Outcome {
   static Outcome signalled(int sig) noexcept;
   static Outcome timed_out(int sig) noexcept;
   static Outcome spawn_failed(Stage stage, int err) noexcept;
+  static Outcome cancelled(int sig) noexcept;
+  static Outcome status_lost() noexcept;
 
   // exited(0)
   [[nodiscard]] bool success() const noexcept { return kind == Kind::exited && exit_code == 0; }
 
   // The exit code a shell or nsenter would give (SPEC): the command's own,
-  // 128+N for signal N, 124 timed out, 127 not found, 126 found but not
-  // executable, 125 the executor failed (setns, stdio, clone, ...).
+  // 128+N for signal N (cancelled included: 137), 124 timed out, 127 not
+  // found, 126 found but not executable, 125 the executor failed (setns,
+  // stdio, clone, ...) and nothing ran, 255 ran but status lost.
   [[nodiscard]] int shell_exit_code() const noexcept;
 
   // "exited with code 3", "killed by signal 9 (SIGKILL)", "timed out (killed
-  // by SIGTERM)", "setns: Invalid argument (EINVAL)".
+  // by SIGTERM)", "cancelled (killed by signal 9 (SIGKILL))",
+  // "setns: Invalid argument (EINVAL)".
   [[nodiscard]] std::string describe() const;
 
   friend bool operator==(const Outcome&, const Outcome&) = default;
@@ -100,12 +126,14 @@ enum class OutputMode : uint8_t {
   capture,  // a pipe read by the caller, bounded (Command::output_limit)
   inherit,  // the caller's own descriptor 1 or 2 (nsenter-style pass-through)
   discard,  // /dev/null
+  fd,       // Command::stdout_fd / stderr_fd, a descriptor the caller owns
 };
 
 // What to do with the child's stdin when no stdin_data is given.
 enum class InputMode : uint8_t {
   null,     // /dev/null (default)
   inherit,  // the caller's descriptor 0 (nsenter-style pass-through)
+  fd,       // Command::stdin_fd, a descriptor the caller owns
 };
 
 // How the child relates to the caller's process group.
@@ -138,6 +166,14 @@ struct Command {
   OutputMode stdout_mode = OutputMode::capture;
   OutputMode stderr_mode = OutputMode::capture;
   size_t output_limit = kDefaultOutputLimit;  // per captured stream; the tail is kept
+  // With InputMode::fd / OutputMode::fd: descriptors the caller owns (a pipe,
+  // a file, a socket, a pty), dup2'ed onto 0, 1, 2 in the child. run() does
+  // not close, read, write or change them (not even O_NONBLOCK); the caller
+  // may close them as soon as run() returns. Must be open (else
+  // netns::Error(invalid_argument)); they may be 0, 1 or 2 themselves.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
 
   // Zero or negative: no deadline.
   std::chrono::nanoseconds timeout{0};
@@ -150,6 +186,15 @@ struct Command {
   // is forwarded to the child's process group (to the child alone with
   // ProcessGroup::inherit). -1: none.
   int forward_signal_fd = -1;
+
+  // Optional: a descriptor the caller owns, polled together with the child
+  // (no thread, no timer). As soon as it is readable — a byte written, the
+  // write end of a pipe closed, an eventfd signalled — the command's process
+  // group (the child alone with ProcessGroup::inherit) is killed with SIGKILL
+  // and the outcome is Outcome::cancelled(SIGKILL), unless the command had
+  // already exited. run() never reads from it: it stays readable, so one
+  // descriptor can cancel many runs. -1: none. Must be open when given.
+  int cancel_fd = -1;
 };
 
 struct CapturedOutput {
@@ -173,14 +218,5 @@ struct Result {
 // only for a malformed Command (empty argv, a NUL byte in an argument); every
 // system failure is an Outcome::spawn_failed.
 Result run(const Command& command);
-
-// Only for benchmarks and tests: how the child is created. The default is
-// the engine described above; `fork` is the classic fork()+execve (copies the
-// page tables: slow in a big caller), kept to measure the difference.
-enum class CloneMethod : uint8_t { automatic, clone3, clone, fork };
-Result run(const Command& command, CloneMethod method);
-
-// Whether clone3 is usable here (the feature test run() uses; cached).
-bool clone3_available() noexcept;
 
 }  // namespace netns::spawn

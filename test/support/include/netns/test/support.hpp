@@ -108,6 +108,18 @@ class NetnsChild {
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout,
                 std::chrono::milliseconds step = 5ms);
 
+// Whether this build runs under ASan, TSan or UBSan (which slow down process
+// start-up and everything else several times).
+bool under_sanitizer();
+
+// A wall-clock limit for an assertion: `limit` in a plain build, ten times
+// it under a sanitizer (STYLE: wall-clock assertions only with a wide
+// margin).
+std::chrono::milliseconds scaled(std::chrono::milliseconds limit);
+
+// Whether `pid` is gone or a zombie (killed but not yet reaped by its parent).
+bool process_gone(pid_t pid);
+
 // Number of open descriptors of this process (entries of /proc/self/fd).
 std::vector<int> open_fds();
 

@@ -1,0 +1,90 @@
+#include "orphans.hpp"
+
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "netns/error.hpp"
+#include "netns/unique_fd.hpp"
+
+namespace netns::cli {
+
+namespace {
+
+// Our children, across every thread's list (a child belongs to the thread
+// that created it, or to the main thread once reparented to us).
+std::set<pid_t> children() {
+  std::set<pid_t> out;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (tasks == nullptr) return out;
+  while (dirent* e = ::readdir(tasks)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
+    pid_t pid;
+    while (in >> pid) out.insert(pid);
+  }
+  ::closedir(tasks);
+  return out;
+}
+
+std::string comm_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return comm;
+}
+
+// SIGKILL, then reap within 2 s. Returns false when it is stuck.
+bool kill_and_reap(pid_t pid) {
+  // Through a pidfd: our unreaped child cannot be a reused pid.
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  if (!pidfd) return true;  // already reaped by someone
+  ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
+  pollfd p{pidfd.get(), POLLIN, 0};
+  int r;
+  do {
+    r = ::poll(&p, 1, 2000);
+  } while (r < 0 && errno == EINTR);
+  if (r <= 0) return false;
+  siginfo_t info{};
+  ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | __WALL);
+  return true;
+}
+
+}  // namespace
+
+void become_subreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    throw Error::sys("prctl(PR_SET_CHILD_SUBREAPER)", "", errno);
+}
+
+std::vector<Orphan> kill_orphans() {
+  std::vector<Orphan> killed;
+  std::set<pid_t> stuck;
+  // Each round kills what is our child now; what those leave behind is
+  // reparented to us and found in the next round.
+  for (int round = 0; round < 64; ++round) {
+    bool any = false;
+    for (pid_t pid : children()) {
+      if (stuck.count(pid) != 0) continue;
+      any = true;
+      Orphan o{pid, comm_of(pid), false};
+      o.stuck = !kill_and_reap(pid);
+      if (o.stuck) stuck.insert(pid);
+      killed.push_back(std::move(o));
+    }
+    if (!any) break;
+  }
+  return killed;
+}
+
+}  // namespace netns::cli

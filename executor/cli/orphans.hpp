@@ -1,0 +1,32 @@
+#pragma once
+// `run --timeout` ends the command's process group; a descendant that left
+// the group (setsid, setpgid: a daemon) would survive it, in the holder's
+// namespace. netns-exec is a child subreaper while it runs a command, so
+// such a descendant becomes our child once its parent dies, and is found and
+// killed here. What can still escape: a process that is re-parented to
+// another subreaper below us or has left our process tree by other means
+// (started by another service: systemd-run, a udev rule, a kernel worker),
+// and one stuck in the kernel that SIGKILL cannot end yet (named, not
+// waited for).
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace netns::cli {
+
+// prctl(PR_SET_CHILD_SUBREAPER); throws netns::Error.
+void become_subreaper();
+
+struct Orphan {
+  pid_t pid = -1;
+  std::string comm;
+  bool stuck = false;  // still there 2 s after SIGKILL
+};
+
+// SIGKILLs and reaps every child of this process, again for whatever they
+// left behind, until there is none (bounded). Only for after the command
+// itself has been reaped: then each child is a descendant that escaped.
+std::vector<Orphan> kill_orphans();
+
+}  // namespace netns::cli

@@ -1,0 +1,34 @@
+// Package netnsexec runs commands inside a netns-holder's network namespace,
+// shaped like os/exec so that a CSI node plugin's call site changes by one
+// line:
+//
+//	out, err := exec.CommandContext(ctx, "rbd", "map", image).Output()
+//	out, err := netnsexec.CommandContext(ctx, netnsexec.Netns(netPath), "rbd", "map", image).Output()
+//
+// Before anything runs, libnetns_exec opens the namespace file, socket or
+// ceph-csi cluster entry once and validates that descriptor (a network
+// namespace, not the caller's own, the holder's identity record); the
+// command is then started in a child that enters the namespace with setns.
+// No thread of the calling process ever changes namespace, so it is safe
+// from any number of goroutines, and the goroutine's OS thread is never
+// locked or tainted.
+//
+// Errors are typed:
+//
+//   - *RefusedError (errors.Is(err, ErrRefused)): nothing ran; its Cause
+//     (ErrNotPublished, ErrStaleHolder, ErrOwnNamespace, ErrWrongType, ...)
+//     works with errors.Is, and the message names the path or cluster, the
+//     step, the errno text and what to check.
+//   - *StartError: the namespace was accepted but the program could not be
+//     executed (not found: errors.Is(err, exec.ErrNotFound)); nothing ran.
+//   - *ExitError: the command ran and failed; ExitCode() and Signal().
+//   - when the context ends the command, its whole process group is killed
+//     with SIGKILL and the error wraps ctx.Err() and the *ExitError.
+//
+// Standard streams are streamed through pipes (or handed over directly when
+// they are *os.File): no size limit, nothing kept by the package.
+//
+// The package links libnetns_exec through cgo (#cgo pkg-config: netns_exec):
+// install the library (cmake --install BUILD --component netns_exec) and
+// point PKG_CONFIG_PATH at its pkgconfig directory.
+package netnsexec
