@@ -5,7 +5,8 @@
 // definitions satisfy the linker, so --as-needed drops libmnl.so from the
 // binary; each forwards to the real function, resolved with dlopen/dlsym
 // once (thread-safe). A libmnl that cannot be loaded is a netns::Error naming
-// the library, as any other failed step of inspect.
+// the library, as any other failed step of inspect. Image builders find the
+// library through the "netns-dlopen:" marker below.
 #include <dlfcn.h>
 #include <libmnl/libmnl.h>
 
@@ -13,6 +14,10 @@
 #include <string>
 
 #include "netns/error.hpp"
+
+// For image builders that copy what `ldd` lists (manifests/images/rootfs.sh):
+// ldd cannot see a dlopen, so the binary names it in this marker string.
+extern "C" __attribute__((used)) const char netns_exec_dlopen_libmnl[] = "netns-dlopen:libmnl.so.0";
 
 namespace {
 
