@@ -17,7 +17,7 @@
 
 // For image builders that copy what `ldd` lists (manifests/images/rootfs.sh):
 // ldd cannot see a dlopen, so the binary names it in this marker string.
-extern "C" __attribute__((used)) const char netns_exec_dlopen_libmnl[] = "netns-dlopen:libmnl.so.0";
+[[gnu::used]] static const char kDlopenMarker[] = "netns-dlopen:libmnl.so.0";
 
 namespace {
 
