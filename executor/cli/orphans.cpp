@@ -36,6 +36,17 @@ std::set<pid_t> children() {
   return out;
 }
 
+// Whether `pid` has exited already (a zombie waiting for us): a member of
+// the command's group that died with it and was reparented to us late.
+bool is_zombie(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return true;
+  auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() || line[close + 2] == 'Z' ||
+         line[close + 2] == 'X';
+}
+
 std::string comm_of(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
   std::string comm;
@@ -77,10 +88,11 @@ std::vector<Orphan> kill_orphans() {
     for (pid_t pid : children()) {
       if (stuck.count(pid) != 0) continue;
       any = true;
+      bool already_dead = is_zombie(pid);
       Orphan o{pid, comm_of(pid), false};
       o.stuck = !kill_and_reap(pid);
       if (o.stuck) stuck.insert(pid);
-      killed.push_back(std::move(o));
+      if (!already_dead) killed.push_back(std::move(o));
     }
     if (!any) break;
   }

@@ -27,6 +27,8 @@ struct Orphan {
 // SIGKILLs and reaps every child of this process, again for whatever they
 // left behind, until there is none (bounded). Only for after the command
 // itself has been reaped: then each child is a descendant that escaped.
+// Returns the ones that were still running (zombies, group members that
+// died with the group and were reparented to us, are reaped silently).
 std::vector<Orphan> kill_orphans();
 
 }  // namespace netns::cli

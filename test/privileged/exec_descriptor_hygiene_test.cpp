@@ -60,6 +60,12 @@ TEST_F(DescriptorHygiene, LibraryRunAndRunIn) {
   auto r = ex::run(ex::Source::netns_path(link), list_fds());
   ASSERT_TRUE(r.result.outcome.success()) << r.result.err.data;
   EXPECT_EQ(r.result.out.data, kClean);
+  // The ceph-csi config source: the config file is opened and closed too.
+  std::string cfg = config(R"([{"clusterID":"ceph-a","rbd":{"netNamespaceFilePath":")" + link +
+                           R"("}}])");
+  auto by_cluster = ex::run(ex::Source::cluster("ceph-a", cfg), list_fds());
+  ASSERT_TRUE(by_cluster.result.outcome.success()) << by_cluster.result.err.data;
+  EXPECT_EQ(by_cluster.result.out.data, kClean);
   auto resolved = ex::resolve(ex::Source::netns_path(link));
   auto in = ex::run_in(resolved, list_fds());
   EXPECT_EQ(in.result.out.data, kClean);

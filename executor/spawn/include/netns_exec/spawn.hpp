@@ -25,7 +25,8 @@
 //
 // What the library requires of its host process, and what it does not:
 //   - The child dies with the calling thread (PR_SET_PDEATHSIG(SIGKILL), set
-//     in the child, which leaves at once if its caller is already gone).
+//     in the child, which leaves at once, before exec, if its caller is
+//     already gone: spawn_failed(signals, ESRCH)).
 //     run() keeps that thread until the child is reaped, so this only fires
 //     when the whole caller dies (SIGKILL, Go's CommandContext on the CLI).
 //     Descendants the command forks do not inherit it.
@@ -45,9 +46,9 @@
 //
 // Kernel features used (tested for, never inferred from a version): pidfds
 // from clone (CLONE_PIDFD), poll on a pidfd and waitid(P_PIDFD) — Linux 5.4
-// and later; a kernel without them gives spawn_failed(clone or wait, EINVAL).
+// and later; a kernel without them gives spawn_failed(clone, EINVAL).
 // close_range(CLOSE_RANGE_CLOEXEC) is used where present; PIDFD_GET_INFO
-// (6.15) where the status was reaped elsewhere (below).
+// (6.15) where the status was reaped elsewhere (above).
 //
 // Pass-through (nsenter-style) callers on a terminal: use
 // ProcessGroup::inherit, or a command that reads the terminal from its own
