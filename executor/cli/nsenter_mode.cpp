@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,24 @@ std::optional<std::string> net_path_of(std::string_view arg) {
 // 126 found but not runnable.
 int exec_failure_code(int err) {
   return err == ENOENT || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG ? 127 : 126;
+}
+
+// ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`), so the one
+// trust opt-in a migration from Rook's record-less holders needs comes from
+// the plugin container's environment: NETNS_EXEC_IDENTITY=if-present is
+// `--identity if-present`. Unset or empty: the default, a record is required.
+exec::ResolveOptions nsenter_resolve_options() {
+  exec::ResolveOptions options;
+  const char* identity = ::getenv("NETNS_EXEC_IDENTITY");
+  if (identity && *identity) {
+    try {
+      options.identity = exec::parse_identity_policy(identity);
+    } catch (Error& e) {
+      e.context("environment variable NETNS_EXEC_IDENTITY");
+      throw;
+    }
+  }
+  return options;
 }
 
 }  // namespace
@@ -86,7 +105,7 @@ int nsenter_main(int argc, char** argv) {
   // own. The process is single-threaded here, and every descriptor opened
   // so far is close-on-exec, so the command sees exactly what our caller
   // passed us — the namespace descriptor included, closed by execve.
-  exec::ResolvedNamespace ns = exec::resolve(exec::Source::netns_path(*path));
+  exec::ResolvedNamespace ns = exec::resolve(exec::Source::netns_path(*path), nsenter_resolve_options());
   exec::recheck_holder(ns);
   if (!ns.own_namespace && ::setns(ns.fd.get(), CLONE_NEWNET) != 0) {
     Error e = Error::sys("setns(CLONE_NEWNET)", ns.path, errno);

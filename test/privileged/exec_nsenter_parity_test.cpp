@@ -117,6 +117,36 @@ TEST_F(NsenterParity, DescriptorsAndIgnoredSignalsPassThroughLikeNsenter) {
   EXPECT_NE(run_status.out.find("SigBlk:\t0000000000000000"), std::string::npos) << run_status.out;
 }
 
+// A Rook-era holder publishes a link and no record. The nsenter form has no
+// options of its own (ceph-csi's call line is fixed), so by default it
+// refuses such a link, and NETNS_EXEC_IDENTITY=if-present in the plugin's
+// environment is the migration's opt-in; a bad value is refused naming it.
+TEST_F(NsenterParity, ARecordLessLinkNeedsTheEnvironmentsOptIn) {
+  UniqueFd d = open_fd(holder_dir, O_RDONLY | O_DIRECTORY);
+  symlink_atomic(d.get(), "rook.net.ns", ns->ns_path(), holder_dir);
+  const std::string rook = holder_dir + "/rook.net.ns";
+  const std::vector<std::string> cmd{NETNS_EXEC_BIN, "--net=" + rook, "--", "readlink", "/proc/self/ns/net"};
+
+  auto refused = run_command(cmd);
+  EXPECT_EQ(refused.exit_code, 125) << refused.describe();
+  EXPECT_NE(refused.err.find("rook.holder.json"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out, "") << "nothing may run";
+
+  RunOptions opt_in;
+  opt_in.env = std::map<std::string, std::string>{{"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"},
+                                                  {"NETNS_EXEC_IDENTITY", "if-present"}};
+  auto ran = run_command(cmd, opt_in);
+  ASSERT_TRUE(ran.ok()) << ran.describe();
+  EXPECT_EQ(ran.out, "net:[" + std::to_string(ns->ns_id().ino) + "]\n");
+
+  RunOptions bad = opt_in;
+  (*bad.env)["NETNS_EXEC_IDENTITY"] = "sometimes";
+  auto wrong = run_command(cmd, bad);
+  EXPECT_EQ(wrong.exit_code, 125) << wrong.describe();
+  EXPECT_NE(wrong.err.find("NETNS_EXEC_IDENTITY"), std::string::npos) << wrong.err;
+  EXPECT_EQ(wrong.out, "");
+}
+
 // Item 6: a command killed by a signal comes back as that signal, as with
 // nsenter (Go: "signal: killed"), not as exit code 137.
 TEST_F(NsenterParity, AFatalSignalReachesTheCallerAsASignal) {
