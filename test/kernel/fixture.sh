@@ -33,6 +33,8 @@ case ${1:-} in
     e2e_log "kernel fixture up"
     ;;
   down)
+    # The VM first (by its recorded PID; its tap is in the cluster's namespace), then the cluster.
+    e2e_scope_cleanup "$KTEST_RUN/vm"
     e2e_scope_cleanup "$scope"
     rm -rf "$KTEST_RUN"
     e2e_log "kernel fixture down"

@@ -2,9 +2,10 @@
 # Guest-side helpers of the kernel scenarios: the node's namespaces, the holder, the plugin pod,
 # its restart, and the workload on a kernel mapping. Needs test/e2e/lib/common.sh and net.sh.
 
-KTEST_CID=kc
+KTEST_CID=kc-${KTEST_NAME//_/-}
 KTEST_HOLDER_DIR=/var/lib/kubelet/plugins/rbd.csi.ceph.com
-KTEST_CONFIG=/run/ktest/csi/config.json
+KTEST_CONFIG=$KTEST_W/csi/config.json
+KTEST_STORAGE_ENV=/run/ktest/storage.env
 KTEST_KEYFILE=$KTEST_CEPH_DIR/admin.key
 KTEST_CONF=$KTEST_CEPH_DIR/ceph.conf
 
@@ -12,7 +13,7 @@ ktest_on_failure() {
   echo "----- guest dmesg (last 30 lines) -----"
   dmesg | tail -n 30 || true
   local f
-  for f in "$E2E_RUN"/*.log; do
+  for f in "$KTEST_W"/*.log; do
     [ -e "$f" ] || continue
     echo "----- $f (last 15 lines) -----"
     tail -n 15 "$f" || true
@@ -21,16 +22,15 @@ ktest_on_failure() {
 
 ktest_node_up() {
   # The storage network: eth0 (the tap on the host's storage0) under a bridge in its own namespace.
-  e2e_netns_add "$KTEST_SCOPE" k-storage
+  e2e_netns_add "$KTEST_NODE_SCOPE" k-storage
   ip link set eth0 netns k-storage
   ip -n k-storage link add storage0 type bridge
   ip -n k-storage link set eth0 master storage0 up
   ip -n k-storage link set storage0 up
-  printf 'E2E_CEPH_NETNS=k-storage\nE2E_CEPH_IP=%s\n' "$KTEST_CEPH_IP" >"$E2E_RUN/storage.env"
-  e2e_node_create "$KTEST_SCOPE" >/dev/null
+  printf 'E2E_CEPH_NETNS=k-storage\nE2E_CEPH_IP=%s\n' "$KTEST_CEPH_IP" >"$KTEST_STORAGE_ENV"
+  e2e_node_create "$KTEST_NODE_SCOPE" >/dev/null
   # Holder directory as a node has it: root-owned, 0755, nothing group/other-writable.
   install -d -m 0755 -o root -g root /var/lib/kubelet/plugins "$KTEST_HOLDER_DIR"
-  mkdir -p "$(dirname "$KTEST_CONFIG")"
 }
 
 # ktest_holder_start — the holder pod: a pod namespace with net1 on the storage network, the
@@ -38,12 +38,12 @@ ktest_node_up() {
 ktest_holder_start() {
   local ns addr
   ns=$(e2e_podnet_create "$KTEST_SCOPE" holder)
-  addr=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/storage.env")
-  e2e_spawn "$KTEST_SCOPE" holder "$ns" "$E2E_RUN/holder.log" \
+  addr=$(e2e_podnet_attach_storage "$ns" "$KTEST_STORAGE_ENV")
+  e2e_spawn "$KTEST_SCOPE" holder "$ns" "$KTEST_W/holder.log" \
     "$KTEST_HOLDER_BIN" --cluster-id "$KTEST_CID" --dir "$KTEST_HOLDER_DIR"
   e2e_wait_until 20 "the holder to publish its record and link" \
     test -e "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" -a -e "$KTEST_HOLDER_DIR/$KTEST_CID.holder.json" ||
-    e2e_die "the holder did not publish: $(cat "$E2E_RUN/holder.log")"
+    e2e_die "the holder did not publish: $(cat "$KTEST_W/holder.log")"
   KTEST_HOLDER_NS=$ns
   jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" --arg p "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" \
     '[{clusterID: $id, monitors: [$mon], rbd: {netNamespaceFilePath: $p}, cephFS: {netNamespaceFilePath: $p}}]' \
@@ -57,19 +57,27 @@ ktest_holder_start() {
 ktest_plugin_start() {
   local name=$1 storage=${2:-} ns
   ns=$(e2e_podnet_create "$KTEST_SCOPE" "$name")
-  [ -z "$storage" ] || e2e_podnet_attach_storage "$ns" "$E2E_RUN/storage.env" >/dev/null
-  e2e_scope_new "$E2E_RUN/plugin-$name"
-  e2e_spawn "$E2E_RUN/plugin-$name" plugin "$ns" /dev/null sleep infinity
-  echo "$ns" >"$E2E_RUN/plugin-$name.ns"
+  [ -z "$storage" ] || e2e_podnet_attach_storage "$ns" "$KTEST_STORAGE_ENV" >/dev/null
+  e2e_scope_new "$KTEST_W/plugin-$name"
+  e2e_spawn "$KTEST_W/plugin-$name" plugin "$ns" /dev/null sleep infinity
+  echo "$ns" >"$KTEST_W/plugin-$name.ns"
   KTEST_PLUGIN_NS=$ns
 }
 
-# ktest_plugin_restart NAME [storage] — what the e2e suite does: every process of the plugin
-# killed, its namespace deleted, a new one created.
+# ktest_plugin_restart NAME [storage] — a pod restart as the kubelet makes it: every process of
+# the plugin killed, CNI DEL (the CNI and Multus plugins delete the pod's interfaces inside its
+# namespace), the sandbox namespace deleted, a new one created.
+# The CNI DEL step matters with the real kernel client: libceph takes a reference on the
+# namespace it opens its sessions in (ceph_messenger_init: get_net), so deleting the namespace
+# alone leaves it alive, interfaces and all, and a client in it keeps working; what cuts it off
+# is the deletion of its interfaces, which a real restart does.
 ktest_plugin_restart() {
-  local name=$1 storage=${2:-}
-  e2e_scope_kill "$E2E_RUN/plugin-$name" 2
-  e2e_podnet_delete "$KTEST_SCOPE" "$(cat "$E2E_RUN/plugin-$name.ns")"
+  local name=$1 storage=${2:-} ns
+  ns=$(cat "$KTEST_W/plugin-$name.ns")
+  e2e_scope_kill "$KTEST_W/plugin-$name" 2
+  ip -n "$ns" link del eth0
+  ip -n "$ns" link del net1 2>/dev/null || true
+  e2e_podnet_delete "$KTEST_SCOPE" "$ns"
   ktest_plugin_start "$name" "$storage"
 }
 
@@ -98,14 +106,14 @@ ktest_map() {
 # ktest_workload_start NAME FILE
 ktest_workload_start() {
   local name=$1 file=$2
-  rm -f "$E2E_RUN/$name.stop" "$E2E_RUN/$name.hb" "$E2E_RUN/$name.result"
-  e2e_spawn "$KTEST_SCOPE" "workload-$name" - "$E2E_RUN/$name.log" \
-    python3 "$KTEST_SRC/guest/workload.py" "$file" 64 "$E2E_RUN/$name.hb" "$E2E_RUN/$name.stop" \
-    "$E2E_RUN/$name.result"
-  ktest_wait_writes "$name" 3 60 || e2e_die "the workload did not start writing: $(cat "$E2E_RUN/$name.log")"
+  rm -f "$KTEST_W/$name.stop" "$KTEST_W/$name.hb" "$KTEST_W/$name.result"
+  e2e_spawn "$KTEST_SCOPE" "workload-$name" - "$KTEST_W/$name.log" \
+    python3 "$KTEST_SRC/guest/workload.py" "$file" 64 "$KTEST_W/$name.hb" "$KTEST_W/$name.stop" \
+    "$KTEST_W/$name.result"
+  ktest_wait_writes "$name" 3 60 || e2e_die "the workload did not start writing: $(cat "$KTEST_W/$name.log")"
 }
 
-ktest_writes() { cat "$E2E_RUN/$1.hb" 2>/dev/null || echo 0; }
+ktest_writes() { cat "$KTEST_W/$1.hb" 2>/dev/null || echo 0; }
 
 # ktest_wait_writes NAME N LIMIT — until N more writes completed (bounded).
 ktest_wait_writes() {
@@ -139,11 +147,50 @@ ktest_wait_stall() {
 # ktest_workload_stop NAME — stop, verify, and set KTEST_W_{WRITES,ERRORS,STALL,VERIFIED}.
 ktest_workload_stop() {
   local name=$1
-  touch "$E2E_RUN/$name.stop"
-  e2e_wait_until 60 "the workload $name to verify and exit" test -s "$E2E_RUN/$name.result" ||
-    e2e_die "the workload $name did not finish: $(tail -n 5 "$E2E_RUN/$name.log")"
-  cat "$E2E_RUN/$name.log"
+  touch "$KTEST_W/$name.stop"
+  e2e_wait_until 60 "the workload $name to verify and exit" test -s "$KTEST_W/$name.result" ||
+    { ktest_stacks "workload-$name"; e2e_die "the workload $name did not finish ($(ktest_writes "$name") writes): $(tail -n 5 "$KTEST_W/$name.log")"; }
+  cat "$KTEST_W/$name.log"
   # shellcheck disable=SC1090
-  . "$E2E_RUN/$name.result"
+  . "$KTEST_W/$name.result"
   KTEST_W_WRITES=$writes KTEST_W_ERRORS=$errors KTEST_W_STALL=$max_stall_ms KTEST_W_VERIFIED=$verified
+}
+
+# ktest_control_stall NAME RESTART_CMD... — the control's one plugin restart, then the bounded
+# wait for the stall: no write may complete for 5 s within 40 s, or the control failed (the test
+# could not have caught a broken holder).
+ktest_control_stall() {
+  local name=$1
+  shift
+  ktest_wait_writes "$name" 3 30 || e2e_die "the control's workload did not write before the restart"
+  "$@"
+  e2e_log "control: plugin restarted; waiting (bounded) for the I/O to stall"
+  ktest_wait_stall "$name" 5 40 ||
+    e2e_die "the control did not stall: $(ktest_writes "$name") writes kept completing after the plugin's namespace was deleted"
+}
+
+# ktest_bounded SECONDS WHAT CMD... — a cleanup step that may hang on a dead session: bounded,
+# its outcome logged, never fatal (the VM is powered off after the scenario whatever happened).
+ktest_bounded() {
+  local limit=$1 what=$2 rc=0
+  shift 2
+  timeout -k 2 "$limit" "$@" || rc=$?
+  e2e_log "cleanup: $what exited $rc"
+}
+
+# Undo what the scenario recorded: plugin scopes, then its own (mounts, processes, namespaces).
+ktest_scenario_cleanup() {
+  local d
+  for d in "$KTEST_W"/plugin-*/; do
+    [ -d "$d" ] && e2e_scope_cleanup "${d%/}"
+  done
+  e2e_scope_cleanup "$KTEST_SCOPE"
+}
+
+# ktest_stacks NAME — where a tracked process of the scenario is blocked (for a failure report).
+ktest_stacks() {
+  local pid
+  pid=$(e2e_tracked_pid "$KTEST_SCOPE" "$1") || return 0
+  echo "----- $1 (pid $pid): $(grep State /proc/$pid/status), wchan $(cat /proc/$pid/wchan 2>/dev/null) -----"
+  cat /proc/"$pid"/stack 2>/dev/null || true
 }

@@ -66,18 +66,23 @@ kvm_initramfs_build() {
   cp "$kdir/boot/vmlinuz-$ver" "$(dirname "$out")/vmlinuz"
 }
 
-# kvm_boot SCOPE NAME NETNS TAP CONSOLE KCMDLINE... — start qemu inside NETNS with a virtio NIC on
-# TAP and the host root over 9p; record its PID in SCOPE. Returns at once.
+# kvm_boot SCOPE NAME NETNS TAP CONSOLE INITRD CMDFIFO KCMDLINE... — start qemu inside NETNS with
+# a virtio NIC on TAP and the host root over 9p; the first serial port is the console (a file),
+# the second takes commands from the host (qemu's pipe chardev: CMDFIFO.in). Records its PID in
+# SCOPE and returns at once.
 kvm_boot() {
-  local scope=$1 name=$2 ns=$3 tap=$4 console=$5 initrd=$6
-  shift 6
+  local scope=$1 name=$2 ns=$3 tap=$4 console=$5 initrd=$6 fifo=$7
+  shift 7
   local kernel
   kernel=$(dirname "$initrd")/vmlinuz
   : >"$console"
+  rm -f "$fifo.in" "$fifo.out"
+  mkfifo -m 0600 "$fifo.in" "$fifo.out"
   # -smp 2 with multi-threaded TCG; memory small: the guest runs the host's tools from 9p.
   e2e_spawn "$scope" "$name" "$ns" "$console.qemu" qemu-system-x86_64 \
     -accel tcg -machine q35 -cpu max -smp 2 -m 1024 -nodefaults -no-user-config -display none \
-    -no-reboot -serial "file:$console" -kernel "$kernel" -initrd "$initrd" \
+    -no-reboot -serial "file:$console" -chardev "pipe,id=cmd,path=$fifo" -device isa-serial,chardev=cmd \
+    -kernel "$kernel" -initrd "$initrd" \
     -append "console=ttyS0 loglevel=4 panic=-1 $*" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
     -netdev "tap,id=n0,ifname=$tap,script=no,downscript=no" \
@@ -85,24 +90,20 @@ kvm_boot() {
     -device virtio-rng-pci
 }
 
-# kvm_wait_result SCOPE NAME CONSOLE LIMIT — wait (bounded) until the guest printed its result line
-# "KTEST-RC: N" and powered off; echo N. On a timeout the VM is killed and 124 printed.
-kvm_wait_result() {
-  local scope=$1 name=$2 console=$3 limit=$4 deadline pid
+# kvm_console_has CONSOLE OFFSET PATTERN — PATTERN (grep -E) on a line after byte OFFSET.
+kvm_console_has() {
+  tail -c +"$(($2 + 1))" "$1" | tr -d '\r' | grep -qE "$3"
+}
+
+# kvm_wait_console SCOPE NAME CONSOLE OFFSET PATTERN LIMIT — bounded wait for PATTERN on the
+# console after OFFSET while the VM runs. 0 found, 1 timed out, 2 the VM is gone.
+kvm_wait_console() {
+  local scope=$1 name=$2 console=$3 offset=$4 pattern=$5 limit=$6 deadline
   deadline=$((SECONDS + limit))
-  local booted=
   while :; do
-    pid=$(e2e_tracked_pid "$scope" "$name") || break
-    if [ -z "$booted" ] && grep -q 'KTEST-UP' "$console"; then booted=$SECONDS; fi
-    if [ -z "$booted" ] && [ "$SECONDS" -ge $((deadline - limit + KVM_BOOT_LIMIT)) ]; then
-      e2e_log "the guest is not up after ${KVM_BOOT_LIMIT}s"
-      break
-    fi
-    [ "$SECONDS" -lt "$deadline" ] || { e2e_log "the guest did not finish in ${limit}s"; break; }
+    kvm_console_has "$console" "$offset" "$pattern" && return 0
+    e2e_tracked_pid "$scope" "$name" >/dev/null || return 2
+    [ "$SECONDS" -lt "$deadline" ] || return 1
     sleep 0.5
   done
-  e2e_scope_kill "$scope" 2
-  local rc
-  rc=$(tr -d '\r' <"$console" | sed -n 's/^KTEST-RC: \([0-9]*\)$/\1/p' | tail -n 1)
-  echo "${rc:-124}"
 }

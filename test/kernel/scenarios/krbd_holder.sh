@@ -5,8 +5,9 @@
 # stall over 5 s, checksums verified; then `netns-exec unmap`.
 ktest_holder_start
 ktest_plugin_start plugin
-ktest_rbd_create "$KTEST_PLUGIN_NS" kimg
-dev=$(ktest_map "$KTEST_PLUGIN_NS" kimg)
+img=kimg-$KTEST_TAG
+ktest_rbd_create "$KTEST_PLUGIN_NS" "$img"
+dev=$(ktest_map "$KTEST_PLUGIN_NS" "$img")
 e2e_log "netns-exec map gave $dev"
 [ -b "$dev" ] || e2e_die "$dev is not a block device"
 mkfs.ext4 -q "$dev"
