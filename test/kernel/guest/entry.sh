@@ -21,13 +21,15 @@ ip link set lo up
 . "$ktest_env"
 export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+# The command port is opened and set up before KTEST-UP: a serial port nobody has open drops
+# what arrives, and the host sends its first command as soon as it reads KTEST-UP.
+exec 3</dev/ttyS1
+stty -F /dev/ttyS1 raw -echo
 if bash "$KTEST_SRC/guest/node.sh" </dev/null; then
   echo "KTEST-UP $(cut -d' ' -f1 /proc/uptime)s"
 else
   echo "KTEST-NODE-FAILED"
 fi
-stty -F /dev/ttyS1 raw -echo
-exec 3</dev/ttyS1
 while read -r verb name tag <&3; do
   case $verb in
     run)

@@ -194,3 +194,9 @@ ktest_stacks() {
   echo "----- $1 (pid $pid): $(grep State /proc/$pid/status), wchan $(cat /proc/$pid/wchan 2>/dev/null) -----"
   cat /proc/"$pid"/stack 2>/dev/null || true
 }
+
+# ktest_mount_ceph NS TARGET — netns-exec mount --type ceph from pod namespace NS.
+ktest_mount_ceph() {
+  ktest_exec "$1" mount --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" --kind cephfs \
+    --timeout 90s --type ceph --mon "$KTEST_CEPH_MON" --id admin --keyfile "$KTEST_KEYFILE" "$2"
+}

@@ -10,8 +10,9 @@
 
 KVM_KERNEL_CACHE=${NETNS_KERNEL_CACHE:-/var/cache/netns-holder/kernel}
 # Modules loaded at boot, in this order (each with its dependencies, soft ones included: libcrc32c
-# needs crc32c loaded first or rbd/ceph fail with "unknown symbol").
-KVM_MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay veth bridge ext4 rbd ceph)
+# needs crc32c loaded first or rbd/ceph fail with "unknown symbol"). tcp_diag/udp_diag: sock_diag,
+# which inspect and guard use, answers EOPNOTSUPP without them.
+KVM_MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay veth bridge ext4 rbd ceph tcp_diag udp_diag)
 KVM_BOOT_LIMIT=${KVM_BOOT_LIMIT:-90}
 
 # kvm_kernel_dir — the unpacked kernel package, or fail saying how to get it.
