@@ -19,8 +19,10 @@ if [ -f "$dir/.complete" ]; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ] && [ ! -w "$cache" ]; then
-  echo "kernel setup: $pkg is not in $cache yet and writing there needs root; run: sudo ./dev setup" >&2
-  exit 1
+  # Not fatal for an unprivileged build: the kernel suite needs root anyway, and its fixture
+  # fails naming this script when the kernel is missing.
+  echo "kernel setup: $pkg is not in $cache yet and writing there needs root; the kernel suite (test/kernel) needs: sudo ./dev setup" >&2
+  exit 0
 fi
 echo "kernel setup: fetching $pkg into $cache (unpacked, not installed)"
 mkdir -p "$cache"
