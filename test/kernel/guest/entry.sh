@@ -19,7 +19,7 @@ hostname ktest
 ip link set lo up
 # shellcheck disable=SC1090
 . "$ktest_env"
-export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN
+export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN KTEST_MAP_THREADS_BIN
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 # The command port is opened and set up before KTEST-UP: a serial port nobody has open drops
 # what arrives, and the host sends its first command as soon as it reads KTEST-UP.

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Back-to-back identical requests (ceph-csi retrying a NodeStage while the first call still
 # runs): two separate `netns-exec map` processes for the same image at the same moment give one
-# mapping and the same device to both; two `netns-exec mount` of the same target, one mount.
+# mapping and the same device to both, and so do two library threads; two `netns-exec mount` of
+# the same target, one mount.
 # Per-volume serialization must work across processes (an flock per volume on the node).
 ktest_holder_start
 ktest_plugin_start plugin
@@ -24,6 +25,18 @@ n=$(grep -lx "$img" /sys/bus/rbd/devices/*/name | wc -l)
 [ "$n" -eq 1 ] || e2e_die "$n mappings of $img, expected 1"
 e2e_log "two netns-exec map processes at once: one mapping, $d1 for both"
 
+e2e_log "two library threads at once (one Runner, as in a Go plugin using the C ABI)"
+img2=kt-$KTEST_TAG
+ktest_rbd_create "$ns" "$img2"
+nsenter --net="/run/netns/$ns" -- "$KTEST_MAP_THREADS_BIN" "$KTEST_CID" "$KTEST_CONFIG" rbd "$img2" \
+  "$KTEST_CEPH_MON" "$KTEST_KEYFILE" >"$KTEST_W/threads" || e2e_die "the library threads' maps failed"
+cat "$KTEST_W/threads"
+[ "$(cut -d' ' -f1 "$KTEST_W/threads" | sort -u | wc -l)" -eq 1 ] || e2e_die "two threads got two devices"
+n=$(grep -lx "$img2" /sys/bus/rbd/devices/*/name | wc -l)
+[ "$n" -eq 1 ] || e2e_die "$n mappings of $img2 from two threads, expected 1"
+t_dev=$(head -n 1 "$KTEST_W/threads" | cut -d' ' -f1)
+e2e_log "two library threads at once: one mapping, $t_dev for both"
+
 mkdir -p /mnt/kb
 ktest_mount_ceph "$ns" /mnt/kb >"$KTEST_W/mount1" 2>&1 &
 p1=$!
@@ -40,4 +53,5 @@ e2e_log "two netns-exec mount processes at once: one mount"
 
 ktest_exec "$ns" umount --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" --kind cephfs /mnt/kb
 ktest_exec "$ns" unmap --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" "$d1"
+ktest_exec "$ns" unmap --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" "$t_dev"
 [ ! -e "$d1" ] || e2e_die "$d1 still exists after netns-exec unmap"
