@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo (`sudo ./dev demo`): one simulated Kubernetes node with a real Ceph cluster, a
 # netns-holder pod and a Ceph CSI plugin pod (real runc containers), in about a minute.
-#   scripts/demo.sh BUILD_DIR
+#   scripts/demo.sh BUILD_DIR [--kernel]
 # It shows a Ceph command working through the executor from a plugin pod that has no route to the
 # storage network, `netns-exec inspect` with the live sessions, a plugin restart that the sessions
 # survive, and then removes everything it created. Everything stays inside network namespaces it
@@ -14,6 +14,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: scripts/demo.sh BUILD_DIR}
 build=$(cd "$build" && pwd)
 [ "$(id -u)" -eq 0 ] || e2e_die "the demo creates network namespaces and containers: run it as root (sudo ./dev demo)"
+
+# `./dev demo --kernel`: the real krbd client, in a VM with Debian's kernel (test/kernel): a map
+# through the holder with a workload across ten plugin restarts, then the control that stalls.
+# A few minutes under software emulation.
+if [ "${2:-}" = --kernel ]; then
+  rc=0
+  (cd "$build" && ctest -R '^kernel\.(setup|krbd_holder|krbd_control|cleanup)$' -V) 2>&1 |
+    grep -E '^[0-9]+: (\[e2e|FIGURE|workload|/dev)|Test +#' || rc=$?
+  cat "$build/test/kernel/kernel-figures.txt" 2>/dev/null || true
+  exit "$rc"
+fi
 
 find_bin() {
   local name=$1 c

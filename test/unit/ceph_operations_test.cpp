@@ -54,7 +54,13 @@ void write_script(const std::string& path, const std::string& body) {
   ::chmod(path.c_str(), 0755);
 }
 
-TEST(CephCommands, MapIsBuiltLikeCephCsiWithNoudevOutsideTheInitialNamespace) {
+// Golden lists in ceph-csi's shapes (internal/rbd/rbd_attach.go: createPath,
+// appendKRbdDeviceTypeAndOptions, detachRBDImageOrDeviceSpec;
+// internal/cephfs/mounter/kernel.go). These argv are what `netns-exec ...
+// --json` reports as "command" (the CLI prints OperationResult::argv, built
+// here). noudev is there in every namespace, initial or not, as in ceph-csi:
+// test/kernel showed rbd waiting forever for udev on a node without udevd.
+TEST(CephCommands, MapIsBuiltLikeCephCsiWithNoudevEverywhere) {
   MapRequest r = map_request();
   r.map_options = "alloc_size=65536";
   r.read_only = true;
@@ -68,7 +74,48 @@ TEST(CephCommands, MapIsBuiltLikeCephCsiWithNoudevOutsideTheInitialNamespace) {
   EXPECT_THAT(map_argv(r, Target{.netns_fd = -1, .initial_netns = true}),
               ElementsAre("rbd", "--id", "csi-rbd-node", "-m", "198.18.0.10:6789,198.18.0.11:6789",
                           "--keyfile=/tmp/keyfile-123", "map", "rbd/csi-vol-1", "--device-type",
-                          "krbd"));
+                          "krbd", "--options", "noudev"));
+}
+
+TEST(CephCommands, MapGoldenWithRadosNamespaceSnapshotAndEveryFlag) {
+  MapRequest r = map_request();
+  r.rados_namespace = "tenant-a";
+  r.snapshot = "snap-1";
+  r.map_options = "queue_depth=1024,lock_on_read";
+  r.read_only = true;
+  EXPECT_THAT(map_argv(r, Target{.netns_fd = 7}),
+              ElementsAre("rbd", "--id", "csi-rbd-node", "-m", "198.18.0.10:6789,198.18.0.11:6789",
+                          "--keyfile=/tmp/keyfile-123", "map", "rbd/tenant-a/csi-vol-1@snap-1",
+                          "--device-type", "krbd", "--options", "noudev", "--options",
+                          "queue_depth=1024,lock_on_read", "--read-only"));
+}
+
+TEST(CephCommands, UnmapGoldenBySpecAndDeviceWithOptions) {
+  EXPECT_THAT(unmap_argv(UnmapRequest{.device_or_spec = "rbd/tenant-a/csi-vol-1", .unmap_options = "force"},
+                         Target{.netns_fd = -1, .initial_netns = true}),
+              ElementsAre("rbd", "unmap", "rbd/tenant-a/csi-vol-1", "--device-type", "krbd",
+                          "--options", "noudev", "--options", "force"));
+}
+
+TEST(CephCommands, MountGoldenKernelCephfsAndNfs) {
+  CephfsMountRequest m;
+  m.monitors = {"198.18.0.10:6789", "198.18.0.11:6789"};
+  m.root_path = "/volumes/csi/csi-vol-1/uuid";
+  m.target = "/var/lib/kubelet/plugins/kubernetes.io/csi/cephfs.csi.ceph.com/x/globalmount";
+  m.credentials.id = "csi-cephfs-node";
+  m.credentials.keyfile = "/tmp/csi/keys/keyfile-1";
+  m.fs_name = "myfs";
+  m.mount_options = "ms_mode=secure,recover_session=clean";
+  EXPECT_THAT(cephfs_mount_argv(m),
+              ElementsAre("mount", "-t", "ceph",
+                          "198.18.0.10:6789,198.18.0.11:6789:/volumes/csi/csi-vol-1/uuid",
+                          "/var/lib/kubelet/plugins/kubernetes.io/csi/cephfs.csi.ceph.com/x/globalmount",
+                          "-o",
+                          "name=csi-cephfs-node,secretfile=/tmp/csi/keys/keyfile-1,mds_namespace=myfs,"
+                          "ms_mode=secure,recover_session=clean,_netdev"));
+  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20", .export_path = "/export/a",
+                                             .target = "/mnt/n", .mount_options = ""}),
+              ElementsAre("mount", "-t", "nfs", "198.18.0.20:/export/a", "/mnt/n"));
 }
 
 TEST(CephCommands, ImageSpecCarriesNamespaceAndSnapshot) {
@@ -165,6 +212,9 @@ struct Fixture {
     settings.proc_filesystems = dir / "filesystems";
     std::ofstream(settings.proc_filesystems) << "nodev\tsysfs\nnodev\ttmpfs\n\text4\n";
     settings.timeout = 10s;
+    settings.lock_dir = dir / "locks";
+    settings.proc_mountinfo = dir / "mountinfo";
+    std::ofstream(settings.proc_mountinfo) << "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n";
   }
 };
 
@@ -273,6 +323,65 @@ TEST(CephRunner, KernelMountsFailFastWithoutTheFilesystem) {
   OperationResult ok = Runner(f.settings).mount_cephfs(m, Target{});
   EXPECT_TRUE(ok.ok()) << ok.message;
   EXPECT_EQ(::access(marker.c_str(), F_OK), 0);
+}
+
+// Two Runners stand for two `netns-exec map` processes (each has its own
+// in-process flights; flock locks of separate open files conflict even in one
+// process). The fake rbd maps by creating the sysfs entry the kernel would.
+TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
+  Fixture f;
+  ::mkdir(f.settings.sys_bus_rbd.c_str(), 0755);
+  f.settings.rbd = f.dir / "rbd";
+  std::string ran = f.dir / "ran";
+  std::string dev = f.settings.sys_bus_rbd + "/devices/3";
+  write_script(f.settings.rbd, "echo run >> " + ran + "; sleep 0.5; mkdir -p " + dev + "; echo rbd > " +
+                                   dev + "/pool; echo csi-vol-1 > " + dev + "/name; echo - > " + dev +
+                                   "/current_snap; : > " + dev + "/pool_ns; echo /dev/rbd3");
+  Runner first(f.settings);
+  Runner second(f.settings);
+  OperationResult a, b;
+  std::thread t1([&] { a = first.map(map_request(), Target{}); });
+  ASSERT_TRUE(test::wait_until([&] { return ::access(ran.c_str(), F_OK) == 0; }, 10s));
+  std::thread t2([&] { b = second.map(map_request(), Target{}); });
+  t1.join();
+  t2.join();
+  ASSERT_TRUE(a.ok()) << a.message;
+  ASSERT_TRUE(b.ok()) << b.message;
+  EXPECT_EQ(a.device, "/dev/rbd3");
+  EXPECT_EQ(b.device, "/dev/rbd3");
+  EXPECT_FALSE(a.already_done);
+  EXPECT_TRUE(b.already_done);
+  EXPECT_EQ(read(ran), "run\n") << "rbd map must run once";
+  // Another image is not taken for this one.
+  MapRequest other = map_request();
+  other.image = "csi-vol-2";
+  OperationResult c = second.map(other, Target{});
+  EXPECT_FALSE(c.already_done);
+  EXPECT_EQ(read(ran), "run\nrun\n");
+}
+
+TEST(CephRunner, KernelMountOfATargetAlreadyMountedAsCephRunsNothing) {
+  Fixture f;
+  std::ofstream(f.settings.proc_filesystems) << "nodev\tceph\n";
+  f.settings.mount = f.dir / "mount";
+  std::string ran = f.dir / "ran";
+  write_script(f.settings.mount, "echo run >> " + ran);
+  std::ofstream(f.settings.proc_mountinfo, std::ios::app)
+      << "90 22 0:50 / /mnt/vol\\040a rw,relatime shared:40 - ceph 198.18.0.10:6789:/ rw,name=admin\n";
+  CephfsMountRequest m;
+  m.monitors = {"198.18.0.10:6789"};
+  m.target = "/mnt/vol a";
+  m.credentials.id = "admin";
+  m.credentials.keyfile = "/k";
+  OperationResult r = Runner(f.settings).mount_cephfs(m, Target{});
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_TRUE(r.already_done);
+  EXPECT_NE(::access(ran.c_str(), F_OK), 0);
+  m.target = "/mnt/other";
+  OperationResult o = Runner(f.settings).mount_cephfs(m, Target{});
+  EXPECT_TRUE(o.ok()) << o.message;
+  EXPECT_FALSE(o.already_done);
+  EXPECT_EQ(read(ran), "run\n");
 }
 
 TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {

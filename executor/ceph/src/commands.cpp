@@ -165,9 +165,14 @@ std::vector<std::string> map_argv(const MapRequest& r, const Target& target,
                                    r.image_spec(),
                                    "--device-type",
                                    "krbd"};
-  // Outside the initial network namespace udev events do not reach rbd, which
-  // would then wait for a device node forever (ceph-csi does the same).
-  if (!target.initial_netns) argv.insert(argv.end(), {"--options", "noudev"});
+  // Always noudev, as ceph-csi (appendKRbdDeviceTypeAndOptions): outside the
+  // initial network namespace the kernel's uevents and udev's events do not
+  // reach rbd, which would wait for them forever; and even in the initial
+  // namespace a node without a running udevd (a container, a minimal VM:
+  // seen in test/kernel) makes rbd wait the same way. /dev/rbdN itself comes
+  // from devtmpfs, not from udev, and rbd prints its name.
+  (void)target;
+  argv.insert(argv.end(), {"--options", "noudev"});
   // Appended last, so that the user's options can override ours.
   if (!r.map_options.empty()) argv.insert(argv.end(), {"--options", r.map_options});
   if (r.read_only) argv.emplace_back("--read-only");
@@ -178,7 +183,8 @@ std::vector<std::string> unmap_argv(const UnmapRequest& r, const Target& target,
                                     const Settings& settings) {
   detail::validate(r);
   std::vector<std::string> argv = {settings.rbd, "unmap", r.device_or_spec, "--device-type", "krbd"};
-  if (!target.initial_netns) argv.insert(argv.end(), {"--options", "noudev"});
+  (void)target;  // noudev always, for the reasons given in map_argv
+  argv.insert(argv.end(), {"--options", "noudev"});
   if (!r.unmap_options.empty()) argv.insert(argv.end(), {"--options", r.unmap_options});
   return argv;
 }

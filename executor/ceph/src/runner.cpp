@@ -1,14 +1,18 @@
 // The operations: validate, probe kernel support, run serialized per
 // volume, then read the result the way each command reports it.
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "classify.hpp"
 #include "commands.hpp"
+#include "lookup.hpp"
 #include "netns/error.hpp"
 #include "netns/nsfd.hpp"
 #include "netns_exec/ceph.hpp"
 #include "single_flight.hpp"
+#include "volume_lock.hpp"
 
 namespace netns::ceph {
 
@@ -55,6 +59,13 @@ struct Runner::Impl {
     c.kill_grace = settings.kill_grace;
     return c;
   }
+
+  // Whether the work is already done, checked under the volume lock; nullopt: run the command.
+  using Lookup = std::function<std::optional<OperationResult>()>;
+
+  OperationResult run(std::string_view operation, std::string_view volume_key,
+                      spawn::Command command, const Target& target, bool cross_process,
+                      const Lookup& lookup);
 };
 
 namespace {
@@ -94,6 +105,12 @@ const Settings& Runner::settings() const noexcept { return impl_->settings; }
 
 OperationResult Runner::run_serialized(std::string_view operation, std::string_view volume_key,
                                        spawn::Command command, const Target& target) {
+  return impl_->run(operation, volume_key, std::move(command), target, false, {});
+}
+
+OperationResult Runner::Impl::run(std::string_view operation, std::string_view volume_key,
+                                  spawn::Command command, const Target& target,
+                                  bool cross_process, const Lookup& lookup) {
   command.netns_fd = target.netns_fd;
   // Identical means: same operation, same argv, same stdin (a different key
   // is a different request) and the same namespace by identity, not by fd
@@ -106,7 +123,20 @@ OperationResult Runner::run_serialized(std::string_view operation, std::string_v
 
   std::string what = std::string(operation) + " " + quote(volume_key);
   std::string program = command.argv.empty() ? std::string() : command.argv.front();
-  auto landing = impl_->flights.run(std::string(volume_key), fingerprint, [&] {
+  auto landing = flights.run(std::string(volume_key), fingerprint, [&] {
+    // Threads of this process are serialized by the flight; other processes
+    // by the lock, held while we look and run, so a second `netns-exec map`
+    // sees the first one's mapping instead of making another.
+    detail::VolumeLock lock;
+    if (cross_process) lock = detail::VolumeLock::acquire(settings.lock_dir, volume_key);
+    if (lookup) {
+      if (std::optional<OperationResult> done = lookup()) {
+        done->argv = redact_argv(command.argv);
+        done->process.outcome = spawn::Outcome::exited(0);
+        done->already_done = true;
+        return *done;
+      }
+    }
     OperationResult r;
     r.argv = redact_argv(command.argv);
     r.process = spawn::run(command);
@@ -135,9 +165,16 @@ OperationResult Runner::map(const MapRequest& request, const Target& target) {
                        "mounted) or use a kernel with CONFIG_BLK_DEV_RBD",
                    argv);
 
-  OperationResult r = run_serialized(
+  OperationResult r = impl_->run(
       "map", spec, impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)),
-      target);
+      target, true, [&]() -> std::optional<OperationResult> {
+        std::optional<std::string> device = detail::mapped_device(s, request);
+        if (!device) return std::nullopt;
+        OperationResult done;
+        // rbd prints the device; the lookup says it the same way.
+        done.process.out.data = *device + "\n";
+        return done;
+      });
   if (r.ok()) {
     r.device = trim_line(r.process.out.data);
     if (r.device.rfind("/dev/", 0) != 0) {
@@ -164,8 +201,9 @@ OperationResult Runner::unmap(const UnmapRequest& request, const Target& target)
     r.already_done = true;
     return r;
   }
-  OperationResult r = run_serialized("unmap", request.device_or_spec,
-                                     impl_->command(std::move(argv), target, std::nullopt), target);
+  OperationResult r = impl_->run("unmap", request.device_or_spec,
+                                 impl_->command(std::move(argv), target, std::nullopt), target, true,
+                                 {});
   // ceph-csi treats an image spec that is not mapped as unmapped.
   if (!r.ok() && r.failure == Failure::command_failed &&
       r.process.err.data.find("not a mapped image or snapshot") != std::string::npos) {
@@ -204,9 +242,13 @@ OperationResult Runner::mount_cephfs(const CephfsMountRequest& request, const Ta
   const std::string what = "mount " + quote(request.target);
   if (auto problem = detail::filesystem_support_problem(s, "ceph"))
     return filesystem_missing(what, "ceph", *problem, argv);
-  OperationResult r = run_serialized(
+  OperationResult r = impl_->run(
       "mount", request.target,
-      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target);
+      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target,
+      true, [&]() -> std::optional<OperationResult> {
+        if (!detail::mounted_as(s, request.target, "ceph")) return std::nullopt;
+        return OperationResult{};
+      });
   reclassify_filesystem(r, what, "ceph");
   return r;
 }
@@ -234,8 +276,9 @@ OperationResult Runner::mount_nfs(const NfsMountRequest& request, const Target& 
 
 OperationResult Runner::umount(const UmountRequest& request, const Target& target) {
   std::vector<std::string> argv = umount_argv(request, impl_->settings);
-  OperationResult r = run_serialized("umount", request.target,
-                                     impl_->command(std::move(argv), target, std::nullopt), target);
+  OperationResult r = impl_->run("umount", request.target,
+                                 impl_->command(std::move(argv), target, std::nullopt), target, true,
+                                 {});
   // As ceph-csi: a mount point that is not mounted (or gone) is unmounted.
   const std::string& err = r.process.err.data;
   if (r.failure == Failure::command_failed &&

@@ -3,10 +3,11 @@
 // them, run through the spawn engine inside an already-validated network
 // namespace:
 //   map      rbd --id ID -m MONS --keyfile=F map POOL[/NS]/IMAGE[@SNAP]
-//              --device-type krbd [--options noudev] [--options USER] [--read-only]
-//            (noudev when the target is not the initial namespace: udev
-//            events do not cross namespaces, so rbd must not wait for them)
-//   unmap    rbd unmap DEVICE|SPEC --device-type krbd [--options noudev] [...]
+//              --device-type krbd --options noudev [--options USER] [--read-only]
+//            (noudev always, as ceph-csi: udev events do not cross network
+//            namespaces, and a node without udevd never sends them; the
+//            device node comes from devtmpfs either way)
+//   unmap    rbd unmap DEVICE|SPEC --device-type krbd --options noudev [--options USER]
 //   mount    mount -t ceph MONS:PATH TARGET -o name=ID,secretfile=F[,mds_namespace=FS][,...]
 //   fuse     ceph-fuse TARGET -m MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...]
 //   nfs      mount -t nfs SERVER:PATH TARGET [-o ...]
@@ -20,7 +21,12 @@
 // Per-volume serialization (Runner): requests for the same volume run one
 // at a time; a request identical to one already running (same operation,
 // arguments, secret and namespace) does not run again but waits for and
-// shares that result. Different volumes run in parallel.
+// shares that result. Different volumes run in parallel. Across processes
+// (two `netns-exec map` for one image at once), map/unmap/mount/umount hold
+// an flock per volume in Settings::lock_dir, and under it map and kernel
+// mounts first look whether the work is already done (the image mapped in
+// /sys/bus/rbd/devices, the target already a ceph mount): the second caller
+// gets the first one's device, already_done set, and nothing runs twice.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -41,7 +47,7 @@ namespace netns::ceph {
 struct Target {
   int netns_fd = -1;
   // Whether netns_fd is the initial network namespace (or -1 and the caller
-  // is in it): krbd's noudev is only added when it is not.
+  // is in it). Informational: krbd's noudev is added everywhere (see map).
   bool initial_netns = false;
 };
 
@@ -66,6 +72,12 @@ struct Settings {
   // Probed before krbd map / kernel mounts (tests point them elsewhere).
   std::string sys_bus_rbd = "/sys/bus/rbd";
   std::string proc_filesystems = "/proc/filesystems";
+  // Where the mounts of this mount namespace are read (kernel mounts: is the
+  // target already mounted?).
+  std::string proc_mountinfo = "/proc/self/mountinfo";
+  // One lock file per volume, shared by every process on the node that runs
+  // Ceph operations (created 0700 if missing). Empty: no cross-process lock.
+  std::string lock_dir = "/run/netns-exec/volumes";
 };
 
 struct MapRequest {
@@ -129,6 +141,8 @@ struct OperationResult {
   spawn::Result process;  // the command's outcome and its output (redacted)
   std::string device;     // map: the device rbd printed ("/dev/rbd0")
   // unmap/umount: the device or mount point was already gone (success).
+  // map/kernel mount: the image was already mapped (device is that mapping)
+  // or the target already a ceph mount, e.g. by another process: nothing ran.
   bool already_done = false;
   // This caller joined an identical request already in flight and shares its
   // result: the command ran once.

@@ -1,0 +1,30 @@
+#pragma once
+// Per-volume serialization across processes: an exclusive flock on one file
+// per volume in a node-wide directory. Two `netns-exec map` processes for the
+// same image (ceph-csi retrying a NodeStage while the first is still running,
+// the race of issue 11) then run one after the other, and the second sees
+// what the first did. Inside one process SingleFlight serializes threads;
+// this lock is taken by the thread that actually runs the command.
+#include <string>
+#include <string_view>
+
+#include "netns/unique_fd.hpp"
+
+namespace netns::ceph::detail {
+
+class VolumeLock {
+ public:
+  // Blocks until the lock for `volume_key` in `dir` is held. An empty `dir`
+  // gives an empty lock (no cross-process serialization). Throws
+  // netns::Error naming the lock file when it cannot be created or locked.
+  static VolumeLock acquire(const std::string& dir, std::string_view volume_key);
+
+  // The lock file's name for a key: readable where the key allows it, and
+  // unique by a hash of the whole key ("rbd/img" and "rbd_img" differ).
+  static std::string file_name(std::string_view volume_key);
+
+ private:
+  UniqueFd fd_;  // closing it releases the lock
+};
+
+}  // namespace netns::ceph::detail

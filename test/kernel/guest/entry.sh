@@ -1,0 +1,42 @@
+#!/bin/bash
+# PID 1 of the guest after switch_root. Fresh tmpfs where the host's state must not show through
+# (/run holds the host's netns names, /tmp its files), the node's namespaces (guest/node.sh), then
+# the agent: one line per scenario from the host on the second serial port ("run NAME TAG"), the
+# scenario's output on the console, ended by "KTEST-RC NAME TAG: N". One VM serves the suite.
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /dev/pts /dev/shm /var/lib/kubelet
+mount -t devpts devpts /dev/pts
+# devtmpfs has no /dev/fd (bash's process substitution needs it).
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=0755 tmpfs /var/lib/kubelet
+mount -t tmpfs -o mode=0755 tmpfs /mnt
+hostname ktest
+ip link set lo up
+# shellcheck disable=SC1090
+. "$ktest_env"
+export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN KTEST_MAP_THREADS_BIN
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+# The command port is opened and set up before KTEST-UP: a serial port nobody has open drops
+# what arrives, and the host sends its first command as soon as it reads KTEST-UP.
+exec 3</dev/ttyS1
+stty -F /dev/ttyS1 raw -echo
+if bash "$KTEST_SRC/guest/node.sh" </dev/null; then
+  echo "KTEST-UP $(cut -d' ' -f1 /proc/uptime)s"
+else
+  echo "KTEST-NODE-FAILED"
+fi
+while read -r verb name tag <&3; do
+  case $verb in
+    run)
+      KTEST_NAME=$name KTEST_TAG=$tag bash "$KTEST_SRC/guest/scenario.sh" </dev/null
+      echo "KTEST-RC $name $tag: $?"
+      ;;
+    poweroff) break ;;
+  esac
+done
+/bin/busybox poweroff -f
