@@ -77,8 +77,8 @@ class CephCommand : public Command {
                   {"exit_code", r.exit_code()},
                   {"netns", namespace_json(ns)},
                   {"outcome", outcome_json(r.process.outcome)},
-                  {"stdout", exec::redact(r.process.out.data)},
-                  {"stderr", exec::redact(r.process.err.data)}});
+                  {"stdout", r.process.out.data},
+                  {"stderr", r.process.err.data}});
     } else if (r.ok() && !r.device.empty()) {
       std::cout << r.device << '\n' << std::flush;
     }

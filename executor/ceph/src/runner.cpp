@@ -140,12 +140,10 @@ OperationResult Runner::Impl::run(std::string_view operation, std::string_view v
     OperationResult r;
     r.argv = redact_argv(command.argv);
     r.process = spawn::run(command);
+    // The message is redacted (Ceph tools echo a key they cannot decode);
+    // the command's own output is returned as it was: redaction is for
+    // messages and logs, never for the command's data.
     detail::classify(r, what, program);
-    // Callers log and print this output: it must not carry a secret either
-    // (Ceph tools echo a key they cannot decode). Parsing that needs it,
-    // such as the device path on stdout, is unaffected by redaction.
-    r.process.out.data = redact(r.process.out.data);
-    r.process.err.data = redact(r.process.err.data);
     return r;
   });
   OperationResult result = *landing.result;

@@ -138,7 +138,7 @@ struct OperationResult {
   // One line, redacted: what failed and why, with a hint where one helps.
   // Empty on success.
   std::string message;
-  spawn::Result process;  // the command's outcome and its output (redacted)
+  spawn::Result process;  // the command's outcome and its output, byte for byte
   std::string device;     // map: the device rbd printed ("/dev/rbd0")
   // unmap/umount: the device or mount point was already gone (success).
   // map/kernel mount: the image was already mapped (device is that mapping)
