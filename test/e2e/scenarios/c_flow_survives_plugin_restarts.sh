@@ -16,34 +16,8 @@ st_ip=$(e2e_cluster_var c1 E2E_CEPH_IP)
 holder=$E2E_ID-c-holder
 plugin=$E2E_ID-c-plugin
 
-# ping_stats LOG — "SENT RECEIVED LOST": SENT from ping's summary, RECEIVED the distinct sequence
-# numbers answered, LOST those of 1..SENT-1 never answered. The last one may still have been in
-# flight when ping was stopped, so it does not count as lost.
-ping_stats() {
-  local sent
-  sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$1")
-  sed -n 's/.*icmp_seq=\([0-9]*\) .*/\1/p' "$1" | sort -un | awk -v sent="$sent" '
-    { seen[$1] = 1; n++ }
-    END { lost = 0; for (i = 1; i < sent; i++) if (!(i in seen)) lost++; print sent, n + 0, lost }'
-}
-
-# start_ping NAME ADDR — continuous pings from the storage namespace, 20 per second.
-start_ping() {
-  e2e_bg "$E2E_SCOPE" "$1" "$E2E_SCOPE/$1.log" nsenter --net="/run/netns/$st" -- ping -n -i 0.05 -W 1 "$2"
-}
-
-# stop_ping NAME — SIGINT makes ping print its summary; wait for it, bounded. The tracked process
-# is the subshell that waits for ping; ping (nsenter exec'd it) is its only child.
-stop_ping() {
-  local sub child
-  sub=$(e2e_tracked_pid "$E2E_SCOPE" "$1") || e2e_die "ping $1 is not running: $(tail -n 3 "$E2E_SCOPE/$1.log")"
-  for child in $(cat "/proc/$sub/task/$sub/children"); do
-    kill -INT "$child"
-  done
-  e2e_wait_until 5 "ping to print its summary" grep -q 'packets transmitted' "$E2E_SCOPE/$1.log" ||
-    e2e_die "ping did not finish"
-  rm -f "$E2E_SCOPE/pids/$1"
-}
+# The pings are the e2e library's (lib/scenario.sh: e2e_ping_start/stop/stats), from the storage
+# namespace.
 
 restart_plugin() {
   e2e_plugin_stop "$E2E_SCOPE" "$plugin"
@@ -68,7 +42,7 @@ ip -n "$E2E_HOLDER_NS" -br addr show vx0
 e2e_wait_until 10 "the vxlan peer in the holder to answer" reachable 198.19.200.2 ||
   e2e_die "no answer across the vxlan link created through the executor"
 
-start_ping ping-holder 198.19.200.2
+e2e_ping_start "$E2E_SCOPE" ping-holder "$st" 198.19.200.2
 sleep 1
 t0=$SECONDS
 for i in $(seq 1 "$restarts"); do
@@ -78,8 +52,8 @@ for i in $(seq 1 "$restarts"); do
 done
 sleep 1
 ip -n "$E2E_HOLDER_NS" link show vx0 >/dev/null || e2e_die "vx0 is gone from the holder's namespace"
-stop_ping ping-holder
-read -r h_sent h_recv h_lost < <(ping_stats "$E2E_SCOPE/ping-holder.log")
+e2e_ping_stop "$E2E_SCOPE" ping-holder
+read -r h_sent h_recv h_lost < <(e2e_ping_stats "$E2E_SCOPE/ping-holder.log")
 e2e_log "run 1: $restarts restarts in $((SECONDS - t0))s; pings sent $h_sent, received $h_recv, lost $h_lost"
 e2e_plugin_stop "$E2E_SCOPE" "$plugin"
 
@@ -94,7 +68,7 @@ e2e_pod_exec "$plugin" sh -c \
 e2e_wait_until 10 "the vxlan peer in the plugin to answer" reachable 198.19.201.2 ||
   e2e_die "control: no answer across the vxlan link created in the plugin's namespace"
 
-start_ping ping-control 198.19.201.2
+e2e_ping_start "$E2E_SCOPE" ping-control "$st" 198.19.201.2
 sleep 1
 c_dead_after=
 for i in $(seq 1 "$restarts"); do
@@ -106,8 +80,8 @@ for i in $(seq 1 "$restarts"); do
   e2e_log "control: plugin restart $i/$restarts done"
 done
 sleep 1
-stop_ping ping-control
-read -r c_sent c_recv c_lost < <(ping_stats "$E2E_SCOPE/ping-control.log")
+e2e_ping_stop "$E2E_SCOPE" ping-control
+read -r c_sent c_recv c_lost < <(e2e_ping_stats "$E2E_SCOPE/ping-control.log")
 
 e2e_section "scenario c figures"
 # Also kept next to the run state (build/test/e2e/e2e-figures.txt): ctest shows a passing test's
