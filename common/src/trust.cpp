@@ -46,10 +46,14 @@ uint64_t our_pidns_ino() {
 }
 
 // The path a descriptor names, for messages only (never opened again).
+// The buffer is on the heap: inlined into directory_chain, a 4 KiB array would
+// grow that frame (and the static holder's resident stack) on every call.
 std::string fd_shown(int fd) {
-  char buf[4096];
-  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
+  std::string buf(4096, '\0');
+  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf.data(), buf.size() - 1);
+  if (n <= 0) return "?";
+  buf.resize(static_cast<size_t>(n));
+  return buf;
 }
 
 // One out-of-line concatenation for every message: operator+ chains cost the
