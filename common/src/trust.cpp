@@ -9,6 +9,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <initializer_list>
 #include <optional>
@@ -158,15 +159,17 @@ Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow)
 HostNetns is_host_netns(NsId id, NsId own) {
   if (id.ino == kInitialNetNsIno) return HostNetns::yes;
   // Does this kernel give init_net its fixed inode? Then no match is an answer.
-  static bool fixed_inode = false;
-  if (own.ino == kInitialNetNsIno) fixed_inode = true;
-  if (fixed_inode) return HostNetns::no;
+  // Learned once, by any thread: relaxed is enough for a fact that only
+  // ever goes from false to true.
+  static std::atomic<bool> fixed_inode{false};
+  if (own.ino == kInitialNetNsIno) fixed_inode.store(true, std::memory_order_relaxed);
+  if (fixed_inode.load(std::memory_order_relaxed)) return HostNetns::no;
   // With hostPID, /proc/1 is the host's init, so its namespace is the host's.
   if (our_pidns_ino() != kInitialPidNsIno) return HostNetns::unknown;
   struct stat st {};
   if (::stat("/proc/1/ns/net", &st) != 0) return HostNetns::unknown;
   if (st.st_ino == kInitialNetNsIno) {
-    fixed_inode = true;
+    fixed_inode.store(true, std::memory_order_relaxed);
     return HostNetns::no;
   }
   return NsId{st.st_dev, st.st_ino} == id ? HostNetns::yes : HostNetns::no;

@@ -1,5 +1,7 @@
 #include "netns/unix_address.hpp"
 
+#include <sys/time.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -29,11 +31,18 @@ std::string fd_path(int fd, std::string_view name) {
 }
 
 int connect_unix(int sock, const UnixAddress& address) {
+  // A listener that stopped accepting (a frozen or stopped holder) with a
+  // full backlog makes a blocking connect wait for as long as SO_SNDTIMEO
+  // says, which is forever by default: every caller and the exec probe would
+  // hang. Bounded, it is an error that names the socket.
+  timeval limit{kConnectTimeoutSeconds, 0};
+  ::setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
   int rc;
   do {
     rc = ::connect(sock, address.get(), address.len);
   } while (rc != 0 && errno == EINTR);
-  return rc == 0 ? 0 : errno;
+  if (rc == 0) return 0;
+  return errno == EAGAIN || errno == EINPROGRESS ? ETIMEDOUT : errno;
 }
 
 }  // namespace netns

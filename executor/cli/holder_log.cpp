@@ -14,7 +14,7 @@
 
 namespace netns::cli {
 
-HolderRecord checked_holder_record(const std::string& record_path, NsId guarded) {
+CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded) {
   const auto slash = record_path.rfind('/');
   const std::string dir = slash == std::string::npos ? "."
                           : slash == 0               ? "/"
@@ -35,17 +35,17 @@ HolderRecord checked_holder_record(const std::string& record_path, NsId guarded)
   };
   require(trust::directory_chain(dirfd.get(), dir, trust::Owners{}));
   require(trust::file_owner(trust::kRecordOwner, st, "holder record", record_path, trust::Owners{}));
-  require(trust::record_for_cluster(*record, record->cluster_id, record_path));
   require(trust::record_this_boot(*record, record_path));
   require(trust::record_this_pid_namespace(*record, record_path));
   UniqueFd pidfd;
   require(trust::holder_alive(*record, record_path, &pidfd));
   require(trust::identity_matches(*record, guarded, pidfd ? pidfd.get() : -1, record_path));
-  return *record;
+  return CheckedRecord{std::move(*record), std::move(pidfd)};
 }
 
 HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
-  HolderRecord record = checked_holder_record(record_path, guarded);
+  CheckedRecord checked = checked_holder_record(record_path, guarded);
+  const HolderRecord& record = checked.record;
   // O_APPEND: a container log that is a regular file (the e2e suite's runc
   // pods) is appended to, not overwritten from offset 0; containerd and
   // CRI-O give containers pipes. O_NONBLOCK: a pipe nobody drains must not
@@ -54,11 +54,12 @@ HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
   UniqueFd fd = open_fd(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK);
   // Checked again after the open: had the holder exited and its pid been
   // reused in between, the descriptor would be a stranger's stderr.
-  if (pid_start_time(record.pid) != record.pid_start_time)
-    throw Error(Errc::stale_holder, "holder record " + quote(record_path) + ": holder pid " +
-                                        std::to_string(record.pid) +
-                                        " exited while its stderr was being opened");
-  return HolderLog(std::move(fd), std::move(record));
+  if (trust::Finding f = trust::holder_still_alive(record, checked.pidfd ? checked.pidfd.get() : -1); !f.ok) {
+    Error e = f.error();
+    e.context("holder record " + quote(record_path) + ": while its stderr was being opened");
+    throw e;
+  }
+  return HolderLog(std::move(fd), std::move(checked.record));
 }
 
 void HolderLog::line(std::string_view text) const {

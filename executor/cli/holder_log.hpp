@@ -20,7 +20,11 @@ namespace netns::cli {
 // (the same start time, our boot and pid namespace) whose network namespace
 // is `guarded`: the executor's one record check. Throws netns::Error saying
 // which step failed and why.
-HolderRecord checked_holder_record(const std::string& record_path, NsId guarded);
+struct CheckedRecord {
+  HolderRecord record;
+  UniqueFd pidfd;  // the holder's, where the kernel has pidfds
+};
+CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded);
 
 class HolderLog {
  public:

@@ -8,16 +8,16 @@
 #include <limits>
 
 #include "netns/atomic_file.hpp"
+#include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/flat_json.hpp"
+#include "netns/trust.hpp"
 
 namespace netns::cli {
 
 namespace {
 
-constexpr std::string_view kRecordSuffix = ".holder.json";
-constexpr std::string_view kNoticeSuffix = ".replacing";
 
 struct Location {
   std::string dir;
@@ -78,10 +78,15 @@ std::optional<ReplacementNotice> read_notice(const std::string& record_path) {
   if (!fd) return std::nullopt;
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) throw Error::sys("fstat", shown, errno);
-  // Whoever may tell the guard not to hold must be root, like the holder.
-  if (!S_ISREG(st.st_mode) || st.st_uid != 0)
-    throw Error(Errc::identity_mismatch,
-                "replacement notice " + quote(shown) + " is not a regular file owned by root");
+  // Whoever may tell the guard not to hold must be trusted like the holder's
+  // own files: the trust policy's owner rule, in a trusted directory.
+  if (!S_ISREG(st.st_mode))
+    throw Error(Errc::untrusted, "replacement notice " + quote(shown) + " is not a regular file",
+                "remove it; announce with netns-exec guard --announce-replacement");
+  for (const trust::Finding& f : {trust::directory_chain(dir.get(), at.dir, trust::Owners{}),
+                                  trust::file_owner("notice owner", st, "replacement notice", shown,
+                                                    trust::Owners{})})
+    if (!f.ok) throw f.error();
   FlatJsonObject obj = parse_flat_json(read_all(fd->get(), shown, 4096));
   uint64_t version = integer(obj, "version", shown);
   if (version != ReplacementNotice::kVersion)

@@ -336,7 +336,8 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
   std::string dev = f.settings.sys_bus_rbd + "/devices/3";
   write_script(f.settings.rbd, "echo run >> " + ran + "; sleep 0.5; mkdir -p " + dev + "; echo rbd > " +
                                    dev + "/pool; echo csi-vol-1 > " + dev + "/name; echo - > " + dev +
-                                   "/current_snap; : > " + dev + "/pool_ns; echo /dev/rbd3");
+                                   "/current_snap; : > " + dev + "/pool_ns; echo '198.18.0.10:6789,198.18.0.11:6789 name=csi-rbd-node,key=client.csi-rbd-node rbd csi-vol-1 -' > " +
+                                   dev + "/config_info; echo /dev/rbd3");
   Runner first(f.settings);
   Runner second(f.settings);
   OperationResult a, b;
@@ -358,6 +359,20 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
   OperationResult c = second.map(other, Target{});
   EXPECT_FALSE(c.already_done);
   EXPECT_EQ(read(ran), "run\nrun\n");
+  // Nor the same pool and image of another cluster (one holder per cluster on
+  // a node; the same names exist in each): its monitors are not ours.
+  MapRequest elsewhere = map_request();
+  elsewhere.monitors = {"v1:198.18.16.1:6789"};
+  OperationResult d = second.map(elsewhere, Target{});
+  EXPECT_FALSE(d.already_done);
+  EXPECT_EQ(read(ran), "run\nrun\nrun\n");
+  // The same cluster named by its v2 address list is ours.
+  MapRequest v2 = map_request();
+  v2.monitors = {"[v2:198.18.0.11:3300,v1:198.18.0.11:6789]"};
+  OperationResult e = second.map(v2, Target{});
+  EXPECT_TRUE(e.already_done);
+  EXPECT_EQ(e.device, "/dev/rbd3");
+  EXPECT_EQ(read(ran), "run\nrun\nrun\n");
 }
 
 TEST(CephRunner, KernelMountOfATargetAlreadyMountedAsCephRunsNothing) {
@@ -382,6 +397,12 @@ TEST(CephRunner, KernelMountOfATargetAlreadyMountedAsCephRunsNothing) {
   EXPECT_TRUE(o.ok()) << o.message;
   EXPECT_FALSE(o.already_done);
   EXPECT_EQ(read(ran), "run\n");
+  // Another cluster's CephFS on the target is not this request's mount.
+  m.target = "/mnt/vol a";
+  m.monitors = {"198.18.16.1:6789"};
+  OperationResult x = Runner(f.settings).mount_cephfs(m, Target{});
+  EXPECT_FALSE(x.already_done);
+  EXPECT_EQ(read(ran), "run\nrun\n");
 }
 
 TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {

@@ -21,6 +21,8 @@ inline constexpr std::string_view kLinkSuffix = ".net.ns";
 inline constexpr std::string_view kRecordSuffix = ".holder.json";
 inline constexpr std::string_view kSocketSuffix = ".net.sock";
 inline constexpr std::string_view kLockSuffix = ".lock";
+// Not the holder's: netns-exec guard --announce-replacement's notice.
+inline constexpr std::string_view kNoticeSuffix = ".replacing";
 
 // The cluster ID a holder file name implies ("ceph-a.net.ns" with
 // kLinkSuffix -> "ceph-a"); "" when the name does not end in `suffix` or what

@@ -25,7 +25,10 @@ UnixAddress unix_address(std::string_view path, std::string_view shown);
 // "/proc/self/fd/N" or "/proc/self/fd/N/NAME".
 std::string fd_path(int fd, std::string_view name = {});
 
-// connect(2) with EINTR retried; returns 0 or the errno.
+// connect(2) with EINTR retried, bounded by kConnectTimeoutSeconds (set as
+// the socket's SO_SNDTIMEO); returns 0 or the errno (ETIMEDOUT: the server
+// did not accept in time).
+inline constexpr int kConnectTimeoutSeconds = 5;
 int connect_unix(int sock, const UnixAddress& address);
 
 }  // namespace netns

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
@@ -38,6 +40,41 @@ std::string unescape(const std::string& field) {
   return out;
 }
 
+// The hosts of a monitor list as rbd, mount.ceph and the kernel write it:
+// "a:6789,b:6789", "v1:a:6789", "[v2:a:3300,v1:a:6789]", "[fe80::1]:6789".
+// Ports are dropped: the kernel keeps the v1 or v2 address its mode chose,
+// which need not be the one the request named.
+std::vector<std::string> monitor_hosts(std::string_view list) {
+  std::vector<std::string> hosts;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find_first_of(", ", start);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view a = list.substr(start, end - start);
+    start = end + 1;
+    while (!a.empty() && a.front() == '[' && a.size() > 1 && a[1] == 'v') a.remove_prefix(1);
+    if (a.substr(0, 3) == "v1:" || a.substr(0, 3) == "v2:") a.remove_prefix(3);
+    if (!a.empty() && a.back() == ']' && a.find('[') == std::string_view::npos) a.remove_suffix(1);
+    if (size_t colon = a.rfind(':'); colon != std::string_view::npos && colon + 1 < a.size() &&
+                                     a.find_first_not_of("0123456789", colon + 1) == std::string_view::npos)
+      a = a.substr(0, colon);
+    if (!a.empty()) hosts.emplace_back(a);
+  }
+  return hosts;
+}
+
+// A mapping or mount made from `existing` (the kernel's monitor list) is one
+// of the requested cluster's: they share a monitor host. A node serves several
+// clusters (one holder each), and the same pool/image names exist in each.
+bool same_cluster(std::string_view existing, const std::vector<std::string>& requested) {
+  std::vector<std::string> have = monitor_hosts(existing);
+  for (const std::string& r : requested)
+    for (const std::string& host : monitor_hosts(r))
+      for (const std::string& h : have)
+        if (h == host) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> mapped_device(const Settings& settings, const MapRequest& request) {
@@ -51,12 +88,18 @@ std::optional<std::string> mapped_device(const Settings& settings, const MapRequ
         attribute(dir, "current_snap").value_or("-") != want_snap ||
         attribute(dir, "pool_ns").value_or("") != request.rados_namespace)
       continue;
+    // config_info (root only) is what was written to add_single_major:
+    // "<monitors> <options> <pool> <image> <snap>". Unreadable or another
+    // cluster's: not ours, so the map runs.
+    std::optional<std::string> config = attribute(dir, "config_info");
+    if (!config || !same_cluster(config->substr(0, config->find(' ')), request.monitors)) continue;
     return "/dev/rbd" + dir.filename().string();
   }
   return std::nullopt;
 }
 
-bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type) {
+bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type,
+                const std::vector<std::string>& monitors) {
   std::string all;
   try {
     all = read_file(settings.proc_mountinfo, 16 << 20);
@@ -71,8 +114,12 @@ bool mounted_as(const Settings& settings, const std::string& target, const std::
     if (!(fields >> id >> parent >> dev >> root >> point)) continue;
     while (fields >> word && word != "-") {
     }
-    std::string type;
-    if (word == "-" && (fields >> type) && type == fs_type && unescape(point) == target) return true;
+    std::string type, source;
+    if (word != "-" || !(fields >> type >> source) || type != fs_type || unescape(point) != target) continue;
+    // SOURCE is "<monitors>:<path>" (the kernel client's own spelling, or
+    // "<fsid>.<fs>=<path>" with the new device syntax, which names no
+    // monitor: not taken for ours).
+    if (same_cluster(unescape(source).substr(0, unescape(source).rfind(':')), monitors)) return true;
   }
   return false;
 }

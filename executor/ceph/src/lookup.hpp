@@ -3,6 +3,7 @@
 // under the volume lock, so the answer cannot change before we act on it.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "netns_exec/ceph.hpp"
 
@@ -10,10 +11,13 @@ namespace netns::ceph::detail {
 
 // The /dev/rbdN of an existing krbd mapping of exactly this pool, RADOS
 // namespace, image and snapshot, from SYS_BUS_RBD/devices/N/{pool,pool_ns,
-// name,current_snap}.
+// name,current_snap}, made from the same cluster (config_info's monitors
+// share a host with the request's).
 std::optional<std::string> mapped_device(const Settings& settings, const MapRequest& request);
 
-// Whether TARGET is a mount point of type FS_TYPE in PROC_MOUNTINFO.
-bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type);
+// Whether TARGET is a mount point of type FS_TYPE in PROC_MOUNTINFO whose
+// source names one of MONITORS' hosts (the same cluster).
+bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type,
+                const std::vector<std::string>& monitors);
 
 }  // namespace netns::ceph::detail

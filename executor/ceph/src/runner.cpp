@@ -244,7 +244,7 @@ OperationResult Runner::mount_cephfs(const CephfsMountRequest& request, const Ta
       "mount", request.target,
       impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target,
       true, [&]() -> std::optional<OperationResult> {
-        if (!detail::mounted_as(s, request.target, "ceph")) return std::nullopt;
+        if (!detail::mounted_as(s, request.target, "ceph", request.monitors)) return std::nullopt;
         return OperationResult{};
       });
   reclassify_filesystem(r, what, "ceph");
