@@ -55,11 +55,29 @@ Started with_fork(int (*fn)(void*) noexcept, void* arg) noexcept {
   return Started{pid, static_cast<int>(pidfd), 0};
 }
 
+// ThreadSanitizer intercepts glibc's clone() and handles it like fork(), in
+// memory the CLONE_VM child shares with us: the caller is then marked as a
+// forked child and dies at its next pthread_create ("starting new threads
+// after multi-threaded fork"). In a TSan build the automatic method is
+// therefore fork, which TSan understands; the child's code is the same.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 }  // namespace
 
 Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
                     const ChildStack& stack) noexcept {
-  if (method == CloneMethod::fork) return with_fork(fn, arg);
+  if (method == CloneMethod::fork || (kThreadSanitizer && method == CloneMethod::automatic))
+    return with_fork(fn, arg);
   return with_clone(fn, arg, stack);
 }
 ChildStack::ChildStack() {
