@@ -235,6 +235,8 @@ const (
 	outcomeCancelled   = C.NETNS_EXEC_OUTCOME_CANCELLED
 	outcomeStatusLost  = C.NETNS_EXEC_OUTCOME_STATUS_LOST
 	errCancelled       = C.NETNS_EXEC_ERR_CANCELLED
+	errTimeout         = C.NETNS_EXEC_ERR_TIMEOUT
+	errNotFound        = C.NETNS_EXEC_ERR_NOT_FOUND
 )
 
 func (r *result) cause() error {

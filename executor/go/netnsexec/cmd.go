@@ -193,9 +193,11 @@ func (c *Cmd) Run() error {
 		identity:      c.Identity,
 		allowOwnNetns: c.AllowOwnNetns,
 	}
+	clamped := false // the holder wait ends at ctx's deadline
 	if deadline, ok := ctx.Deadline(); ok && c.WaitHolder > 0 {
 		if left := time.Until(deadline); left < req.waitHolder {
 			req.waitHolder = max(left, time.Millisecond)
+			clamped = true
 		}
 	}
 
@@ -209,14 +211,20 @@ func (c *Cmd) Run() error {
 	if err != nil {
 		return err
 	}
-	return c.outcome(ctx, res, copyErr)
+	return c.outcome(ctx, res, copyErr, clamped)
 }
 
-func (c *Cmd) outcome(ctx context.Context, res *result, copyErr error) error {
+func (c *Cmd) outcome(ctx context.Context, res *result, copyErr error, clamped bool) error {
 	switch res.outcome {
 	case outcomeRefused:
 		e := &RefusedError{Source: c.Source, Code: res.errCode, Cause: res.cause(),
 			Errno: res.errno, Message: res.message}
+		// The holder wait was cut to ctx's deadline: when it ran out
+		// unpublished, ctx's deadline is what ended it, so the error is
+		// context.DeadlineExceeded too (and still ErrNotPublished).
+		if clamped && (res.errc == errNotFound || res.errc == errTimeout) {
+			e.Cause = errors.Join(context.DeadlineExceeded, e.Cause)
+		}
 		if res.errc == errCancelled {
 			e.Cause = ctx.Err()
 			if e.Cause == nil {

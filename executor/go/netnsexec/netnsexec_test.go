@@ -291,6 +291,22 @@ func TestDeadlineWrapsDeadlineExceeded(t *testing.T) {
 	}
 }
 
+// A holder that is not published yet is waited for at most until ctx's
+// deadline; when that runs out first, the error is ctx's (and a refusal:
+// nothing ran).
+func TestDeadlineDuringTheHolderWaitWrapsDeadlineExceeded(t *testing.T) {
+	h := holdertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	cmd := netnsexec.CommandContext(ctx, netnsexec.Netns(filepath.Join(h.Dir, "later.net.ns")), "true")
+	cmd.WaitHolder = time.Minute
+	err := cmd.Run()
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, netnsexec.ErrRefused) ||
+		!errors.Is(err, netnsexec.ErrNotPublished) {
+		t.Fatalf("%v, want a refusal wrapping context.DeadlineExceeded and ErrNotPublished", err)
+	}
+}
+
 func TestCancelledBeforeStartRunsNothing(t *testing.T) {
 	h := holdertest.Start(t)
 	marker := filepath.Join(t.TempDir(), "marker")
