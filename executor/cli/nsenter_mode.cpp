@@ -14,6 +14,7 @@
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/redact.hpp"
+#include "netns_exec/spawn.hpp"
 
 #ifndef CLONE_NEWNET
 #define CLONE_NEWNET 0x40000000
@@ -38,12 +39,6 @@ std::optional<std::string> net_path_of(std::string_view arg) {
   if (starts_with(arg, "--net=")) return std::string(arg.substr(6));
   if (starts_with(arg, "-n") && arg.size() > 2 && arg[2] != '-') return std::string(arg.substr(2));
   return std::nullopt;
-}
-
-// nsenter's exit codes for a failed exec (and the SPEC's): 127 not found,
-// 126 found but not runnable.
-int exec_failure_code(int err) {
-  return err == ENOENT || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG ? 127 : 126;
 }
 
 // ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`), so the one
@@ -113,13 +108,15 @@ int nsenter_main(int argc, char** argv) {
     throw e;
   }
   ::execvp(argv[i], argv + i);
-  int err = errno;
+  // nsenter's exit codes for a failed exec, and the spawn engine's (one
+  // rule): 127 not found, 126 found but not runnable.
+  const spawn::Outcome failed = spawn::Outcome::spawn_failed(spawn::Stage::exec, errno);
   std::vector<std::string> command(argv + i, argv + argc);
   ensure_logging();
   set_log_secrets(argc, argv);
-  log_error(exec::redacted_command_line(command) + ": " + errno_text(err) +
-            (exec_failure_code(err) == 127 ? ": command not found" : ""));
-  return exec_failure_code(err);
+  log_error(exec::redacted_command_line(command) + ": " + errno_text(failed.error) +
+            (failed.shell_exit_code() == 127 ? ": command not found" : ""));
+  return failed.shell_exit_code();
 }
 
 }  // namespace netns::cli
