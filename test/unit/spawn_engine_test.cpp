@@ -541,11 +541,13 @@ TEST(SpawnEngine, CancelDescriptorKillsTheGroupAtOnce) {
   EXPECT_TRUE(test::wait_until([&] { return test::process_gone(grandchild); }, 5s))
       << "the whole group is killed, not just the child";
   // run() never reads the cancel descriptor: it stays readable, and another
-  // run given it is cancelled at once.
+  // run given it starts nothing at all.
   Command again_cmd{.argv = {"sleep", "30"}};
   again_cmd.cancel_fd = cancel[0];
   Result again = run(again_cmd);
-  EXPECT_EQ(again.outcome, Outcome::cancelled(SIGKILL)) << again.outcome.describe();
+  EXPECT_EQ(again.outcome, Outcome::spawn_failed(Stage::prepare, ECANCELED)) << again.outcome.describe();
+  EXPECT_EQ(again.pid, -1) << "nothing may start once cancelled";
+  EXPECT_EQ(again.outcome.shell_exit_code(), 125);
   for (int fd : {cancel[0], cancel[1], ready[0], ready[1]}) ::close(fd);
 }
 
@@ -554,12 +556,13 @@ TEST(SpawnEngine, ClosingTheCancelPipeCancels) {
   ASSERT_EQ(::pipe2(cancel, O_CLOEXEC), 0);
   Command c{.argv = {"sleep", "30"}};
   c.cancel_fd = cancel[0];
-  // Closed before run(): the pipe is at EOF (POLLHUP) from the start, the
-  // same event as a writer that closes it later.
+  // Closed before run(): the pipe is at EOF (POLLHUP), the same event as a
+  // writer that closes it later, so nothing starts.
   ::close(cancel[1]);
   Result r = run(c);
+  EXPECT_EQ(r.outcome, Outcome::spawn_failed(Stage::prepare, ECANCELED)) << r.outcome.describe();
+  EXPECT_EQ(r.pid, -1);
   ::close(cancel[0]);
-  EXPECT_EQ(r.outcome, Outcome::cancelled(SIGKILL)) << r.outcome.describe();
 }
 
 TEST(SpawnEngine, ACommandThatExitsIsNotReportedCancelled) {

@@ -53,8 +53,10 @@ void append_bounded(CapturedOutput& out, const char* data, size_t n, size_t limi
   out.total_bytes += n;
   if (limit == 0) return;
   out.data.append(data, n);
-  // Trim in bulk, not per read: keep at most twice the limit in between.
-  if (out.data.size() > 2 * limit) out.data.erase(0, out.data.size() - limit);
+  // Trim in bulk, not per read: keep at most twice the limit in between
+  // (written so that a limit near SIZE_MAX cannot overflow).
+  if (out.data.size() > limit && out.data.size() - limit > limit)
+    out.data.erase(0, out.data.size() - limit);
 }
 
 void finish_output(CapturedOutput& out, size_t limit) {
@@ -167,6 +169,16 @@ class Runner {
     auto start = Clock::now();
     Result result;
     detail::prepare(cmd_, prep_);
+    // Cancelled before the start: nothing may run, not even for the moment
+    // the kill would take to arrive.
+    if (cmd_.cancel_fd >= 0) {
+      pollfd p{cmd_.cancel_fd, POLLIN, 0};
+      if (::poll(&p, 1, 0) > 0) {
+        result.outcome = Outcome::spawn_failed(Stage::prepare, ECANCELED);
+        result.elapsed = Clock::now() - start;
+        return result;
+      }
+    }
     std::optional<detail::ChildStack> stack;
     stack.emplace();
 

@@ -193,8 +193,10 @@ struct Command {
   // write end of a pipe closed, an eventfd signalled — the command's process
   // group (the child alone with ProcessGroup::inherit) is killed with SIGKILL
   // and the outcome is Outcome::cancelled(SIGKILL), unless the command had
-  // already exited. run() never reads from it: it stays readable, so one
-  // descriptor can cancel many runs. -1: none. Must be open when given.
+  // already exited. Already readable when run() is called: nothing is
+  // started, the outcome is spawn_failed(Stage::prepare, ECANCELED) (125).
+  // run() never reads from it: it stays readable, so one descriptor can
+  // cancel many runs. -1: none. Must be open when given.
   int cancel_fd = -1;
 };
 
