@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include "command.hpp"
 #include "log.hpp"
@@ -87,6 +88,7 @@ class RunCommand final : public Command {
     UniqueFd signals = block_forwarded_signals();
     cmd.forward_signal_fd = signals.get();
     become_subreaper();
+    std::set<pid_t> spare = current_children();
     exec::RunResult r = exec::run_in(ns, std::move(cmd));
     const auto& outcome = r.result.outcome;
     const std::string shown = exec::redacted_command_line(argv_);
@@ -98,7 +100,8 @@ class RunCommand final : public Command {
     else if (outcome.kind == spawn::Outcome::Kind::timed_out)
       log_error(shown + ": " + outcome.describe() + " after " + format_duration(r.result.elapsed));
     if (outcome.kind == spawn::Outcome::Kind::timed_out) {
-      for (const Orphan& o : kill_orphans())
+      if (r.result.pid > 0) spare.insert(r.result.pid);  // the command: ended by the timeout itself
+      for (const Orphan& o : kill_orphans(spare))
         log_error(shown + ": pid " + std::to_string(o.pid) + " (" + o.comm +
                   ") had left the command's process group; " +
                   (o.stuck ? "SIGKILL sent, but it is stuck in the kernel and still there"

@@ -54,11 +54,28 @@ std::string comm_of(pid_t pid) {
   return comm;
 }
 
+// Field 4 of /proc/PID/stat; -1 when it cannot be read.
+pid_t parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return -1;
+  auto close = line.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(line.substr(close + 1));
+  std::string state;
+  pid_t ppid = -1;
+  rest >> state >> ppid;
+  return ppid;
+}
+
 // SIGKILL, then reap within 2 s. Returns false when it is stuck.
 bool kill_and_reap(pid_t pid) {
-  // Through a pidfd: our unreaped child cannot be a reused pid.
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   if (!pidfd) return true;  // already reaped by someone
+  // The pid came from our children list, but another thread may have reaped
+  // it since and the pid been reused: the pidfd names our child only if that
+  // process's parent is still us (checked after it was opened).
+  if (parent_of(pid) != ::getpid()) return true;
   ::syscall(SYS_pidfd_send_signal, pidfd.get(), SIGKILL, nullptr, 0);
   pollfd p{pidfd.get(), POLLIN, 0};
   int r;
@@ -78,9 +95,11 @@ void become_subreaper() {
     throw Error::sys("prctl(PR_SET_CHILD_SUBREAPER)", "", errno);
 }
 
-std::vector<Orphan> kill_orphans() {
+std::set<pid_t> current_children() { return children(); }
+
+std::vector<Orphan> kill_orphans(const std::set<pid_t>& spare) {
   std::vector<Orphan> killed;
-  std::set<pid_t> stuck;
+  std::set<pid_t> stuck = spare;
   // Each round kills what is our child now; what those leave behind is
   // reparented to us and found in the next round.
   for (int round = 0; round < 64; ++round) {

@@ -10,6 +10,7 @@
 // waited for).
 #include <sys/types.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,11 +25,16 @@ struct Orphan {
   bool stuck = false;  // still there 2 s after SIGKILL
 };
 
-// SIGKILLs and reaps every child of this process, again for whatever they
-// left behind, until there is none (bounded). Only for after the command
-// itself has been reaped: then each child is a descendant that escaped.
+// This process's children now (taken before the command starts: children
+// netns-exec inherited from whoever exec'ed it are not the command's).
+std::set<pid_t> current_children();
+
+// SIGKILLs and reaps every child of this process but `spare` (the ones that
+// were there before the command, and the command itself if another thread
+// still waits for it), again for whatever they left behind, until there is
+// none (bounded). Each remaining child is a descendant that escaped.
 // Returns the ones that were still running (zombies, group members that
 // died with the group and were reparented to us, are reaped silently).
-std::vector<Orphan> kill_orphans();
+std::vector<Orphan> kill_orphans(const std::set<pid_t>& spare);
 
 }  // namespace netns::cli

@@ -300,6 +300,22 @@ TEST_F(NsenterParity, TimeoutKillsADescendantThatLeftTheGroup) {
   if (!process_gone(pid)) ::kill(pid, SIGKILL);
 }
 
+// A child netns-exec inherited (its caller forked it, then exec'ed
+// netns-exec) is not the command's descendant: the timeout leaves it alone.
+TEST_F(NsenterParity, TimeoutSparesAChildNetnsExecInherited) {
+  std::string pidfile = tmp / "inherited";
+  std::string script = "sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > " + pidfile + "; exec";
+  for (const std::string& a : run_form({"--timeout", "1s", "--kill-grace", "200ms"}, {"sleep", "30"}))
+    script += " '" + a + "'";
+  auto r = run_command({"sh", "-c", script});
+  EXPECT_EQ(r.exit_code, 124) << r.describe();
+  pid_t pid = read_pid(pidfile);
+  ASSERT_GT(pid, 0) << r.describe();
+  EXPECT_FALSE(process_gone(pid)) << "the inherited child was killed: " << r.err;
+  EXPECT_EQ(r.err.find("had left the command's process group"), std::string::npos) << r.err;
+  ::kill(pid, SIGKILL);
+}
+
 // Item 8: the JSON result that cannot be written fails the run, clearly,
 // and not with 125 (the command ran).
 TEST_F(NsenterParity, AJsonResultThatCannotBeWrittenFailsTheRun) {
