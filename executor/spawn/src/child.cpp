@@ -35,10 +35,17 @@ namespace netns::spawn::detail {
 namespace {
 
 [[noreturn]] NETNS_CHILD_CODE void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
-  ChildReport report{static_cast<int32_t>(stage), static_cast<int32_t>(err)};
+  ChildReport report;
+  report.stage = static_cast<int32_t>(stage);
+  report.error = static_cast<int32_t>(err);
+  if (plan.report != nullptr) {
+    // The stage last, so a caller that sees it sees the errno too.
+    __atomic_store_n(&plan.report->error, report.error, __ATOMIC_RELAXED);
+    __atomic_store_n(&plan.report->stage, report.stage, __ATOMIC_RELEASE);
+  }
   // Nothing to do if this fails: the caller then sees an empty report pipe
   // and a child that exited 127 before exec, which it reports as exec failed.
-  (void)::syscall(SYS_write, plan.error_fd, &report, sizeof report);
+  if (plan.error_fd >= 0) (void)::syscall(SYS_write, plan.error_fd, &report, sizeof report);
   ::syscall(SYS_exit_group, 127);
   __builtin_unreachable();
 }
@@ -57,13 +64,14 @@ NETNS_CHILD_CODE void reset_dispositions() noexcept {
 }
 
 NETNS_CHILD_CODE int close_stray_fds(const ChildPlan& plan) noexcept {
-  // Preferred: mark everything from 3 up close-on-exec. The report pipe stays
+  // Preferred: mark everything from 3 up close-on-exec. A report pipe stays
   // open until execve closes it (its EOF tells the caller exec succeeded).
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
   int err = errno;
   if (err == EINVAL) {
-    // Kernel without CLOSE_RANGE_CLOEXEC (< 5.11): close around the report
+    // Kernel without CLOSE_RANGE_CLOEXEC (< 5.11): close around a report
     // pipe, which is close-on-exec already.
+    if (plan.error_fd < 0) return ::syscall(SYS_close_range, 3U, ~0U, 0U) == 0 ? 0 : errno;
     unsigned fd = static_cast<unsigned>(plan.error_fd);
     if (fd > 3 && ::syscall(SYS_close_range, 3U, fd - 1, 0U) != 0) return errno;
     if (::syscall(SYS_close_range, fd + 1, ~0U, 0U) != 0) return errno;

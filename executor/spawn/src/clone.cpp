@@ -74,11 +74,20 @@ constexpr bool kThreadSanitizer = false;
 
 }  // namespace
 
+bool shares_memory(CloneMethod method) noexcept {
+  return !(method == CloneMethod::fork || (kThreadSanitizer && method == CloneMethod::automatic));
+}
+
 Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
-                    const ChildStack& stack) noexcept {
-  if (method == CloneMethod::fork || (kThreadSanitizer && method == CloneMethod::automatic))
-    return with_fork(fn, arg);
-  return with_clone(fn, arg, stack);
+                    const ChildStack* stack) noexcept {
+  if (!shares_memory(method)) return with_fork(fn, arg);
+  if (stack == nullptr) return Started{-1, -1, EINVAL};
+  return with_clone(fn, arg, *stack);
+}
+
+ChildStack& ChildStack::for_this_thread() {
+  thread_local ChildStack stack;
+  return stack;
 }
 ChildStack::ChildStack() {
   long page = ::sysconf(_SC_PAGESIZE);

@@ -20,6 +20,9 @@ struct Started {
 class ChildStack {
  public:
   ChildStack();  // throws netns::Error
+  // The calling thread's own, made on first use and unmapped when the thread
+  // exits. A spawn holds it only while the child runs on it (until exec).
+  static ChildStack& for_this_thread();
   ~ChildStack();
   ChildStack(const ChildStack&) = delete;
   ChildStack& operator=(const ChildStack&) = delete;
@@ -36,7 +39,11 @@ class ChildStack {
 // Runs fn(arg) in a new process. With clone (automatic) the caller is
 // suspended until the child has called execve or exited (CLONE_VFORK), and
 // the child runs on `stack`. With fork the caller continues at once.
+// True when `method` (automatic resolved) runs the child in the caller's
+// memory (CLONE_VM | CLONE_VFORK): the child's report can then be a store.
+bool shares_memory(CloneMethod method) noexcept;
+
 Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
-                    const ChildStack& stack) noexcept;
+                    const ChildStack* stack) noexcept;
 
 }  // namespace netns::spawn::detail
