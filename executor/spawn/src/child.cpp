@@ -50,13 +50,18 @@ namespace {
   __builtin_unreachable();
 }
 
-// Every handler back to SIG_DFL. The caller blocked every signal before the
-// clone, so no handler of the caller can run on this stack in the meantime.
-// An all-zero kernel sigaction is SIG_DFL with no flags and an empty mask,
-// whatever the architecture's layout, so no struct definition is needed.
-NETNS_CHILD_CODE void reset_dispositions() noexcept {
+// Every disposition back to SIG_DFL. The caller blocked every signal before
+// the clone, so no handler of the caller can run on this stack in the
+// meantime. An all-zero kernel sigaction is SIG_DFL with no flags and an
+// empty mask, whatever the architecture's layout, so no struct definition is
+// needed. Where the kernel already reset the handlers (CLONE_CLEAR_SIGHAND),
+// what is left is an ignored signal: the standard ones (1-31) are reset here;
+// a real-time signal the caller ignores stays ignored, as with posix_spawn
+// (33 system calls fewer, about 8 us of the caller's wait).
+NETNS_CHILD_CODE void reset_dispositions(bool handlers_cleared) noexcept {
   alignas(16) static const unsigned char kDefault[128] = {};
-  for (int sig = 1; sig < _NSIG; ++sig) {
+  const int end = handlers_cleared ? 32 : _NSIG;
+  for (int sig = 1; sig < end; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     // EINVAL for numbers the kernel does not have is fine to ignore.
     (void)::syscall(SYS_rt_sigaction, sig, kDefault, nullptr, _NSIG / 8);
@@ -94,7 +99,7 @@ NETNS_CHILD_CODE int close_stray_fds(const ChildPlan& plan) noexcept {
 NETNS_CHILD_CODE int child_main(void* arg) noexcept {
   const ChildPlan& plan = *static_cast<const ChildPlan*>(arg);
 
-  reset_dispositions();
+  reset_dispositions(plan.handlers_cleared);
 
   // Die with the caller: a SIGKILLed netns-exec (Go's CommandContext on
   // timeout) must not leave the command running, reparented to init. If the

@@ -43,7 +43,11 @@ class ChildStack {
 // memory (CLONE_VM | CLONE_VFORK): the child's report can then be a store.
 bool shares_memory(CloneMethod method) noexcept;
 
-Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
-                    const ChildStack* stack) noexcept;
+// `handlers_cleared` (which the child reads, so it must be in memory the
+// child can see) is set true when the kernel reset the caller's signal
+// handlers to SIG_DFL in the child (clone3 with CLONE_CLEAR_SIGHAND, x86-64,
+// Linux 5.5), false when the child must do it.
+Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg, const ChildStack* stack,
+                    bool* handlers_cleared) noexcept;
 
 }  // namespace netns::spawn::detail

@@ -45,13 +45,21 @@ class MaskGuard {
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved_);
   }
-  ~MaskGuard() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  ~MaskGuard() {
+    if (!restored_) pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+  // Back to the caller's mask now (nothing left for the destructor).
+  void restore() {
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+    restored_ = true;
+  }
   MaskGuard(const MaskGuard&) = delete;
   MaskGuard& operator=(const MaskGuard&) = delete;
   [[nodiscard]] const sigset_t& saved() const { return saved_; }
 
  private:
   sigset_t saved_;
+  bool restored_ = false;
 };
 
 void append_bounded(CapturedOutput& out, const char* data, size_t n, size_t limit) {
@@ -194,13 +202,18 @@ class Runner {
     // run in the child, which shares the caller's memory (the child resets
     // dispositions, then unblocks).
     MaskGuard mask;
-    detail::Started started = detail::start_child(method_, detail::child_main, &prep_.plan, stack);
+    detail::Started started =
+        detail::start_child(method_, detail::child_main, &prep_.plan, stack, &prep_.plan.handlers_cleared);
     // While we feed stdin, a reader that went away must give EPIPE, not kill
     // the caller with SIGPIPE; the signal stays pending on this thread and is
-    // consumed below.
-    sigset_t loop_mask = mask.saved();
-    sigaddset(&loop_mask, SIGPIPE);
-    pthread_sigmask(SIG_SETMASK, &loop_mask, nullptr);
+    // consumed below. Nothing to feed: the caller's own mask at once.
+    if (cmd_.stdin_data) {
+      sigset_t loop_mask = mask.saved();
+      sigaddset(&loop_mask, SIGPIPE);
+      pthread_sigmask(SIG_SETMASK, &loop_mask, nullptr);
+    } else {
+      mask.restore();
+    }
 
     if (started.pid < 0) {
       result.outcome = Outcome::spawn_failed(Stage::clone, started.error);
