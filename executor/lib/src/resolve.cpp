@@ -156,6 +156,9 @@ struct Opened {
   int sock_err = 0;
   bool found = false;
   struct stat entry {};  // lstat of the name in dirfd
+  // fd is the one this link led to when it was verified before (open_verified):
+  // on nsfs, a network namespace owned by the initial user namespace.
+  std::optional<NsId> verified_id;
 };
 
 Opened open_path(const std::string& path, const ResolveOptions& options, bool socket_only) {
@@ -206,10 +209,40 @@ Opened open_path(const std::string& path, const ResolveOptions& options, bool so
   return o;
 }
 
+// resolve() only (doctor looks at everything afresh): a link this process
+// has verified before, unchanged, with the same record file, gives back the
+// descriptor it led to then instead of being followed into /proc again
+// (record_cache.hpp says what that keeps and what is still checked). Nullopt
+// for anything else; the caller then opens the path as usual.
+struct Verified {
+  Opened opened;
+  struct stat record {};  // the record file's fstatat, for load_record
+  UniqueFd holder_pidfd;  // the record's holder, alive when looked up
+};
+std::optional<Verified> open_verified(const std::string& dir, const std::string& name, const std::string& record_name) {
+  UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dirfd) return std::nullopt;
+  Verified v;
+  if (::fstatat(dirfd.get(), name.c_str(), &v.opened.entry, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISLNK(v.opened.entry.st_mode) ||
+      ::fstatat(dirfd.get(), record_name.c_str(), &v.record, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(v.record.st_mode))
+    return std::nullopt;
+  std::optional<detail::VerifiedNamespace> ns = detail::cached_namespace(v.opened.entry, v.record);
+  if (!ns) return std::nullopt;
+  v.opened.dirfd = std::move(dirfd);
+  v.opened.fd = std::move(ns->fd);
+  v.opened.found = true;
+  v.opened.verified_id = ns->id;
+  v.holder_pidfd = std::move(ns->pidfd);
+  return v;
+}
+
 // The namespace descriptor, after its type: the same checks whatever it came from.
 void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options, Report& report,
-                      const NsId* id) {
-  report.add(trust::initial_user_namespace(fd, shown, options.allow_userns), "check namespace owner", false);
+                      const NsId* id, bool owner_verified = false) {
+  if (!owner_verified)
+    report.add(trust::initial_user_namespace(fd, shown, options.allow_userns), "check namespace owner", false);
   const NsId own = current_netns_id();
   report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns), "check not own namespace", false);
   // Our own namespace refused above says all; the host check would repeat it.
@@ -219,8 +252,9 @@ void check_descriptor(int fd, const std::string& shown, const ResolveOptions& op
 }
 
 // The directory the file came from, unless it is the kernel's (/proc/PID/ns).
-void check_directory(const Opened& o, const std::string& dir, const ResolveOptions& options, Report& report) {
-  if (on_procfs(o.dirfd.get())) {
+void check_directory(const Opened& o, bool procfs, const std::string& dir, const ResolveOptions& options,
+                     Report& report) {
+  if (procfs) {
     report.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
     return;
   }
@@ -232,13 +266,16 @@ struct LoadedRecord {
   struct stat st {};
 };
 
-LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report) {
+LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report,
+                         const struct stat* fresh = nullptr) {
   report.doing(trust::kRecordPresent);
   LoadedRecord out;
-  // An unchanged record file (same identity, fstatat fresh) need not be read
-  // and parsed again (record_cache.hpp); its owner is checked from this stat.
+  // An unchanged record file (same identity, fstatat fresh: taken here, or
+  // just now by the caller) need not be read and parsed again
+  // (record_cache.hpp); its owner is checked from this stat.
   struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+  if (fresh != nullptr) st = *fresh;
+  if ((fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) && S_ISREG(st.st_mode)) {
     if (auto cached = detail::cached_record(st)) {
       out.record = std::move(cached);
       out.st = st;
@@ -255,7 +292,7 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
 void check_record_origin(const LoadedRecord& loaded, const std::string& shown, const std::string& cluster_id,
                          const ResolveOptions& options, Report& report, bool for_link = true) {
   const HolderRecord& record = *loaded.record;
-  report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
+  if (report.collecting()) report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
   report.add(trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
              "check provenance");
   const char* step = "check holder identity";
@@ -310,8 +347,13 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   const auto split = split_path(path);
   const std::string& dir = split.first;
   const std::string& name = split.second;
-  Opened o = in_step(socket_only ? "connect to holder socket" : "open namespace file",
-                     [&] { return open_path(path, options, socket_only); });
+  const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
+  std::optional<Verified> verified;
+  if (!report.collecting() && is_link_name && options.identity != IdentityPolicy::off)
+    verified = open_verified(dir, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record);
+  Opened o = verified ? std::move(verified->opened)
+                      : in_step(socket_only ? "connect to holder socket" : "open namespace file",
+                                [&] { return open_path(path, options, socket_only); });
   const bool is_socket = o.sock || o.sock_err != 0;
   if (socket_only && !o.found) throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
 
@@ -326,7 +368,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
-    check_directory(o, dir, options, report);
+    check_directory(o, on_procfs(o.dirfd.get()), dir, options, report);
     report.add(trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
                "check provenance", false);
     LoadedRecord loaded;
@@ -336,7 +378,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                              options, report);
   }
 
-  if (o.found) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
+  if (o.found && report.collecting()) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
   // The record's origin before the link's target: from a holder in another
   // pid namespace the link's /proc/<pid> is another process, or none, for us,
   // and "dangling" or "own namespace" would mislead.
@@ -344,7 +386,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   bool record_read = false;
   if (read_records) {
     try {
-      loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
+      loaded = load_record(o.dirfd.get(), record_name, record_shown, report, verified ? &verified->record : nullptr);
       record_read = true;
     } catch (const Error&) {
       // Unreadable or malformed: reported after the link's checks, unless
@@ -359,11 +401,16 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   out.path = path;
   out.cluster_id = expected_id;
   report.doing(trust::kIsNetns);
-  report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
-  check_descriptor(o.fd.get(), path, options, report, &out.id);
-  check_directory(o, dir, options, report);
+  if (o.verified_id)
+    out.id = *o.verified_id;
+  else
+    report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
+  check_descriptor(o.fd.get(), path, options, report, &out.id, o.verified_id.has_value());
+  // A verified link is a holder's <ID>.net.ns next to its record: not procfs.
+  const bool procfs = !o.verified_id && on_procfs(o.dirfd.get());
+  check_directory(o, procfs, dir, options, report);
   // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
-  if (S_ISLNK(o.entry.st_mode) && !on_procfs(o.dirfd.get()))
+  if (S_ISLNK(o.entry.st_mode) && !procfs)
     report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
                "check provenance", false);
 
@@ -391,7 +438,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       report.doing(trust::kHolderAlive);
       // A pidfd verified against this very record file and still alive proves
       // what holder_alive() would (record_cache.hpp).
-      out.holder_pidfd = detail::cached_pidfd(loaded.st);
+      out.holder_pidfd = verified && verified->holder_pidfd ? std::move(verified->holder_pidfd)
+                                                            : detail::cached_pidfd(loaded.st);
       if (out.holder_pidfd) {
         report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
       } else {
@@ -401,6 +449,12 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
                                          record_shown),
                  step);
+      // Every check passed: remember where this link led (resolve() only,
+      // and only a namespace owned by the initial user namespace, whatever
+      // this call allowed).
+      if (!report.collecting() && !o.verified_id && S_ISLNK(o.entry.st_mode) && out.holder_pidfd &&
+          trust::initial_user_namespace(o.fd.get(), path, false).ok)
+        detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
       out.record = std::move(*record);
     }
   } else {
@@ -460,6 +514,7 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
 
 ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
   Report report(nullptr);
+  trust::QuietPasses quiet;  // only a failure is ever shown
   return resolve_with(source, options, report);
 }
 
@@ -494,6 +549,7 @@ Inspection inspect_source(const Source& source, const ResolveOptions& options) {
 
 void recheck_holder(const ResolvedNamespace& ns) {
   if (ns.own_namespace || !ns.record) return;
+  trust::QuietPasses quiet;
   trust::Finding f = trust::holder_still_alive(*ns.record, ns.holder_pidfd ? ns.holder_pidfd.get() : -1);
   if (f.ok) return;
   Error e = f.error();
