@@ -76,7 +76,10 @@ NsId current_netns_id() {
   // thread's own task directory by number, not through the thread-self link
   // (a lookup less).
   static const dev_t nsfs_dev = stat_ns("/proc/self/ns/net").dev;
-  std::string link = "/proc/self/task/" + std::to_string(::gettid()) + "/ns/net";
+  // The thread id, once per thread. A forked child's copy names no task of
+  // its own process: the read fails and the stat below answers.
+  thread_local const pid_t tid = ::gettid();
+  std::string link = "/proc/self/task/" + std::to_string(tid) + "/ns/net";
   if (std::optional<uint64_t> ino = netns_link_ino(link)) return NsId{nsfs_dev, *ino};
   return stat_ns("/proc/thread-self/ns/net");
 }

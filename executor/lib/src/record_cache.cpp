@@ -28,9 +28,11 @@ struct Entry {
   Key key;  // the record file
   HolderRecord record;
   UniqueFd pidfd;
-  // The namespace the link `link` led to, once every check passed.
+  // The namespace the link `link` led to, once every check passed, and a
+  // pidfd of its own to lend with it (both empty while lent).
   std::optional<Key> link;
   UniqueFd nsfd;
+  UniqueFd ns_pidfd;
   NsId ns;
 };
 
@@ -59,10 +61,10 @@ void sweep() {
   std::vector<pollfd> fds;
   fds.reserve(all.size());
   for (const auto& e : all)
-    if (e.nsfd) fds.push_back(pollfd{e.pidfd.get(), POLLIN, 0});
+    if (e.link) fds.push_back(pollfd{e.pidfd.get(), POLLIN, 0});
   if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return;
   size_t i = 0;
-  std::erase_if(all, [&](const Entry& e) { return e.nsfd && fds[i++].revents != 0; });
+  std::erase_if(all, [&](const Entry& e) { return e.link && fds[i++].revents != 0; });
 }
 
 }  // namespace
@@ -78,7 +80,7 @@ void cache_record(const struct stat& st, const HolderRecord& record) {
   sweep();
   if (find(key_of(st))) return;
   if (entries().size() >= kMaxEntries) entries().clear();
-  entries().push_back(Entry{key_of(st), record, {}, std::nullopt, {}, {}});
+  entries().push_back(Entry{key_of(st), record, {}, std::nullopt, {}, {}, {}});
 }
 
 UniqueFd cached_pidfd(const struct stat& st) {
@@ -95,20 +97,24 @@ void cache_pidfd(const struct stat& st, int pidfd) {
   e->pidfd.reset(::fcntl(pidfd, F_DUPFD_CLOEXEC, 3));
 }
 
-std::optional<VerifiedNamespace> cached_namespace(const struct stat& link, const struct stat& record) {
+std::optional<VerifiedNamespace> cached_namespace(const struct stat& link, const struct stat& record,
+                                                  Handout how) {
   std::lock_guard lock(mu);
   Entry* e = find(key_of(record));
-  if (!e || !e->nsfd || !(e->link == key_of(link))) return std::nullopt;
-  if (!alive(e->pidfd.get())) {
-    // Gone: let go of its namespace; resolve() then says so from scratch.
-    e->nsfd.reset();
-    e->link.reset();
-    return std::nullopt;
-  }
+  if (!e || !e->nsfd || !e->ns_pidfd || !(e->link == key_of(link))) return std::nullopt;
+  if (how == Handout::lend) return VerifiedNamespace{std::move(e->nsfd), e->ns, std::move(e->ns_pidfd)};
   UniqueFd fd(::fcntl(e->nsfd.get(), F_DUPFD_CLOEXEC, 3));
-  UniqueFd pidfd(::fcntl(e->pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  UniqueFd pidfd(::fcntl(e->ns_pidfd.get(), F_DUPFD_CLOEXEC, 3));
   if (!fd || !pidfd) return std::nullopt;
   return VerifiedNamespace{std::move(fd), e->ns, std::move(pidfd)};
+}
+
+void give_back(const struct stat& link, const struct stat& record, UniqueFd nsfd, UniqueFd pidfd) {
+  std::lock_guard lock(mu);
+  Entry* e = find(key_of(record));
+  if (!e || e->nsfd || e->ns_pidfd || !(e->link == key_of(link))) return;  // ours close here
+  e->nsfd = std::move(nsfd);
+  e->ns_pidfd = std::move(pidfd);
 }
 
 void cache_namespace(const struct stat& link, const struct stat& record, int nsfd, NsId id) {
@@ -116,9 +122,26 @@ void cache_namespace(const struct stat& link, const struct stat& record, int nsf
   sweep();
   Entry* e = find(key_of(record));
   if (!e || !e->pidfd || nsfd < 0) return;
-  e->nsfd.reset(::fcntl(nsfd, F_DUPFD_CLOEXEC, 3));
+  UniqueFd fd(::fcntl(nsfd, F_DUPFD_CLOEXEC, 3));
+  UniqueFd pidfd(::fcntl(e->pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  if (!fd || !pidfd) return;
+  e->nsfd = std::move(fd);
+  e->ns_pidfd = std::move(pidfd);
   e->link = key_of(link);
   e->ns = id;
+}
+
+void forget_namespace(const struct stat& record) {
+  std::lock_guard lock(mu);
+  if (Entry* e = find(key_of(record))) {
+    e->nsfd.reset();
+    e->ns_pidfd.reset();
+    e->link.reset();
+  }
+}
+
+void return_lent(ResolvedNamespace& ns, const Lent& lent) {
+  if (lent.lent) give_back(lent.link, lent.record, std::move(ns.fd), std::move(ns.holder_pidfd));
 }
 
 }  // namespace netns::exec::detail

@@ -44,9 +44,18 @@ struct Stop {};
 // Where findings go. Throwing (resolve): a failed finding becomes the Error,
 // with the step as context. Collecting (doctor): every finding is kept; a
 // failed `fatal` one ends the sequence.
+// What resolve() may take from the cache (doctor: nothing), and what it took.
+struct CacheUse {
+  detail::Handout handout = detail::Handout::copy;
+  bool used = false;
+  struct stat link {};
+  struct stat record {};
+};
+
 class Report {
  public:
-  explicit Report(std::vector<trust::Finding>* collect) : collect_(collect) {}
+  explicit Report(std::vector<trust::Finding>* collect, CacheUse* cache = nullptr)
+      : collect_(collect), cache_(cache) {}
 
   void add(trust::Finding f, const char* step, bool fatal = true) {
     if (!collect_) {
@@ -69,6 +78,7 @@ class Report {
     collect_->push_back(std::move(f));
   }
   [[nodiscard]] bool collecting() const { return collect_ != nullptr; }
+  [[nodiscard]] CacheUse* cache() const { return cache_; }
   // The check a step that is not itself a named check (opening, reading,
   // receiving) counts towards when it throws.
   void doing(const char* check) { doing_ = check; }
@@ -76,6 +86,7 @@ class Report {
 
  private:
   std::vector<trust::Finding>* collect_;
+  CacheUse* cache_;
   const char* doing_ = trust::kFileExists;
 };
 
@@ -219,7 +230,8 @@ struct Verified {
   struct stat record {};  // the record file's fstatat, for load_record
   UniqueFd holder_pidfd;  // the record's holder, alive when looked up
 };
-std::optional<Verified> open_verified(const std::string& dir, const std::string& name, const std::string& record_name) {
+std::optional<Verified> open_verified(const std::string& dir, const std::string& name, const std::string& record_name,
+                                      CacheUse& cache) {
   UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dirfd) return std::nullopt;
   Verified v;
@@ -228,8 +240,11 @@ std::optional<Verified> open_verified(const std::string& dir, const std::string&
       ::fstatat(dirfd.get(), record_name.c_str(), &v.record, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISREG(v.record.st_mode))
     return std::nullopt;
-  std::optional<detail::VerifiedNamespace> ns = detail::cached_namespace(v.opened.entry, v.record);
+  std::optional<detail::VerifiedNamespace> ns = detail::cached_namespace(v.opened.entry, v.record, cache.handout);
   if (!ns) return std::nullopt;
+  cache.used = true;
+  cache.link = v.opened.entry;
+  cache.record = v.record;
   v.opened.dirfd = std::move(dirfd);
   v.opened.fd = std::move(ns->fd);
   v.opened.found = true;
@@ -349,8 +364,9 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   const std::string& name = split.second;
   const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
   std::optional<Verified> verified;
-  if (!report.collecting() && is_link_name && options.identity != IdentityPolicy::off)
-    verified = open_verified(dir, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record);
+  if (report.cache() && is_link_name && options.identity != IdentityPolicy::off)
+    verified = open_verified(dir, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
+                             *report.cache());
   Opened o = verified ? std::move(verified->opened)
                       : in_step(socket_only ? "connect to holder socket" : "open namespace file",
                                 [&] { return open_path(path, options, socket_only); });
@@ -451,9 +467,9 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                  step);
       // Every check passed: remember where this link led (resolve() only,
       // and only a namespace owned by the initial user namespace, whatever
-      // this call allowed).
-      if (!report.collecting() && !o.verified_id && S_ISLNK(o.entry.st_mode) && out.holder_pidfd &&
-          trust::initial_user_namespace(o.fd.get(), path, false).ok)
+      // this call allowed: without --allow-userns that check passed above).
+      if (report.cache() && !o.verified_id && S_ISLNK(o.entry.st_mode) && out.holder_pidfd &&
+          (!options.allow_userns || trust::initial_user_namespace(o.fd.get(), path, false).ok))
         detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
       out.record = std::move(*record);
     }
@@ -510,12 +526,41 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
   }
 }
 
+// resolve(), taking from the cache what `cache` allows. A refusal of what
+// the cache gave is not the cache's to word: the entry is forgotten and the
+// full path runs, so the caller gets exactly the refusal (or the namespace)
+// it would have got without the cache.
+ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options, CacheUse& cache) {
+  trust::QuietPasses quiet;  // only a failure is ever shown
+  try {
+    Report report(nullptr, &cache);
+    return resolve_with(source, options, report);
+  } catch (const Error&) {
+    if (!cache.used) throw;
+  }
+  detail::forget_namespace(cache.record);
+  cache.used = false;
+  Report report(nullptr);
+  return resolve_with(source, options, report);
+}
+
 }  // namespace
 
+namespace detail {
+ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, Lent& lent) {
+  CacheUse cache;
+  cache.handout = Handout::lend;
+  ResolvedNamespace ns = resolve_cached(source, options, cache);
+  lent.lent = cache.used;
+  lent.link = cache.link;
+  lent.record = cache.record;
+  return ns;
+}
+}  // namespace detail
+
 ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
-  Report report(nullptr);
-  trust::QuietPasses quiet;  // only a failure is ever shown
-  return resolve_with(source, options, report);
+  CacheUse cache;
+  return resolve_cached(source, options, cache);
 }
 
 Inspection inspect_source(const Source& source, const ResolveOptions& options) {

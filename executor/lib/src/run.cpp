@@ -1,6 +1,7 @@
 #include "netns_exec/executor.hpp"
 
 #include "netns/error.hpp"
+#include "record_cache.hpp"
 
 namespace netns::exec {
 
@@ -34,9 +35,14 @@ RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
 
 // resolve()'s last checks were the holder's liveness and its namespace
 // through the same pidfd, a moment ago: the re-check would ask again.
+// The descriptors may be the cache's own, lent for the spawn and given back
+// after it (record_cache.hpp).
 RunResult run(const Source& source, spawn::Command command, const ResolveOptions& options) {
-  ResolvedNamespace ns = resolve(source, options);
-  return spawn_in(ns, std::move(command));
+  detail::Lent lent;
+  ResolvedNamespace ns = detail::resolve_lending(source, options, lent);
+  RunResult out = spawn_in(ns, std::move(command));
+  detail::return_lent(ns, lent);
+  return out;
 }
 
 }  // namespace netns::exec
