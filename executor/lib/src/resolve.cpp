@@ -290,7 +290,8 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
   // (record_cache.hpp); its owner is checked from this stat.
   struct stat st {};
   if (fresh != nullptr) st = *fresh;
-  if ((fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) && S_ISREG(st.st_mode)) {
+  if (report.cache() &&
+      (fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) && S_ISREG(st.st_mode)) {
     if (auto cached = detail::cached_record(st)) {
       out.record = std::move(cached);
       out.st = st;
@@ -298,7 +299,7 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
     }
   }
   out.record = in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
-  if (out.record) detail::cache_record(out.st, *out.record);
+  if (out.record && report.cache()) detail::cache_record(out.st, *out.record);
   return out;
 }
 
@@ -454,13 +455,15 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       report.doing(trust::kHolderAlive);
       // A pidfd verified against this very record file and still alive proves
       // what holder_alive() would (record_cache.hpp).
-      out.holder_pidfd = verified && verified->holder_pidfd ? std::move(verified->holder_pidfd)
-                                                            : detail::cached_pidfd(loaded.st);
+      if (verified && verified->holder_pidfd)
+        out.holder_pidfd = std::move(verified->holder_pidfd);
+      else if (report.cache())
+        out.holder_pidfd = detail::cached_pidfd(loaded.st);
       if (out.holder_pidfd) {
         report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
       } else {
         report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
-        if (out.holder_pidfd) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
+        if (out.holder_pidfd && report.cache()) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
       }
       report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
                                          record_shown),
@@ -532,6 +535,10 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
 // it would have got without the cache.
 ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options, CacheUse& cache) {
   trust::QuietPasses quiet;  // only a failure is ever shown
+  if (!options.remember) {
+    Report report(nullptr);
+    return resolve_with(source, options, report);
+  }
   try {
     Report report(nullptr, &cache);
     return resolve_with(source, options, report);
