@@ -459,7 +459,12 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
         out.holder_pidfd = std::move(verified->holder_pidfd);
       else if (report.cache())
         out.holder_pidfd = detail::cached_pidfd(loaded.st);
-      if (out.holder_pidfd) {
+      if (o.verified_id) {
+        // Through the cache (throwing mode only): identity_matches() below
+        // asks this pidfd for the holder's namespace, which an exited holder
+        // no longer has (ESRCH), so it answers for liveness too; a failure is
+        // worded by the full path anyway (resolve_cached).
+      } else if (out.holder_pidfd) {
         report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
       } else {
         report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
