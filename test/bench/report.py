@@ -663,11 +663,11 @@ class Report:
         ("link_owner", "link owner (`fstatat(AT_SYMLINK_NOFOLLOW)`)"),
         ("read_record", "record: open, read, parse (a repeated call: one `fstatat`, the parse is kept)"),
         ("record_origin", "record for this cluster / boot / pid namespace (in memory)"),
-        ("holder_alive", "holder alive: `pidfd_open` + `/proc/<pid>/stat` start time (a repeated call: "
-                         "`poll` on the kept pidfd)"),
-        ("identity_matches", "the live holder is in that namespace: `PIDFD_GET_NET_NAMESPACE` + `fstat`"),
-        ("holder_still_alive", "holder still alive: `poll` on the pidfd (the repeated call's liveness "
-                               "check and the spawn-time re-check)"),
+        ("holder_alive", "holder alive: `pidfd_open` + `/proc/<pid>/stat` start time (a repeated call "
+                         "keeps the pidfd, and the next line answers for its liveness)"),
+        ("identity_matches", "the live holder is in that namespace: `PIDFD_GET_NET_NAMESPACE` + `fstat` "
+                             "(ESRCH for a holder that exited)"),
+        ("holder_still_alive", "holder still alive: `poll` on the pidfd (`run_in()`'s spawn-time re-check)"),
         ("touch_record", "(`utimensat` of the record, which the next line needs to make the record "
                          "new each time)"),
         ("resolve_first_call", "**`resolve()` on a first call**, every check, plus that `utimensat`"),
