@@ -6,8 +6,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <string_view>
 
 #include "netns/error.hpp"
 
@@ -52,7 +55,34 @@ std::string ns_text(NsId id, std::string_view type) {
   return std::string(type) + ":[" + std::to_string(id.ino) + "]";
 }
 
-NsId current_netns_id() { return stat_ns("/proc/thread-self/ns/net"); }
+std::optional<uint64_t> netns_link_ino(const std::string& link) {
+  char text[32];
+  ssize_t n = ::readlink(link.c_str(), text, sizeof text);
+  constexpr std::string_view kPrefix = "net:[";
+  if (n <= static_cast<ssize_t>(kPrefix.size()) + 1 || n >= static_cast<ssize_t>(sizeof text) ||
+      std::string_view(text, kPrefix.size()) != kPrefix || text[n - 1] != ']')
+    return std::nullopt;
+  uint64_t ino = 0;
+  for (ssize_t i = static_cast<ssize_t>(kPrefix.size()); i < n - 1; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    ino = ino * 10 + static_cast<uint64_t>(text[i] - '0');
+  }
+  return ino;
+}
+
+NsId current_netns_id() {
+  // The link's text, not a stat through it: this runs on every resolve().
+  // Every namespace is on the one nsfs, whose device is learned once. The
+  // thread's own task directory by number, not through the thread-self link
+  // (a lookup less).
+  static const dev_t nsfs_dev = stat_ns("/proc/self/ns/net").dev;
+  // The thread id, once per thread. A forked child's copy names no task of
+  // its own process: the read fails and the stat below answers.
+  thread_local const pid_t tid = ::gettid();
+  std::string link = "/proc/self/task/" + std::to_string(tid) + "/ns/net";
+  if (std::optional<uint64_t> ino = netns_link_ino(link)) return NsId{nsfs_dev, *ino};
+  return stat_ns("/proc/thread-self/ns/net");
+}
 NsId current_pidns_id() { return stat_ns("/proc/self/ns/pid"); }
 
 const char* ns_type_name(int nstype) noexcept {

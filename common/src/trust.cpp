@@ -46,6 +46,20 @@ uint64_t our_pidns_ino() {
   return ino;
 }
 
+// The process's root directory (device, inode), read once.
+struct DirId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+DirId our_root() {
+  static const DirId root = [] {
+    struct stat st {};
+    if (::stat("/", &st) != 0) return DirId{};
+    return DirId{st.st_dev, st.st_ino};
+  }();
+  return root;
+}
+
 // The path a descriptor names, for messages only (never opened again).
 // The buffer is on the heap: inlined into directory_chain, a 4 KiB array would
 // grow that frame (and the static holder's resident stack) on every call.
@@ -83,6 +97,14 @@ constexpr const char* kRestartHint = "the holder died without cleaning up; resta
 
 Error Finding::error() const { return Error(code, detail, hint); }
 
+namespace {
+thread_local bool quiet_passes = false;
+}  // namespace
+
+bool pass_details_wanted() noexcept { return !quiet_passes; }
+QuietPasses::QuietPasses() noexcept : saved_(quiet_passes) { quiet_passes = true; }
+QuietPasses::~QuietPasses() { quiet_passes = saved_; }
+
 Finding pass(const char* check, std::string detail) {
   Finding f;
   f.check = check;
@@ -117,7 +139,7 @@ Finding network_namespace(int fd, std::string_view shown, NsId* id) {
   try {
     NsId got = require_netns_fd(fd, shown);
     if (id) *id = got;
-    return pass(kIsNetns, ns_text(got));
+    return pass_with(kIsNetns, [&] { return ns_text(got); });
   } catch (const Error& e) {
     return fail(kIsNetns, e.code(), e.message(), e.hint());
   }
@@ -136,7 +158,7 @@ Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other)
   }
   UniqueFd owner(user);
   NsId uid_ns = ns_id_of_fd(owner.get(), shown);
-  if (uid_ns.ino == kInitialUserNsIno) return pass(kInitialUserns, ns_text(uid_ns, "user"));
+  if (uid_ns.ino == kInitialUserNsIno) return pass_with(kInitialUserns, [&] { return ns_text(uid_ns, "user"); });
   if (allow_other) return pass(kInitialUserns, ns_text(uid_ns, "user") + " (another user namespace, allowed)");
   return fail(kInitialUserns, Errc::wrong_namespace,
               quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
@@ -147,7 +169,7 @@ Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other)
 }
 
 Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
-  if (id != own) return pass(kNotOwn, "ours is " + ns_text(own));
+  if (id != own) return pass_with(kNotOwn, [&] { return "ours is " + ns_text(own); });
   if (allow) return pass(kNotOwn, "it is our own " + ns_text(own) + " (allowed)");
   return fail(kNotOwn, Errc::own_namespace,
               quote(shown) + " is this process's own network namespace " + ns_text(own) +
@@ -177,7 +199,7 @@ HostNetns is_host_netns(NsId id, NsId own) {
 
 Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
   switch (is_host_netns(id, own)) {
-    case HostNetns::no: return pass(kNotHost, cat({"the host's is not ", ns_text(id)}));
+    case HostNetns::no: return pass_with(kNotHost, [&] { return cat({"the host's is not ", ns_text(id)}); });
     case HostNetns::unknown: {
       Finding f = pass(kNotHost, "cannot be known here: this kernel gives the host's namespace no "
                                  "fixed inode and /proc/1 is not the host's init (no hostPID)");
@@ -219,6 +241,9 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
                   "chown root and chmod go-w that directory (a sticky directory such as /tmp is "
                   "fine above a root-owned one), or name its owner with --trust-uid");
     }
+    // Our root, known from the start: no stat of its ".." to find that out
+    // (after a chroot the comparison below still ends the walk).
+    if (st.st_dev == our_root().dev && st.st_ino == our_root().ino) break;
     up = up.empty() ? std::string("..") : up + "/..";
     struct stat up_st {};
     if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0)
@@ -226,13 +251,14 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
     if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
     st = up_st;
   }
-  return pass(kDirTrusted, cat({quote(shown), " and every directory above it: owned by ", owners.text(),
-                                ", not writable by others"}));
+  return pass_with(kDirTrusted, [&] {
+    return cat({quote(shown), " and every directory above it: owned by ", owners.text(), ", not writable by others"});
+  });
 }
 
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners) {
-  if (owners.trusted(st.st_uid)) return pass(check, cat({what, " owned by uid ", num(st.st_uid)}));
+  if (owners.trusted(st.st_uid)) return pass_with(check, [&] { return cat({what, " owned by uid ", num(st.st_uid)}); });
   return fail(check, Errc::untrusted,
               cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ", mode_text(st.st_mode),
                    "), not ", owners.text(), ": only the holder writes these files"}),
@@ -240,14 +266,15 @@ Finding file_owner(const char* check, const struct stat& st, std::string_view wh
 }
 
 Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown) {
-  if (cluster_id.empty() || r.cluster_id == cluster_id) return pass(kRecordCluster, cat({"cluster ", quote(r.cluster_id)}));
+  if (cluster_id.empty() || r.cluster_id == cluster_id)
+    return pass_with(kRecordCluster, [&] { return cat({"cluster ", quote(r.cluster_id)}); });
   return fail(kRecordCluster, Errc::identity_mismatch,
               cat({record_prefix(shown), "it is for cluster ", quote(r.cluster_id), ", not ", quote(cluster_id)}));
 }
 
 Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
   const std::string& boot = our_boot_id();
-  if (r.boot_id == boot) return pass(kRecordBoot, cat({"boot id ", boot}));
+  if (r.boot_id == boot) return pass_with(kRecordBoot, [&] { return cat({"boot id ", boot}); });
   return fail(kRecordBoot, Errc::stale_holder,
               cat({record_prefix(shown), "it was written before the last reboot (boot id ", r.boot_id, ", now ", boot,
                    ")"}),
@@ -256,7 +283,7 @@ Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
 
 Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown) {
   uint64_t ours = our_pidns_ino();
-  if (r.pidns_ino == ours) return pass(kRecordPidns, pid_ns_text(ours));
+  if (r.pidns_ino == ours) return pass_with(kRecordPidns, [&] { return pid_ns_text(ours); });
   return fail(kRecordPidns, Errc::identity_mismatch,
               cat({record_prefix(shown), "the holder runs in another pid namespace (", pid_ns_text(r.pidns_ino),
                    ", we run in ", pid_ns_text(ours), "), so /proc/", num(r.pid),
@@ -285,11 +312,11 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pi
                      num(*started), ", record says ", num(r.pid_start_time), ")"}),
                 kRestartHint);
   if (pidfd) *pidfd = std::move(fd);
-  return pass(kHolderAlive, cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)}));
+  return pass_with(kHolderAlive, [&] { return cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)}); });
 }
 
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
-  if (r.netns == opened) return pass(kIdentity, cat({"the record names ", ns_text(opened)}));
+  if (r.netns == opened) return pass_with(kIdentity, [&] { return cat({"the record names ", ns_text(opened)}); });
   return fail(kIdentity, Errc::identity_mismatch,
               cat({record_prefix(shown), "it names ", ns_text(r.netns), " (dev ", num(r.netns.dev),
                    "), but the file opened ", ns_text(opened), " (dev ", num(opened.dev), ")"}),
@@ -328,7 +355,7 @@ Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::str
                 cat({record_prefix(shown), "holder pid ", num(r.pid), " is now in ", ns_text(live), ", the record says ",
                      ns_text(r.netns)}),
                 "the holder moved to another namespace: restart the holder pod");
-  return pass(kIdentity, cat({"record, link and live holder all name ", ns_text(opened)}));
+  return pass_with(kIdentity, [&] { return cat({"record, link and live holder all name ", ns_text(opened)}); });
 }
 
 Finding holder_still_alive(const HolderRecord& r, int pidfd) {
@@ -343,7 +370,7 @@ Finding holder_still_alive(const HolderRecord& r, int pidfd) {
   } else {
     alive = r.pidns_ino != our_pidns_ino() || pid_start_time(r.pid) == r.pid_start_time;
   }
-  if (alive) return pass(kHolderAlive, "pid " + std::to_string(r.pid));
+  if (alive) return pass_with(kHolderAlive, [&] { return "pid " + std::to_string(r.pid); });
   return fail(kHolderAlive, Errc::stale_holder,
               "holder pid " + std::to_string(r.pid) +
                   " exited after the namespace was validated; nothing was run: " + errno_text(ESRCH),
@@ -366,7 +393,7 @@ Finding socket_server(int sock, std::string_view shown, const Owners& owners, co
                 cat({"the server behind ", quote(shown), " is pid ", num(cred.pid),
                      ", but the holder record next to it names pid ", num(record->pid)}),
                 "another process serves the holder's socket: restart the holder pod");
-  return pass(kSocketServer, cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)}));
+  return pass_with(kSocketServer, [&] { return cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)}); });
 }
 
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
@@ -379,7 +406,7 @@ Finding header_matches(const FdHeader& header, NsId received, std::string_view e
     return fail(kHeader, Errc::identity_mismatch,
                 cat({"holder socket ", quote(shown), " announced ", ns_text(header.netns), " but sent ",
                      ns_text(received)}));
-  return pass(kHeader, cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)}));
+  return pass_with(kHeader, [&] { return cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)}); });
 }
 
 }  // namespace netns::trust

@@ -47,6 +47,7 @@ std::optional<std::string> net_path_of(std::string_view arg) {
 // `--identity if-present`. Unset or empty: the default, a record is required.
 exec::ResolveOptions nsenter_resolve_options() {
   exec::ResolveOptions options;
+  options.remember = false;  // one resolve per process
   const char* identity = ::getenv("NETNS_EXEC_IDENTITY");
   if (identity && *identity) {
     try {

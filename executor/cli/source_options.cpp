@@ -52,6 +52,7 @@ exec::ResolveOptions SourceOptions::resolve_options() const {
   out.allow_host_netns = allow_host_netns;
   out.allow_userns = allow_userns;
   out.trust_uids = trust_uids;
+  out.remember = false;  // one process, one command: nothing to remember for
   return out;
 }
 

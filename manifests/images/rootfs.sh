@@ -39,7 +39,10 @@ dlopened_by() {
   local bin=$1 name path
   while read -r name; do
     [ -n "$name" ] || continue
-    path=$(ldconfig -p | awk -v n="$name" '$1 == n { print $NF; exit }')
+    # awk reads to the end: an early exit would SIGPIPE ldconfig, and with
+    # pipefail that fails this process substitution silently, so the image
+    # would lack the library now and then.
+    path=$(ldconfig -p | awk -v n="$name" '$1 == n && !found { print $NF; found = 1 }')
     [ -n "$path" ] || die "$bin loads $name on first use, but it is not installed here"
     echo "$path"
   done < <(grep -ao 'netns-dlopen:[A-Za-z0-9_.+-]*' "$bin" | sed 's/^netns-dlopen://' | sort -u)
@@ -50,13 +53,22 @@ copy_to() {  # SRC DEST: file contents (symlinks followed), mode kept
   cp -L --preserve=mode "$1" "$2"
 }
 
+# The libraries as a list first: a failure inside a process substitution
+# would go unnoticed, and the image would silently lack a library.
+libraries_list() {
+  local list
+  list=$(libraries_of "$1") || die "cannot list the libraries of $1"
+  printf '%s\n' "$list"
+}
+
 add_binary() {  # OUT BIN DEST_PATH: binary + libraries at their own paths
-  local out=$1 bin=$2 dest=$3 lib
+  local out=$1 bin=$2 dest=$3 lib libs
   [ -x "$bin" ] || die "$bin is not an executable file"
   copy_to "$bin" "$out$dest"
+  libs=$(libraries_list "$bin")
   while read -r lib; do
     [ -n "$lib" ] && copy_to "$lib" "$out$lib"
-  done < <(libraries_of "$bin")
+  done <<<"$libs"
 }
 
 holder() {
@@ -73,13 +85,14 @@ holder() {
 
 plugin() {
   local out=$1 exec_bin=$2 nsenter=${3:-}
-  local prefix=/opt/netns-exec lib loader=""
+  local prefix=/opt/netns-exec lib loader="" libs
   copy_to "$exec_bin" "$out$prefix/bin/netns-exec"
+  libs=$(libraries_list "$exec_bin")
   while read -r lib; do
     [ -n "$lib" ] || continue
     copy_to "$lib" "$out$prefix/lib/$(basename "$lib")"
     [[ $(basename "$lib") == ld-linux* ]] && loader=$(basename "$lib")
-  done < <(libraries_of "$exec_bin")
+  done <<<"$libs"
   mkdir -p "$out/usr/local/bin"
   if [ -n "$loader" ]; then
     # Our own loader and libraries, whatever glibc the base image has; --argv0

@@ -107,6 +107,8 @@ def fmt_us(us):
         return f"{us / 1000:.1f} ms"
     if us >= 1000:
         return f"{us / 1000:.2f} ms"
+    if us < 10:
+        return f"{us:.1f} µs"
     return f"{us:.0f} µs"
 
 
@@ -127,9 +129,10 @@ def verdict(ratio, goal, at_most=True):
     """'met' or 'missed by N %' (how far the ratio is from the goal)."""
     if ratio is None:
         return "not measured"
-    if at_most:
-        return "**met**" if ratio <= goal else f"**missed** by {100 * (ratio / goal - 1):.0f} %"
-    return "**met**" if ratio >= goal else f"**missed** by {100 * (1 - ratio / goal):.0f} %"
+    by = 100 * (ratio / goal - 1) if at_most else 100 * (1 - ratio / goal)
+    if by <= 0:
+        return "**met**"
+    return f"**missed** by {by:.1f} %" if by < 1 else f"**missed** by {by:.0f} %"
 
 
 def cmd(*argv):
@@ -173,7 +176,9 @@ class Report:
             self.errors.append(message)
 
     def add(self, number, title, measured, anchor, ratio, goal_text, result, notes):
-        self.summary.append((number, title, measured, anchor, fmt_ratio(ratio), goal_text, result))
+        # Close to 1 (where the goals are), a third decimal: 1.045× and 1.054× both round to 1.05×.
+        shown = f"{ratio:.3f}×" if ratio is not None and 0.9 <= ratio <= 1.2 else fmt_ratio(ratio)
+        self.summary.append((number, title, measured, anchor, shown, goal_text, result))
         self.sections.append((number, title, notes))
 
     # --- figure 1 ---
@@ -277,7 +282,15 @@ class Report:
                             f"reset, close_range and the pidfd wait that posix_spawn does not do).")
             notes.append(why)
         elif extra_us > 0:
-            notes.append(f"The library costs {fmt_us(extra_us)} over the floor per call.")
+            text = f"The library costs {fmt_us(extra_us)} over the floor per call."
+            if eng_us and lib_us > eng_us:
+                text += (f" The spawn engine alone is {fmt_ratio(eng_us / plain_us)} the floor (it "
+                         f"beats `posix_spawn`: the child's report is a store, not a pipe, its stack "
+                         f"is reused, and `CLONE_CLEAR_SIGHAND` spares 33 `sigaction` calls); the "
+                         f"other {fmt_us(lib_us - eng_us)} is `exec::run` opening and validating the "
+                         f"path on every call, every check of the trust policy (the section on the "
+                         f"checks below).")
+            notes.append(text)
         else:
             notes.append(f"The library is within noise of the floor ({fmt_us(-extra_us)} faster in "
                          f"the median).")
@@ -464,17 +477,17 @@ class Report:
         self.expect((s and "counters" in s) or "holder_wake_bench" not in self.bench
                     or not self.library_built(), "figure 5: no holder_wake/library result")
         if not s or "counters" not in s:
-            self.add(5, "wake-up on holder publish", "–", "–", None, "median ≤ 5 ms", "not measured",
+            self.add(5, "wake-up on holder publish", "–", "–", None, "median ≤ 1 ms", "not measured",
                      ["holder_wake_bench did not run (needs libnetns_exec)."])
             return
         c = s["counters"]
         p50, p99, mx, n = c.get("p50_us"), c.get("p99_us"), c.get("max_us"), c.get("samples")
-        r = p50 / 5000 if p50 else None
-        self.add(5, "wake-up on holder publish (median)", fmt_us(p50), "goal 5 ms", r,
-                 "median ≤ 5 ms", verdict(r, 1.0), None)
+        r = p50 / 1000 if p50 else None
+        self.add(5, "wake-up on holder publish (median)", fmt_us(p50), "goal 1 ms", r,
+                 "median ≤ 1 ms", verdict(r, 1.0), None)
         notes = [
             f"{int(n or 0)} samples: median {fmt_us(p50)}, 99th percentile {fmt_us(p99)}, "
-            f"maximum {fmt_us(mx)}; the ratio in the summary is median / 5 ms.",
+            f"maximum {fmt_us(mx)}; the ratio in the summary is median / 1 ms (issue 12's goal).",
             "From just before the link `<ID>.net.ns` is renamed into place (the record already "
             "published, as the holder orders it) to the executor's `resolve()` with "
             "`wait_holder` returning a validated descriptor: the inotify wake-up, opening the "
@@ -486,6 +499,10 @@ class Report:
                          f"{fmt_us(cc['p50_us'])} (median; 99th percentile {fmt_us(cc.get('p99_us'))}): "
                          f"the kernel tears the fsnotify group down and waits for an SRCU grace "
                          f"period before close() returns.")
+        if r is not None and r <= 1.0:
+            notes.append("The waiter keeps one inotify descriptor per thread for the thread's life "
+                         "and only removes its watch, so the close that waits for an SRCU grace "
+                         "period (the line above) is off the path.")
         if r is not None and r > 1.0:
             share = (f" — {100 * cc['p50_us'] / p50:.0f} % of the median"
                      if cc.get("p50_us") else "")
@@ -632,10 +649,61 @@ class Report:
                          f"nsenter {libs['nsenter']}.")
         self.sections[-1] = (7, "The CLI as a whole process vs nsenter", notes)
 
+    # --- the trust policy, check by check (issue 12) ---
+    TRUST_CHECKS = [
+        ("open_link", "open the directory and the link (`O_PATH`), reopen `O_RDONLY` "
+                      "(not a check: what following the link costs; a repeated call skips it)"),
+        ("network_namespace", "is a network namespace (`fstatfs` + `NS_GET_NSTYPE`; a repeated call "
+                              "knows it of the descriptor it kept)"),
+        ("initial_user_namespace", "owned by the initial user namespace (`NS_GET_USERNS` + `fstat` + "
+                                   "close; a repeated call knows it too)"),
+        ("not_own_namespace", "not our own namespace (the text of `/proc/self/task/<tid>/ns/net`)"),
+        ("not_host_namespace", "not the host's namespace (fixed inode: no system call on 6.18)"),
+        ("directory_chain", "directory trusted (one `fstatat` per level up to `/`)"),
+        ("link_owner", "link owner (`fstatat(AT_SYMLINK_NOFOLLOW)`)"),
+        ("read_record", "record: open, read, parse (a repeated call: one `fstatat`, the parse is kept)"),
+        ("record_origin", "record for this cluster / boot / pid namespace (in memory)"),
+        ("holder_alive", "holder alive: `pidfd_open` + `/proc/<pid>/stat` start time (a repeated call "
+                         "keeps the pidfd, and the next line answers for its liveness)"),
+        ("identity_matches", "the live holder is in that namespace: `PIDFD_GET_NET_NAMESPACE` + `fstat` "
+                             "(ESRCH for a holder that exited)"),
+        ("holder_still_alive", "holder still alive: `poll` on the pidfd (`run_in()`'s spawn-time re-check)"),
+        ("touch_record", "(`utimensat` of the record, which the next line needs to make the record "
+                         "new each time)"),
+        ("resolve_first_call", "**`resolve()` on a first call**, every check, plus that `utimensat`"),
+        ("resolve_all", "**`resolve()` on a repeated call**, every check"),
+    ]
+
+    def trust_checks(self):
+        b = self.bench.get("trust_checks_bench")
+        if not b or not b.names():
+            return None
+        lines = ["## The trust policy's checks, one by one", "",
+                 "`test/bench/trust_checks_bench.cpp` measures each check of `netns/trust.hpp` alone, "
+                 "in a loop, on the benchmarks' published target (`bench.net.ns` and its record "
+                 "under `/tmp`), and `resolve()` as a whole. In a loop the caches are hot; between "
+                 "two spawns (figure 1) the same work costs about twice as much wall time.", "",
+                 "| check | wall (median) | CPU (median) |", "|---|---|---|"]
+        for key, what in self.TRUST_CHECKS:
+            st = b.stat(key)
+            if not st or "us" not in st:
+                continue
+            cpu = fmt_us(st["cpu_us"]) if st.get("cpu_us") is not None else "–"
+            lines.append(f"| {what} | {fmt_us(st['us'])} | {cpu} |")
+        first, again, touch = b.stat("resolve_first_call"), b.stat("resolve_all"), b.stat("touch_record")
+        if first and again and "us" in first and "us" in again:
+            first_us = first["us"] - (touch["us"] if touch and "us" in touch else 0)
+            lines += ["", f"A first call costs about {fmt_us(first_us)} without the `utimensat`; a repeated "
+                      f"call {fmt_us(again['us'])}, {fmt_ratio(again['us'] / first_us)} of it. "
+                      "What it keeps and why that drops no check: DESIGN §5 and "
+                      "`executor/lib/src/record_cache.hpp`. Every figure 1 spawn after the first is a "
+                      "repeated call."]
+        return lines
+
     # --- others ---
     def other_benchmarks(self):
         known = {"cli_paired_bench", "spawn_latency_bench", "caller_rss_bench", "spawn_threads_bench", "holder_wake_bench",
-                 "inspect_bench"}
+                 "inspect_bench", "trust_checks_bench"}
         blocks = []
         for name, b in self.bench.items():
             if name in known or not b.names():
@@ -778,6 +846,9 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
             md += [f"## {number}. {title}", ""]
             for n in notes:
                 md += [n, ""]
+        checks = self.trust_checks()
+        if checks:
+            md += checks + [""]
         others = self.other_benchmarks()
         if others:
             md += ["## Other benchmarks in test/bench", ""]

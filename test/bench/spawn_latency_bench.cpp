@@ -101,7 +101,7 @@ const bool registered = [] {
   if (LibrarySpawner::available()) {
     benchmark::RegisterBenchmark("spawn_true/paired", paired)
         ->UseRealTime()
-        ->Iterations(quick_mode() ? 2 : 200)
+        ->Iterations(quick_mode() ? 2 : 1000)
         ->Unit(benchmark::kMillisecond);
   }
   benchmark::AddCustomContext("library_entry_point", library_entry_point());

@@ -1,9 +1,16 @@
-// resolve() keeps a parsed record and its verified pidfd between calls
-// (executor/lib/src/record_cache.hpp). What it must never do is trust them
-// longer than they are true: a replaced record is read again, a holder that
-// died is refused at once, and a reused pid cannot pass through the cache.
+// resolve() keeps a parsed record, its verified pidfd and the namespace a
+// link led to between calls (executor/lib/src/record_cache.hpp). What it must
+// never do is trust them longer than they are true: a replaced record is read
+// again, a holder that died or moved is refused at once, a replaced link is
+// followed again, and the directories and our own namespace are checked on
+// every call.
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "exec_fixture.hpp"
 #include "netns_exec/executor.hpp"
@@ -57,6 +64,133 @@ TEST_F(ExecRecordCache, AHolderThatDiedIsRefusedThoughItsPidfdWasCached) {
     EXPECT_EQ(e.code(), Errc::stale_holder) << e.describe();
     EXPECT_NE(e.message().find("is gone"), std::string::npos) << e.describe();
   }
+}
+
+
+// Every call below resolves the link twice first: the second comes from the
+// cache (the namespace the link led to is kept), so the third shows what the
+// cache does with a change.
+void resolve_twice(const std::string& link) {
+  ASSERT_NO_THROW((void)ex::resolve(ex::Source::netns_path(link)));
+  ASSERT_NO_THROW((void)ex::resolve(ex::Source::netns_path(link)));
+}
+
+// A holder that leaves its namespace on request (unshare into a new one):
+// what a holder moved by setns would look like.
+class MovableHolder {
+ public:
+  MovableHolder() {
+    int to_child[2], from_child[2];
+    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      char c = 0;
+      if (::unshare(CLONE_NEWNET) != 0) ::_exit(1);
+      (void)!::write(from_child[1], "r", 1);
+      if (::read(to_child[0], &c, 1) != 1) ::_exit(0);
+      if (::unshare(CLONE_NEWNET) != 0) ::_exit(1);
+      (void)!::write(from_child[1], "m", 1);
+      ::pause();
+      ::_exit(0);
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    go_ = UniqueFd(to_child[1]);
+    done_ = UniqueFd(from_child[0]);
+    char c = 0;
+    if (pid_ < 0 || ::read(done_.get(), &c, 1) != 1) throw std::runtime_error("movable holder did not start");
+  }
+  ~MovableHolder() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  MovableHolder(const MovableHolder&) = delete;
+  MovableHolder& operator=(const MovableHolder&) = delete;
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  void move() {
+    char c = 0;
+    if (::write(go_.get(), "g", 1) != 1 || ::read(done_.get(), &c, 1) != 1 || c != 'm')
+      throw std::runtime_error("movable holder did not move");
+  }
+
+ private:
+  pid_t pid_ = -1;
+  UniqueFd go_, done_;
+};
+
+TEST_F(ExecRecordCache, AHolderThatMovedToAnotherNamespaceIsRefusedThoughItsNamespaceWasCached) {
+  MovableHolder holder;
+  const std::string holder_ns = "/proc/" + std::to_string(holder.pid()) + "/ns/net";
+  const NsId first = ns_id_of_path(holder_ns);
+  // Another process keeps the first namespace (and the link) alive after the move.
+  Process other({"nsenter", "--net=" + holder_ns, "--", "sleep", "60"});
+  const std::string other_ns = "/proc/" + std::to_string(other.pid()) + "/ns/net";
+  ASSERT_TRUE(wait_until([&] { return ns_id_of_path(other_ns) == first; }, 5s));
+  publish(holder_dir, record_for("ceph-a", holder.pid(), first), other_ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  resolve_twice(link);
+  holder.move();
+  try {
+    (void)ex::resolve(ex::Source::netns_path(link));
+    FAIL() << "a holder that left its namespace passed through the cache";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::identity_mismatch) << e.describe();
+    EXPECT_NE(e.message().find("is now in"), std::string::npos) << e.describe();
+  }
+}
+
+TEST_F(ExecRecordCache, ADirectoryMadeWritableIsRefusedThoughTheLinkWasCached) {
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  resolve_twice(link);
+  ASSERT_EQ(::chmod(holder_dir.c_str(), 0777), 0);
+  try {
+    (void)ex::resolve(ex::Source::netns_path(link));
+    ADD_FAILURE() << "a world-writable holder directory passed through the cache";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::untrusted) << e.describe();
+    EXPECT_NE(e.message().find("writable by group or others"), std::string::npos) << e.describe();
+  }
+  ASSERT_EQ(::chmod(holder_dir.c_str(), 0755), 0);
+  EXPECT_NO_THROW((void)ex::resolve(ex::Source::netns_path(link)));
+}
+
+TEST_F(ExecRecordCache, AReplacedLinkIsFollowedAgain) {
+  NetnsChild ns, elsewhere;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  resolve_twice(link);
+  // The same record, a new link (a new inode) to another namespace.
+  UniqueFd d = open_fd(holder_dir, O_RDONLY | O_DIRECTORY);
+  symlink_atomic(d.get(), "ceph-a.net.ns", elsewhere.ns_path(), holder_dir);
+  try {
+    (void)ex::resolve(ex::Source::netns_path(link));
+    FAIL() << "the cached namespace was used for a replaced link";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::identity_mismatch) << e.describe();
+  }
+}
+
+TEST_F(ExecRecordCache, OurOwnNamespaceIsRefusedThoughTheLinkWasCached) {
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  resolve_twice(link);
+  // A thread of ours that entered the holder's namespace: for it, that is its own.
+  std::optional<Errc> refused;
+  std::thread inside([&] {
+    UniqueFd target = open_fd(ns.ns_path(), O_RDONLY);
+    if (::setns(target.get(), CLONE_NEWNET) != 0) return;
+    try {
+      (void)ex::resolve(ex::Source::netns_path(link));
+    } catch (const Error& e) {
+      refused = e.code();
+    }
+  });
+  inside.join();
+  ASSERT_TRUE(refused.has_value()) << "our own namespace passed through the cache";
+  EXPECT_EQ(*refused, Errc::own_namespace);
 }
 
 }  // namespace

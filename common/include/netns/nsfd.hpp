@@ -2,6 +2,7 @@
 // Namespace identity and validation, always on an open descriptor (never on a
 // path, which could be swapped between the check and the use).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,13 @@ NsId require_netns_fd(int fd, std::string_view shown);
 
 // The calling thread's network namespace (/proc/thread-self/ns/net).
 NsId current_netns_id();
+
+// The inode in the text of a /proc/PID/ns/net link ("net:[INODE]"), which
+// the kernel formats without opening the namespace (half the cost of a stat
+// through the link, which resolves it): nullopt if it cannot be read or is
+// not a network namespace's. Every namespace is on the one nsfs, so its
+// device is that of any namespace descriptor.
+std::optional<uint64_t> netns_link_ino(const std::string& link);
 // The calling process's pid namespace (/proc/self/ns/pid).
 NsId current_pidns_id();
 

@@ -54,6 +54,27 @@ inline constexpr const char* kHeader = "header matches";
 inline constexpr const char* kLockOwner = "lock owner";
 
 Finding pass(const char* check, std::string detail);
+
+// Whether a passing check's detail text is wanted: by doctor and `netns-holder
+// check`, which print every line, but not by resolve(), which only ever shows
+// a failure and runs for every command (the text costs more than some of the
+// checks). On unless a QuietPasses is alive on this thread.
+bool pass_details_wanted() noexcept;
+class QuietPasses {
+ public:
+  QuietPasses() noexcept;
+  ~QuietPasses();
+  QuietPasses(const QuietPasses&) = delete;
+  QuietPasses& operator=(const QuietPasses&) = delete;
+
+ private:
+  bool saved_;
+};
+// pass() with the detail built only when it is wanted.
+template <typename MakeDetail>
+Finding pass_with(const char* check, MakeDetail&& make) {
+  return pass(check, pass_details_wanted() ? std::string(make()) : std::string());
+}
 Finding fail(const char* check, Errc code, std::string detail, std::string hint = {});
 
 // Who may have written the files in a holder directory: root, plus uids the

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -11,11 +12,11 @@ namespace netns::exec::detail {
 namespace {
 
 struct Key {
-  dev_t dev;
-  ino_t ino;
-  off_t size;
-  timespec mtime;
-  timespec ctime;
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{};
+  timespec ctime{};
   bool operator==(const Key& o) const {
     return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
            mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
@@ -24,9 +25,15 @@ struct Key {
 Key key_of(const struct stat& st) { return Key{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim}; }
 
 struct Entry {
-  Key key;
+  Key key;  // the record file
   HolderRecord record;
   UniqueFd pidfd;
+  // The namespace the link `link` led to, once every check passed, and a
+  // pidfd of its own to lend with it (both empty while lent).
+  std::optional<Key> link;
+  UniqueFd nsfd;
+  UniqueFd ns_pidfd;
+  NsId ns;
 };
 
 // A plugin talks to a handful of holders; a small list, cleared when full.
@@ -47,6 +54,19 @@ bool alive(int pidfd) {
   return ::poll(&p, 1, 0) == 0;
 }
 
+// Drops every entry whose holder has exited, in one poll: its namespace
+// (which only our descriptor may still keep alive) is released at once.
+void sweep() {
+  auto& all = entries();
+  std::vector<pollfd> fds;
+  fds.reserve(all.size());
+  for (const auto& e : all)
+    if (e.link) fds.push_back(pollfd{e.pidfd.get(), POLLIN, 0});
+  if (fds.empty() || ::poll(fds.data(), fds.size(), 0) <= 0) return;
+  size_t i = 0;
+  std::erase_if(all, [&](const Entry& e) { return e.link && fds[i++].revents != 0; });
+}
+
 }  // namespace
 
 std::optional<HolderRecord> cached_record(const struct stat& st) {
@@ -57,9 +77,10 @@ std::optional<HolderRecord> cached_record(const struct stat& st) {
 
 void cache_record(const struct stat& st, const HolderRecord& record) {
   std::lock_guard lock(mu);
+  sweep();
   if (find(key_of(st))) return;
   if (entries().size() >= kMaxEntries) entries().clear();
-  entries().push_back(Entry{key_of(st), record, {}});
+  entries().push_back(Entry{key_of(st), record, {}, std::nullopt, {}, {}, {}});
 }
 
 UniqueFd cached_pidfd(const struct stat& st) {
@@ -74,6 +95,53 @@ void cache_pidfd(const struct stat& st, int pidfd) {
   Entry* e = find(key_of(st));
   if (!e || pidfd < 0) return;
   e->pidfd.reset(::fcntl(pidfd, F_DUPFD_CLOEXEC, 3));
+}
+
+std::optional<VerifiedNamespace> cached_namespace(const struct stat& link, const struct stat& record,
+                                                  Handout how) {
+  std::lock_guard lock(mu);
+  Entry* e = find(key_of(record));
+  if (!e || !e->nsfd || !e->ns_pidfd || !(e->link == key_of(link))) return std::nullopt;
+  if (how == Handout::lend) return VerifiedNamespace{std::move(e->nsfd), e->ns, std::move(e->ns_pidfd)};
+  UniqueFd fd(::fcntl(e->nsfd.get(), F_DUPFD_CLOEXEC, 3));
+  UniqueFd pidfd(::fcntl(e->ns_pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  if (!fd || !pidfd) return std::nullopt;
+  return VerifiedNamespace{std::move(fd), e->ns, std::move(pidfd)};
+}
+
+void give_back(const struct stat& link, const struct stat& record, UniqueFd nsfd, UniqueFd pidfd) {
+  std::lock_guard lock(mu);
+  Entry* e = find(key_of(record));
+  if (!e || e->nsfd || e->ns_pidfd || !(e->link == key_of(link))) return;  // ours close here
+  e->nsfd = std::move(nsfd);
+  e->ns_pidfd = std::move(pidfd);
+}
+
+void cache_namespace(const struct stat& link, const struct stat& record, int nsfd, NsId id) {
+  std::lock_guard lock(mu);
+  sweep();
+  Entry* e = find(key_of(record));
+  if (!e || !e->pidfd || nsfd < 0) return;
+  UniqueFd fd(::fcntl(nsfd, F_DUPFD_CLOEXEC, 3));
+  UniqueFd pidfd(::fcntl(e->pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  if (!fd || !pidfd) return;
+  e->nsfd = std::move(fd);
+  e->ns_pidfd = std::move(pidfd);
+  e->link = key_of(link);
+  e->ns = id;
+}
+
+void forget_namespace(const struct stat& record) {
+  std::lock_guard lock(mu);
+  if (Entry* e = find(key_of(record))) {
+    e->nsfd.reset();
+    e->ns_pidfd.reset();
+    e->link.reset();
+  }
+}
+
+void return_lent(ResolvedNamespace& ns, const Lent& lent) {
+  if (lent.lent) give_back(lent.link, lent.record, std::move(ns.fd), std::move(ns.holder_pidfd));
 }
 
 }  // namespace netns::exec::detail

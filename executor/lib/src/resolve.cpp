@@ -44,9 +44,18 @@ struct Stop {};
 // Where findings go. Throwing (resolve): a failed finding becomes the Error,
 // with the step as context. Collecting (doctor): every finding is kept; a
 // failed `fatal` one ends the sequence.
+// What resolve() may take from the cache (doctor: nothing), and what it took.
+struct CacheUse {
+  detail::Handout handout = detail::Handout::copy;
+  bool used = false;
+  struct stat link {};
+  struct stat record {};
+};
+
 class Report {
  public:
-  explicit Report(std::vector<trust::Finding>* collect) : collect_(collect) {}
+  explicit Report(std::vector<trust::Finding>* collect, CacheUse* cache = nullptr)
+      : collect_(collect), cache_(cache) {}
 
   void add(trust::Finding f, const char* step, bool fatal = true) {
     if (!collect_) {
@@ -69,6 +78,7 @@ class Report {
     collect_->push_back(std::move(f));
   }
   [[nodiscard]] bool collecting() const { return collect_ != nullptr; }
+  [[nodiscard]] CacheUse* cache() const { return cache_; }
   // The check a step that is not itself a named check (opening, reading,
   // receiving) counts towards when it throws.
   void doing(const char* check) { doing_ = check; }
@@ -76,6 +86,7 @@ class Report {
 
  private:
   std::vector<trust::Finding>* collect_;
+  CacheUse* cache_;
   const char* doing_ = trust::kFileExists;
 };
 
@@ -156,6 +167,9 @@ struct Opened {
   int sock_err = 0;
   bool found = false;
   struct stat entry {};  // lstat of the name in dirfd
+  // fd is the one this link led to when it was verified before (open_verified):
+  // on nsfs, a network namespace owned by the initial user namespace.
+  std::optional<NsId> verified_id;
 };
 
 Opened open_path(const std::string& path, const ResolveOptions& options, bool socket_only) {
@@ -206,10 +220,44 @@ Opened open_path(const std::string& path, const ResolveOptions& options, bool so
   return o;
 }
 
+// resolve() only (doctor looks at everything afresh): a link this process
+// has verified before, unchanged, with the same record file, gives back the
+// descriptor it led to then instead of being followed into /proc again
+// (record_cache.hpp says what that keeps and what is still checked). Nullopt
+// for anything else; the caller then opens the path as usual.
+struct Verified {
+  Opened opened;
+  struct stat record {};  // the record file's fstatat, for load_record
+  UniqueFd holder_pidfd;  // the record's holder, alive when looked up
+};
+std::optional<Verified> open_verified(const std::string& dir, const std::string& name, const std::string& record_name,
+                                      CacheUse& cache) {
+  UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dirfd) return std::nullopt;
+  Verified v;
+  if (::fstatat(dirfd.get(), name.c_str(), &v.opened.entry, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISLNK(v.opened.entry.st_mode) ||
+      ::fstatat(dirfd.get(), record_name.c_str(), &v.record, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(v.record.st_mode))
+    return std::nullopt;
+  std::optional<detail::VerifiedNamespace> ns = detail::cached_namespace(v.opened.entry, v.record, cache.handout);
+  if (!ns) return std::nullopt;
+  cache.used = true;
+  cache.link = v.opened.entry;
+  cache.record = v.record;
+  v.opened.dirfd = std::move(dirfd);
+  v.opened.fd = std::move(ns->fd);
+  v.opened.found = true;
+  v.opened.verified_id = ns->id;
+  v.holder_pidfd = std::move(ns->pidfd);
+  return v;
+}
+
 // The namespace descriptor, after its type: the same checks whatever it came from.
 void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options, Report& report,
-                      const NsId* id) {
-  report.add(trust::initial_user_namespace(fd, shown, options.allow_userns), "check namespace owner", false);
+                      const NsId* id, bool owner_verified = false) {
+  if (!owner_verified)
+    report.add(trust::initial_user_namespace(fd, shown, options.allow_userns), "check namespace owner", false);
   const NsId own = current_netns_id();
   report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns), "check not own namespace", false);
   // Our own namespace refused above says all; the host check would repeat it.
@@ -219,8 +267,9 @@ void check_descriptor(int fd, const std::string& shown, const ResolveOptions& op
 }
 
 // The directory the file came from, unless it is the kernel's (/proc/PID/ns).
-void check_directory(const Opened& o, const std::string& dir, const ResolveOptions& options, Report& report) {
-  if (on_procfs(o.dirfd.get())) {
+void check_directory(const Opened& o, bool procfs, const std::string& dir, const ResolveOptions& options,
+                     Report& report) {
+  if (procfs) {
     report.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
     return;
   }
@@ -232,13 +281,17 @@ struct LoadedRecord {
   struct stat st {};
 };
 
-LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report) {
+LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report,
+                         const struct stat* fresh = nullptr) {
   report.doing(trust::kRecordPresent);
   LoadedRecord out;
-  // An unchanged record file (same identity, fstatat fresh) need not be read
-  // and parsed again (record_cache.hpp); its owner is checked from this stat.
+  // An unchanged record file (same identity, fstatat fresh: taken here, or
+  // just now by the caller) need not be read and parsed again
+  // (record_cache.hpp); its owner is checked from this stat.
   struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+  if (fresh != nullptr) st = *fresh;
+  if (report.cache() &&
+      (fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) && S_ISREG(st.st_mode)) {
     if (auto cached = detail::cached_record(st)) {
       out.record = std::move(cached);
       out.st = st;
@@ -246,7 +299,7 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
     }
   }
   out.record = in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
-  if (out.record) detail::cache_record(out.st, *out.record);
+  if (out.record && report.cache()) detail::cache_record(out.st, *out.record);
   return out;
 }
 
@@ -255,7 +308,7 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
 void check_record_origin(const LoadedRecord& loaded, const std::string& shown, const std::string& cluster_id,
                          const ResolveOptions& options, Report& report, bool for_link = true) {
   const HolderRecord& record = *loaded.record;
-  report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
+  if (report.collecting()) report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
   report.add(trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
              "check provenance");
   const char* step = "check holder identity";
@@ -310,8 +363,14 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   const auto split = split_path(path);
   const std::string& dir = split.first;
   const std::string& name = split.second;
-  Opened o = in_step(socket_only ? "connect to holder socket" : "open namespace file",
-                     [&] { return open_path(path, options, socket_only); });
+  const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
+  std::optional<Verified> verified;
+  if (report.cache() && is_link_name && options.identity != IdentityPolicy::off)
+    verified = open_verified(dir, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
+                             *report.cache());
+  Opened o = verified ? std::move(verified->opened)
+                      : in_step(socket_only ? "connect to holder socket" : "open namespace file",
+                                [&] { return open_path(path, options, socket_only); });
   const bool is_socket = o.sock || o.sock_err != 0;
   if (socket_only && !o.found) throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
 
@@ -326,7 +385,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
-    check_directory(o, dir, options, report);
+    check_directory(o, on_procfs(o.dirfd.get()), dir, options, report);
     report.add(trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
                "check provenance", false);
     LoadedRecord loaded;
@@ -336,7 +395,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                              options, report);
   }
 
-  if (o.found) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
+  if (o.found && report.collecting()) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
   // The record's origin before the link's target: from a holder in another
   // pid namespace the link's /proc/<pid> is another process, or none, for us,
   // and "dangling" or "own namespace" would mislead.
@@ -344,7 +403,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   bool record_read = false;
   if (read_records) {
     try {
-      loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
+      loaded = load_record(o.dirfd.get(), record_name, record_shown, report, verified ? &verified->record : nullptr);
       record_read = true;
     } catch (const Error&) {
       // Unreadable or malformed: reported after the link's checks, unless
@@ -359,11 +418,16 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   out.path = path;
   out.cluster_id = expected_id;
   report.doing(trust::kIsNetns);
-  report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
-  check_descriptor(o.fd.get(), path, options, report, &out.id);
-  check_directory(o, dir, options, report);
+  if (o.verified_id)
+    out.id = *o.verified_id;
+  else
+    report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
+  check_descriptor(o.fd.get(), path, options, report, &out.id, o.verified_id.has_value());
+  // A verified link is a holder's <ID>.net.ns next to its record: not procfs.
+  const bool procfs = !o.verified_id && on_procfs(o.dirfd.get());
+  check_directory(o, procfs, dir, options, report);
   // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
-  if (S_ISLNK(o.entry.st_mode) && !on_procfs(o.dirfd.get()))
+  if (S_ISLNK(o.entry.st_mode) && !procfs)
     report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
                "check provenance", false);
 
@@ -391,16 +455,30 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       report.doing(trust::kHolderAlive);
       // A pidfd verified against this very record file and still alive proves
       // what holder_alive() would (record_cache.hpp).
-      out.holder_pidfd = detail::cached_pidfd(loaded.st);
-      if (out.holder_pidfd) {
+      if (verified && verified->holder_pidfd)
+        out.holder_pidfd = std::move(verified->holder_pidfd);
+      else if (report.cache())
+        out.holder_pidfd = detail::cached_pidfd(loaded.st);
+      if (o.verified_id) {
+        // Through the cache (throwing mode only): identity_matches() below
+        // asks this pidfd for the holder's namespace, which an exited holder
+        // no longer has (ESRCH), so it answers for liveness too; a failure is
+        // worded by the full path anyway (resolve_cached).
+      } else if (out.holder_pidfd) {
         report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
       } else {
         report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
-        if (out.holder_pidfd) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
+        if (out.holder_pidfd && report.cache()) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
       }
       report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
                                          record_shown),
                  step);
+      // Every check passed: remember where this link led (resolve() only,
+      // and only a namespace owned by the initial user namespace, whatever
+      // this call allowed: without --allow-userns that check passed above).
+      if (report.cache() && !o.verified_id && S_ISLNK(o.entry.st_mode) && out.holder_pidfd &&
+          (!options.allow_userns || trust::initial_user_namespace(o.fd.get(), path, false).ok))
+        detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
       out.record = std::move(*record);
     }
   } else {
@@ -456,11 +534,45 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
   }
 }
 
-}  // namespace
-
-ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
+// resolve(), taking from the cache what `cache` allows. A refusal of what
+// the cache gave is not the cache's to word: the entry is forgotten and the
+// full path runs, so the caller gets exactly the refusal (or the namespace)
+// it would have got without the cache.
+ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options, CacheUse& cache) {
+  trust::QuietPasses quiet;  // only a failure is ever shown
+  if (!options.remember) {
+    Report report(nullptr);
+    return resolve_with(source, options, report);
+  }
+  try {
+    Report report(nullptr, &cache);
+    return resolve_with(source, options, report);
+  } catch (const Error&) {
+    if (!cache.used) throw;
+  }
+  detail::forget_namespace(cache.record);
+  cache.used = false;
   Report report(nullptr);
   return resolve_with(source, options, report);
+}
+
+}  // namespace
+
+namespace detail {
+ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, Lent& lent) {
+  CacheUse cache;
+  cache.handout = Handout::lend;
+  ResolvedNamespace ns = resolve_cached(source, options, cache);
+  lent.lent = cache.used;
+  lent.link = cache.link;
+  lent.record = cache.record;
+  return ns;
+}
+}  // namespace detail
+
+ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
+  CacheUse cache;
+  return resolve_cached(source, options, cache);
 }
 
 Inspection inspect_source(const Source& source, const ResolveOptions& options) {
@@ -494,6 +606,7 @@ Inspection inspect_source(const Source& source, const ResolveOptions& options) {
 
 void recheck_holder(const ResolvedNamespace& ns) {
   if (ns.own_namespace || !ns.record) return;
+  trust::QuietPasses quiet;
   trust::Finding f = trust::holder_still_alive(*ns.record, ns.holder_pidfd ? ns.holder_pidfd.get() : -1);
   if (f.ok) return;
   Error e = f.error();

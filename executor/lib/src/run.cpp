@@ -1,18 +1,13 @@
 #include "netns_exec/executor.hpp"
 
 #include "netns/error.hpp"
+#include "record_cache.hpp"
 
 namespace netns::exec {
 
-// A holder that exited after resolve() validated it leaves a namespace only
-// our descriptor keeps alive: nobody holds it, and whatever is mapped there
-// dies with our child. recheck_holder() asks the pidfd resolve() kept for the
-// record's holder, so no pid reuse can fool it. Checked right before the
-// spawn, so the window that remains is the clone-to-setns of our own child,
-// not the caller's arbitrary delay since resolve(). Without a record (socket
-// mode, --identity off) there is nothing to check.
-RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
-  recheck_holder(ns);
+namespace {
+
+RunResult spawn_in(const ResolvedNamespace& ns, spawn::Command command) {
   // The validated descriptor itself, never the path again: re-opening it here
   // would let a swapped link put the command somewhere unchecked.
   command.netns_fd = ns.own_namespace ? -1 : ns.fd.get();
@@ -24,9 +19,30 @@ RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
   return out;
 }
 
+}  // namespace
+
+// A holder that exited after resolve() validated it leaves a namespace only
+// our descriptor keeps alive: nobody holds it, and whatever is mapped there
+// dies with our child. recheck_holder() asks the pidfd resolve() kept for the
+// record's holder, so no pid reuse can fool it. Checked right before the
+// spawn, so the window that remains is the clone-to-setns of our own child,
+// not the caller's arbitrary delay since resolve(). Without a record (socket
+// mode, --identity off) there is nothing to check.
+RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
+  recheck_holder(ns);
+  return spawn_in(ns, std::move(command));
+}
+
+// resolve()'s last checks were the holder's liveness and its namespace
+// through the same pidfd, a moment ago: the re-check would ask again.
+// The descriptors may be the cache's own, lent for the spawn and given back
+// after it (record_cache.hpp).
 RunResult run(const Source& source, spawn::Command command, const ResolveOptions& options) {
-  ResolvedNamespace ns = resolve(source, options);
-  return run_in(ns, std::move(command));
+  detail::Lent lent;
+  ResolvedNamespace ns = detail::resolve_lending(source, options, lent);
+  RunResult out = spawn_in(ns, std::move(command));
+  detail::return_lent(ns, lent);
+  return out;
 }
 
 }  // namespace netns::exec

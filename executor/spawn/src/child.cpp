@@ -35,21 +35,33 @@ namespace netns::spawn::detail {
 namespace {
 
 [[noreturn]] NETNS_CHILD_CODE void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
-  ChildReport report{static_cast<int32_t>(stage), static_cast<int32_t>(err)};
+  ChildReport report;
+  report.stage = static_cast<int32_t>(stage);
+  report.error = static_cast<int32_t>(err);
+  if (plan.report != nullptr) {
+    // The stage last, so a caller that sees it sees the errno too.
+    __atomic_store_n(&plan.report->error, report.error, __ATOMIC_RELAXED);
+    __atomic_store_n(&plan.report->stage, report.stage, __ATOMIC_RELEASE);
+  }
   // Nothing to do if this fails: the caller then sees an empty report pipe
   // and a child that exited 127 before exec, which it reports as exec failed.
-  (void)::syscall(SYS_write, plan.error_fd, &report, sizeof report);
+  if (plan.error_fd >= 0) (void)::syscall(SYS_write, plan.error_fd, &report, sizeof report);
   ::syscall(SYS_exit_group, 127);
   __builtin_unreachable();
 }
 
-// Every handler back to SIG_DFL. The caller blocked every signal before the
-// clone, so no handler of the caller can run on this stack in the meantime.
-// An all-zero kernel sigaction is SIG_DFL with no flags and an empty mask,
-// whatever the architecture's layout, so no struct definition is needed.
-NETNS_CHILD_CODE void reset_dispositions() noexcept {
+// Every disposition back to SIG_DFL. The caller blocked every signal before
+// the clone, so no handler of the caller can run on this stack in the
+// meantime. An all-zero kernel sigaction is SIG_DFL with no flags and an
+// empty mask, whatever the architecture's layout, so no struct definition is
+// needed. Where the kernel already reset the handlers (CLONE_CLEAR_SIGHAND),
+// what is left is an ignored signal: the standard ones (1-31) are reset here;
+// a real-time signal the caller ignores stays ignored, as with posix_spawn
+// (33 system calls fewer, about 8 us of the caller's wait).
+NETNS_CHILD_CODE void reset_dispositions(bool handlers_cleared) noexcept {
   alignas(16) static const unsigned char kDefault[128] = {};
-  for (int sig = 1; sig < _NSIG; ++sig) {
+  const int end = handlers_cleared ? 32 : _NSIG;
+  for (int sig = 1; sig < end; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     // EINVAL for numbers the kernel does not have is fine to ignore.
     (void)::syscall(SYS_rt_sigaction, sig, kDefault, nullptr, _NSIG / 8);
@@ -57,13 +69,14 @@ NETNS_CHILD_CODE void reset_dispositions() noexcept {
 }
 
 NETNS_CHILD_CODE int close_stray_fds(const ChildPlan& plan) noexcept {
-  // Preferred: mark everything from 3 up close-on-exec. The report pipe stays
+  // Preferred: mark everything from 3 up close-on-exec. A report pipe stays
   // open until execve closes it (its EOF tells the caller exec succeeded).
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return 0;
   int err = errno;
   if (err == EINVAL) {
-    // Kernel without CLOSE_RANGE_CLOEXEC (< 5.11): close around the report
+    // Kernel without CLOSE_RANGE_CLOEXEC (< 5.11): close around a report
     // pipe, which is close-on-exec already.
+    if (plan.error_fd < 0) return ::syscall(SYS_close_range, 3U, ~0U, 0U) == 0 ? 0 : errno;
     unsigned fd = static_cast<unsigned>(plan.error_fd);
     if (fd > 3 && ::syscall(SYS_close_range, 3U, fd - 1, 0U) != 0) return errno;
     if (::syscall(SYS_close_range, fd + 1, ~0U, 0U) != 0) return errno;
@@ -86,7 +99,7 @@ NETNS_CHILD_CODE int close_stray_fds(const ChildPlan& plan) noexcept {
 NETNS_CHILD_CODE int child_main(void* arg) noexcept {
   const ChildPlan& plan = *static_cast<const ChildPlan*>(arg);
 
-  reset_dispositions();
+  reset_dispositions(plan.handlers_cleared);
 
   // Die with the caller: a SIGKILLed netns-exec (Go's CommandContext on
   // timeout) must not leave the command running, reparented to init. If the

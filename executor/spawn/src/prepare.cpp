@@ -82,7 +82,7 @@ std::vector<std::string> path_candidates(const std::string& file, const std::str
   return out;
 }
 
-void prepare(const Command& command, Prepared& out) {
+void prepare(const Command& command, Prepared& out, bool report_pipe) {
   if (command.argv.empty() || command.argv[0].empty())
     throw Error(Errc::invalid_argument, "spawn: empty command");
   for (const auto& arg : command.argv) require_no_nul(arg, "argument");
@@ -162,10 +162,13 @@ void prepare(const Command& command, Prepared& out) {
                              command.stderr_fd, "stderr_fd", out.stderr_copy);
   if (command.cancel_fd >= 0) require_open(command.cancel_fd, "cancel_fd");
 
-  Pipe report = make_pipe();
-  out.report_read = std::move(report.read);
-  out.report_write = above_stdio(std::move(report.write));
-  out.plan.error_fd = out.report_write.get();
+  out.plan.report = &out.report;
+  if (report_pipe) {
+    Pipe report = make_pipe();
+    out.report_read = std::move(report.read);
+    out.report_write = above_stdio(std::move(report.write));
+    out.plan.error_fd = out.report_write.get();
+  }
 }
 
 }  // namespace netns::spawn::detail

@@ -1,7 +1,8 @@
 #pragma once
 // Everything the child needs, built in the caller before the clone: the
 // argv and envp arrays, the PATH candidates, and the descriptors for stdio
-// and the report pipe (all moved to numbers >= 3, all close-on-exec).
+// and a fork child's report pipe (all moved to numbers >= 3, all
+// close-on-exec).
 #include <string>
 #include <vector>
 
@@ -26,14 +27,17 @@ struct Prepared {
   UniqueFd devnull;
   // Copies (>= 3) of caller-owned stdio descriptors that were 0..2 themselves.
   UniqueFd stdin_copy, stdout_copy, stderr_copy;
-  UniqueFd report_read, report_write;
+  UniqueFd report_read, report_write;  // fork only
+  ChildReport report;                  // CLONE_VM: the child stores here
 
   ChildPlan plan;
 };
 
 // Throws netns::Error(invalid_argument) for a malformed command and
 // netns::Error(system) when a descriptor cannot be created.
-void prepare(const Command& command, Prepared& out);
+// `report_pipe`: the child does not share our memory (fork), so it reports
+// through a pipe; otherwise into out.report.
+void prepare(const Command& command, Prepared& out, bool report_pipe);
 
 // The PATH candidates for `file` under `path` (execvp's rules: a name with a
 // '/' is used as is; an empty PATH element is the current directory).

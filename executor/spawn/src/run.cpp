@@ -36,17 +36,30 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using detail::Prepared;
 
-// Restores the calling thread's signal mask on every way out of run().
+// Blocks every signal of the calling thread from construction on (saving
+// the mask in the same call) and restores it on every way out of run().
 class MaskGuard {
  public:
-  MaskGuard() { pthread_sigmask(SIG_SETMASK, nullptr, &saved_); }
-  ~MaskGuard() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  MaskGuard() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved_);
+  }
+  ~MaskGuard() {
+    if (!restored_) pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+  // Back to the caller's mask now (nothing left for the destructor).
+  void restore() {
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+    restored_ = true;
+  }
   MaskGuard(const MaskGuard&) = delete;
   MaskGuard& operator=(const MaskGuard&) = delete;
   [[nodiscard]] const sigset_t& saved() const { return saved_; }
 
  private:
   sigset_t saved_;
+  bool restored_ = false;
 };
 
 void append_bounded(CapturedOutput& out, const char* data, size_t n, size_t limit) {
@@ -168,7 +181,8 @@ class Runner {
   Result run() {
     auto start = Clock::now();
     Result result;
-    detail::prepare(cmd_, prep_);
+    const bool shares_memory = detail::shares_memory(method_);
+    detail::prepare(cmd_, prep_, !shares_memory);
     // Cancelled before the start: nothing may run, not even for the moment
     // the kill would take to arrive.
     if (cmd_.cancel_fd >= 0) {
@@ -179,24 +193,27 @@ class Runner {
         return result;
       }
     }
-    std::optional<detail::ChildStack> stack;
-    stack.emplace();
+    // The stack is this thread's, kept for its next spawn: the child is done
+    // with it when the clone returns (exec or exit), and a fresh mapping
+    // would cost the mmap, the page faults and the munmap every time.
+    detail::ChildStack* stack = shares_memory ? &detail::ChildStack::for_this_thread() : nullptr;
 
-    MaskGuard mask;
     // Block every signal across the clone: a handler of the caller must not
     // run in the child, which shares the caller's memory (the child resets
     // dispositions, then unblocks).
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, nullptr);
+    MaskGuard mask;
     detail::Started started =
-        detail::start_child(method_, detail::child_main, &prep_.plan, *stack);
+        detail::start_child(method_, detail::child_main, &prep_.plan, stack, &prep_.plan.handlers_cleared);
     // While we feed stdin, a reader that went away must give EPIPE, not kill
     // the caller with SIGPIPE; the signal stays pending on this thread and is
-    // consumed below.
-    sigset_t loop_mask = mask.saved();
-    sigaddset(&loop_mask, SIGPIPE);
-    pthread_sigmask(SIG_SETMASK, &loop_mask, nullptr);
+    // consumed below. Nothing to feed: the caller's own mask at once.
+    if (cmd_.stdin_data) {
+      sigset_t loop_mask = mask.saved();
+      sigaddset(&loop_mask, SIGPIPE);
+      pthread_sigmask(SIG_SETMASK, &loop_mask, nullptr);
+    } else {
+      mask.restore();
+    }
 
     if (started.pid < 0) {
       result.outcome = Outcome::spawn_failed(Stage::clone, started.error);
@@ -215,23 +232,11 @@ class Runner {
     prep_.stdout_copy.reset();
     prep_.stderr_copy.reset();
     prep_.report_write.reset();
-    stack.reset();
 
-    // After exec the report pipe's write end is closed (close-on-exec): EOF.
-    // Before it, the child wrote {stage, errno} and exited. With vfork
-    // semantics this read does not block; with fork it waits for the exec.
-    detail::ChildReport report{};
-    ssize_t n;
-    do {
-      n = ::read(prep_.report_read.get(), &report, sizeof report);
-    } while (n < 0 && errno == EINTR);
-    prep_.report_read.reset();
-    if (n != 0) {
+    if (std::optional<Outcome> failed = child_report(shares_memory)) {
       siginfo_t info{};
       reap(pidfd.get(), info);
-      result.outcome = n == static_cast<ssize_t>(sizeof report)
-                           ? Outcome::spawn_failed(static_cast<Stage>(report.stage), report.error)
-                           : Outcome::spawn_failed(Stage::exec, EIO);
+      result.outcome = *failed;
       result.elapsed = Clock::now() - start;
       return result;
     }
@@ -243,6 +248,30 @@ class Runner {
   }
 
  private:
+  // What the child said before exec, if anything: nullopt once exec is past
+  // its point of no return (a later failure kills the new program, which
+  // then reads as a signal, never as "nothing ran").
+  std::optional<Outcome> child_report(bool shares_memory) {
+    if (shares_memory) {
+      // The vfork wait has ended: the child has exec'd or exited, so its
+      // store (if any) is complete; no second wake-up through a pipe.
+      int32_t stage = __atomic_load_n(&prep_.report.stage, __ATOMIC_ACQUIRE);
+      if (stage == detail::ChildReport::kNone) return std::nullopt;
+      return Outcome::spawn_failed(static_cast<Stage>(stage), __atomic_load_n(&prep_.report.error, __ATOMIC_RELAXED));
+    }
+    // Fork: after exec the pipe's write end is closed (close-on-exec): EOF.
+    // Before it, the child wrote {stage, errno} and exited.
+    detail::ChildReport report{};
+    ssize_t n;
+    do {
+      n = ::read(prep_.report_read.get(), &report, sizeof report);
+    } while (n < 0 && errno == EINTR);
+    prep_.report_read.reset();
+    if (n == 0) return std::nullopt;
+    if (n != static_cast<ssize_t>(sizeof report)) return Outcome::spawn_failed(Stage::exec, EIO);
+    return Outcome::spawn_failed(static_cast<Stage>(report.stage), report.error);
+  }
+
   void wait_loop(UniqueFd& pidfd, pid_t pid, Result& result) {
     const size_t limit = cmd_.output_limit;
     std::string_view input = cmd_.stdin_data ? std::string_view(*cmd_.stdin_data) : std::string_view();

@@ -65,6 +65,11 @@ struct ResolveOptions {
   bool allow_userns = false;
   // Besides root, the uids whose holder files and sockets are trusted.
   std::vector<uid_t> trust_uids;
+  // Keep what this call verified (the namespace the link led to, the parsed
+  // record, the holder's pidfd) for the next call in this process, which then
+  // does not follow the link again; every check still runs on every call. A
+  // process that resolves once (netns-exec) has no next call and turns it off.
+  bool remember = true;
 };
 
 // The outcome of resolving a Source: either a validated namespace descriptor,
