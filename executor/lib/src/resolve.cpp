@@ -41,9 +41,6 @@ constexpr std::chrono::seconds kSocketReplyTimeout{5};
 // Thrown by a collecting Report when a failure leaves nothing to check further.
 struct Stop {};
 
-// Where findings go. Throwing (resolve): a failed finding becomes the Error,
-// with the step as context. Collecting (doctor): every finding is kept; a
-// failed `fatal` one ends the sequence.
 // What resolve() may take from the cache (doctor: nothing), and what it took.
 struct CacheUse {
   detail::Handout handout = detail::Handout::copy;
@@ -52,6 +49,9 @@ struct CacheUse {
   struct stat record {};
 };
 
+// Where findings go. Throwing (resolve): a failed finding becomes the Error,
+// with the step as context. Collecting (doctor): every finding is kept; a
+// failed `fatal` one ends the sequence.
 class Report {
  public:
   explicit Report(std::vector<trust::Finding>* collect, CacheUse* cache = nullptr)
