@@ -232,6 +232,8 @@ struct Verified {
 };
 std::optional<Verified> open_verified(const std::string& dir, const std::string& name, const std::string& record_name,
                                       CacheUse& cache) {
+  // Not open_fd(): nothing here may throw. Whatever fails is the full
+  // path's to report, with its own steps and words.
   UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!dirfd) return std::nullopt;
   Verified v;
