@@ -140,8 +140,9 @@ void forget_namespace(const struct stat& record) {
   }
 }
 
-void return_lent(ResolvedNamespace& ns, const Lent& lent) {
-  if (lent.lent) give_back(lent.link, lent.record, std::move(ns.fd), std::move(ns.holder_pidfd));
+void return_lent(ResolvedNamespace& ns, const CacheUse& use) {
+  if (use.used && use.handout == Handout::lend)
+    give_back(use.link, use.record, std::move(ns.fd), std::move(ns.holder_pidfd));
 }
 
 }  // namespace netns::exec::detail

@@ -70,14 +70,17 @@ void cache_namespace(const struct stat& link, const struct stat& record, int nsf
 // A check failed on what the cache gave: drop that namespace.
 void forget_namespace(const struct stat& record);
 
-// exec::run()'s resolve(): the same checks, with the cache's descriptors lent
-// (`lent` says from where, if they were); return_lent() gives them back.
-struct Lent {
-  bool lent = false;
+// What a resolve() may take from the cache, and what it took (the keys of
+// the entry, to give lent descriptors back to).
+struct CacheUse {
+  Handout handout = Handout::copy;
+  bool used = false;
   struct stat link {};
   struct stat record {};
 };
-ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, Lent& lent);
-void return_lent(ResolvedNamespace& ns, const Lent& lent);
+// exec::run()'s resolve(): the same checks, with the cache's descriptors lent
+// (`use` says from where, if they were); return_lent() gives them back.
+ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, CacheUse& use);
+void return_lent(ResolvedNamespace& ns, const CacheUse& use);
 
 }  // namespace netns::exec::detail

@@ -41,13 +41,7 @@ constexpr std::chrono::seconds kSocketReplyTimeout{5};
 // Thrown by a collecting Report when a failure leaves nothing to check further.
 struct Stop {};
 
-// What resolve() may take from the cache (doctor: nothing), and what it took.
-struct CacheUse {
-  detail::Handout handout = detail::Handout::copy;
-  bool used = false;
-  struct stat link {};
-  struct stat record {};
-};
+using detail::CacheUse;  // doctor takes nothing from the cache
 
 // Where findings go. Throwing (resolve): a failed finding becomes the Error,
 // with the step as context. Collecting (doctor): every finding is kept; a
@@ -561,14 +555,9 @@ ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& opt
 }  // namespace
 
 namespace detail {
-ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, Lent& lent) {
-  CacheUse cache;
-  cache.handout = Handout::lend;
-  ResolvedNamespace ns = resolve_cached(source, options, cache);
-  lent.lent = cache.used;
-  lent.link = cache.link;
-  lent.record = cache.record;
-  return ns;
+ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, CacheUse& use) {
+  use.handout = Handout::lend;
+  return resolve_cached(source, options, use);
 }
 }  // namespace detail
 

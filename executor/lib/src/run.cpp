@@ -38,10 +38,10 @@ RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
 // The descriptors may be the cache's own, lent for the spawn and given back
 // after it (record_cache.hpp).
 RunResult run(const Source& source, spawn::Command command, const ResolveOptions& options) {
-  detail::Lent lent;
-  ResolvedNamespace ns = detail::resolve_lending(source, options, lent);
+  detail::CacheUse use;
+  ResolvedNamespace ns = detail::resolve_lending(source, options, use);
   RunResult out = spawn_in(ns, std::move(command));
-  detail::return_lent(ns, lent);
+  detail::return_lent(ns, use);
   return out;
 }
 
