@@ -17,6 +17,9 @@ name=${1:?usage: scenario.sh NAME}
 e2e_run_load
 
 E2E_SCOPE=$E2E_RUN/scn-$name
+# Unique to this run of the scenario: what it creates in the fixture's Ceph clusters (which outlive
+# it) is named with it, so the same scenario can run again against the same fixture.
+E2E_TAG=$(printf '%x%x' "$(date +%s)" "$$")
 e2e_scope_cleanup "$E2E_SCOPE" # a previous attempt killed before its trap ran
 e2e_scope_new "$E2E_SCOPE"
 trap 'e2e_log "failed at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND"' ERR

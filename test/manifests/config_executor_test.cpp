@@ -14,7 +14,6 @@
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
-#if defined(NETNS_HOLDER_BIN) && defined(NETNS_EXEC_BIN)
 
 namespace {
 using namespace netns::test;
@@ -67,7 +66,3 @@ TEST(GeneratedConfig, LeadsNetnsExecToTheHoldersNamespace) {
   running.kill(SIGTERM);
   (void)running.wait(10s);
 }
-
-#else
-TEST(GeneratedConfig, NeedsTheBinaries) { GTEST_SKIP() << "netns-holder or netns-exec not built"; }
-#endif

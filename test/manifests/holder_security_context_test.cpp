@@ -25,7 +25,6 @@
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
-#if defined(NETNS_HOLDER_BIN) && defined(NETNS_EXEC_BIN)
 
 namespace {
 
@@ -337,7 +336,3 @@ TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
   holder.kill(SIGTERM);
   (void)holder.wait(10s);
 }
-
-#else
-TEST(HolderSecurityContext, NeedsTheBinaries) { GTEST_SKIP() << "netns-holder or netns-exec not built"; }
-#endif

@@ -8,7 +8,6 @@
 
 #include "netns/test/support.hpp"
 
-#if defined(NETNS_EXEC_BIN)
 
 namespace {
 
@@ -84,7 +83,3 @@ TEST(PluginImageTree, NetnsExecShadowsUtilLinuxNsenter) {
   EXPECT_EQ(r.out.find("util-linux"), std::string::npos) << r.describe();
   EXPECT_NE(r.err.find("only --net=PATH is"), std::string::npos) << r.describe();
 }
-
-#else
-TEST(PluginImageTree, NeedsTheBinary) { GTEST_SKIP() << "netns-exec not built"; }
-#endif

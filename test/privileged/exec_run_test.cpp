@@ -179,8 +179,9 @@ TEST_F(ExecRun, WaitHolderWakesWhenTheHolderPublishes) {
   std::string dir = tmp / "late/dir";
   Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "30s", "--netns",
                    dir + "/ceph-a.net.ns", "--", "sh", "-c", "touch " + marker});
-  ASSERT_FALSE(waiting.wait(300ms)) << "returned before anything was published: "
-                                    << waiting.err();
+  // Published once netns-exec watches (an inotify watch), not after a sleep.
+  ASSERT_TRUE(wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
+  ASSERT_TRUE(waiting.running()) << "returned before anything was published: " << waiting.err();
   ASSERT_EQ(::mkdir((tmp / "late").c_str(), 0755), 0);
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
   NetnsChild ns;
@@ -197,7 +198,8 @@ TEST_F(ExecRun, SignalsEndTheWaitAndAreForwardedToTheCommand) {
   // While waiting for a holder, SIGTERM ends netns-exec itself.
   Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "60s", "--netns",
                    holder_dir + "/ceph-a.net.ns", "--", "sh", "-c", "touch " + marker});
-  ASSERT_FALSE(waiting.wait(200ms));
+  ASSERT_TRUE(wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
+  ASSERT_TRUE(waiting.running()) << waiting.err();
   waiting.kill(SIGTERM);
   auto status = waiting.wait(5s);
   ASSERT_TRUE(status) << "SIGTERM did not end the wait";
@@ -219,13 +221,13 @@ TEST_F(ExecRun, SignalsEndTheWaitAndAreForwardedToTheCommand) {
   EXPECT_EQ(running.out(), "got TERM\n");
 }
 
-#ifdef NETNS_HOLDER_BIN
 TEST_F(ExecRun, RealHolderLinkAndSocket) {
   // netns-exec waits; the real holder starts later and publishes.
   Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "30s", "--identity", "require",
                    "--netns", holder_dir + "/ceph-r.net.ns", "--", "readlink",
                    "/proc/self/ns/net"});
-  ASSERT_FALSE(waiting.wait(200ms));
+  ASSERT_TRUE(wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
+  ASSERT_TRUE(waiting.running()) << waiting.err();
   holder_test::Holder holder(holder_dir, "ceph-r", {"--socket"});
   ASSERT_TRUE(holder.wait_ready()) << holder.err();
   auto status = waiting.wait(10s);
@@ -244,7 +246,6 @@ TEST_F(ExecRun, RealHolderLinkAndSocket) {
   EXPECT_EQ(after.exit_code, 125) << after.describe();
   EXPECT_FALSE(marker_exists());
 }
-#endif
 
 }  // namespace
 }  // namespace netns::test::exec

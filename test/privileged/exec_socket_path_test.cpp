@@ -16,7 +16,6 @@ namespace {
 
 struct ExecSocketPath : ExecFixture {};
 
-#ifdef NETNS_HOLDER_BIN
 TEST_F(ExecSocketPath, NsenterRunAndConfigReachTheHolderThroughItsSocket) {
   holder_test::Holder holder(holder_dir, "ceph-s", {"--socket"});
   ASSERT_TRUE(holder.wait_ready()) << holder.err();
@@ -72,7 +71,6 @@ TEST_F(ExecSocketPath, SocketOfAnotherClusterIsRefused) {
   expect_refused(exec_touch({"run", "--cluster-id", "ceph-y", "--config", cfg}),
                  {"cluster \"ceph-y\"", "speaks for cluster \"ceph-s\", not \"ceph-y\""});
 }
-#endif
 
 TEST_F(ExecSocketPath, SocketWithoutListenerIsRefusedNamingThePath) {
   const std::string path = holder_dir + "/ceph-q.net.sock";

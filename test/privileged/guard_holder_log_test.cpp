@@ -9,7 +9,6 @@
 #include "holder_helpers.hpp"
 #include "netns/holder_record.hpp"
 
-#ifdef NETNS_EXEC_BIN
 namespace {
 
 using namespace std::chrono_literals;
@@ -155,4 +154,3 @@ TEST(GuardReplacementNotice, AnnouncingNeedsTheHoldersRecord) {
 }
 
 }  // namespace
-#endif

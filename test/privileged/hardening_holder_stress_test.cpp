@@ -31,9 +31,11 @@ using netns::test::children_of;
 using netns::test::TempDir;
 using netns::test::unique_name;
 
-constexpr auto kServeWithin = 1s;
+// A holder that stops serving is what these tests rule out; 5 s is far from the
+// microseconds a client takes and safe on a loaded, shared machine.
+constexpr auto kServeWithin = 5s;
 
-netns::UniqueFd connect_to(const std::string& path, std::chrono::seconds timeout = 5s) {
+netns::UniqueFd connect_to(const std::string& path, std::chrono::seconds timeout = 30s) {
   netns::UniqueFd sock = netns::make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
   // Bounds both a connect stuck on a full backlog and a recv that never gets
   // an answer: a holder that stops serving fails the test instead of hanging it.
@@ -139,7 +141,7 @@ TEST(HardeningHolderStress, ThousandMixedSignalsWhileServing) {
   std::printf("signals sent: %d (%d refused with EAGAIN), %zu kinds\n", sent, queue_full, sigs.size());
   EXPECT_GE(sent, 900);
   expect_healthy(h, sock_path, "1000 signals");
-  EXPECT_TRUE(netns::test::wait_until([&] { return open_fd_count(h.pid()) == fds_before; }, 2s))
+  EXPECT_TRUE(netns::test::wait_until([&] { return open_fd_count(h.pid()) == fds_before; }, 10s))
       << "the holder has " << open_fd_count(h.pid()) << " descriptors, " << fds_before << " before";
   EXPECT_EQ(h.err().find("fatal"), std::string::npos) << h.err();
   expect_clean_stop(h, tmp, id);
@@ -291,7 +293,7 @@ TEST(HardeningHolderStress, HundredClientsThatNeverReadDoNotBlockTheNext) {
   }
   // Every idle client was answered and closed by the holder: it keeps no
   // descriptor per client, however long the clients keep theirs.
-  EXPECT_TRUE(netns::test::wait_until([&] { return open_fd_count(h.pid()) == fds_before; }, 2s))
+  EXPECT_TRUE(netns::test::wait_until([&] { return open_fd_count(h.pid()) == fds_before; }, 10s))
       << open_fd_count(h.pid()) << " descriptors, " << fds_before << " before";
   expect_healthy(h, sock_path, "100 idle clients");
   idle.clear();

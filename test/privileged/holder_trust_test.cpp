@@ -91,14 +91,27 @@ TEST(HolderTrust, RefusesALockFileItDoesNotOwn) {
 
 TEST(HolderTrust, RefusesToPublishTheHostNetworkNamespace) {
   NETNS_REQUIRE_ROOT();
+  // Joined to the host's namespace: ours when we run in it, otherwise init's (ctest may be
+  // started inside some other namespace).
   netns::NsId own = netns::current_netns_id();
-  if (netns::trust::is_host_netns(own, own) != netns::trust::HostNetns::yes)
-    GTEST_SKIP() << "this test runs in the host's network namespace only";
+  std::string host = "/proc/self/ns/net";
+  if (netns::trust::is_host_netns(own, own) != netns::trust::HostNetns::yes) {
+    host = "/proc/1/ns/net";
+    // Only where init's namespace cannot be named either (not our PID namespace's init, or
+    // /proc/1 unreadable) is there no host namespace to join: a skip, counted as one.
+    struct stat st {};
+    if (::stat(host.c_str(), &st) != 0)
+      GTEST_SKIP() << "not in the host's network namespace, and " << host << " is unreadable here";
+    auto judged = netns::trust::is_host_netns(netns::NsId{st.st_dev, st.st_ino}, own);
+    if (judged == netns::trust::HostNetns::unknown)
+      GTEST_SKIP() << "not in the host's network namespace, and /proc/1 is not the host's init here";
+    ASSERT_EQ(judged, netns::trust::HostNetns::yes) << "init's network namespace is not judged the host's";
+  }
   TempDir tmp;
   std::string dir = tmp / "h";
   std::string id = unique_name("tr");
-  // Joined to this (the host's) namespace rather than a fresh one.
-  Holder h(dir, id, {}, holder_test::Mode::join, "/proc/self/ns/net");
+  // Joined to the host's namespace rather than a fresh one.
+  Holder h(dir, id, {}, holder_test::Mode::join, host);
   auto status = refused_status(h);
   ASSERT_TRUE(status.has_value()) << "the holder published the host's namespace";
   EXPECT_EQ(holder_test::exit_code(*status), 4) << h.err();
@@ -106,7 +119,7 @@ TEST(HolderTrust, RefusesToPublishTheHostNetworkNamespace) {
   EXPECT_FALSE(exists(dir + "/" + id + ".net.ns"));
 
   // Control: opted in, it publishes.
-  Holder allowed(dir, id, {"--allow-host-netns"}, holder_test::Mode::join, "/proc/self/ns/net");
+  Holder allowed(dir, id, {"--allow-host-netns"}, holder_test::Mode::join, host);
   ASSERT_TRUE(allowed.wait_ready()) << allowed.err();
 }
 

@@ -14,13 +14,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using testing::HasSubstr;
 
-#ifdef NETNS_EXEC_BIN
 constexpr const char* kExec = NETNS_EXEC_BIN;
 #define NEED_CLI() NETNS_REQUIRE_ROOT()
-#else
-constexpr const char* kExec = "";
-#define NEED_CLI() GTEST_SKIP() << "netns-exec is not built"
-#endif
 
 RunResult exec(const std::vector<std::string>& args) {
   std::vector<std::string> argv{kExec};
@@ -211,9 +206,6 @@ TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
 
 TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
   NEED_CLI();
-#ifndef NETNS_HOLDER_BIN
-  GTEST_SKIP() << "netns-holder is not built";
-#else
   TempDir dir;
   std::string id = unique_name("h");
   std::string link = dir / (id + ".net.ns");
@@ -248,14 +240,10 @@ TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
   EXPECT_THAT(lines[0], HasSubstr("file exists"));
   EXPECT_THAT(lines[0], HasSubstr("dangling"));
   EXPECT_THAT(dead.err, HasSubstr(id));
-#endif
 }
 
 TEST(InspectCli, DoctorAndInspectTakeAHoldersSocket) {
   NEED_CLI();
-#ifndef NETNS_HOLDER_BIN
-  GTEST_SKIP() << "netns-holder is not built";
-#else
   TempDir dir;
   std::string id = unique_name("s");
   std::string sock = dir / (id + ".net.sock");
@@ -276,7 +264,6 @@ TEST(InspectCli, DoctorAndInspectTakeAHoldersSocket) {
   EXPECT_EQ(doc["namespace"]["cluster_id"], id);
   EXPECT_EQ(doc["namespace"]["netns_ino"],
             ns_id_of_path("/proc/" + std::to_string(holder.pid()) + "/ns/net").ino);
-#endif
 }
 
 TEST(InspectCli, InspectJsonListsAVxlanKernelSocket) {

@@ -325,6 +325,19 @@ TEST(CephRunner, KernelMountsFailFastWithoutTheFilesystem) {
   EXPECT_EQ(::access(marker.c_str(), F_OK), 0);
 }
 
+// The system call a thread of this process is blocked in (-1: running or
+// gone): /proc/self/task/TID/syscall starts with its number.
+long blocked_in(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  std::string first;
+  if (!(in >> first) || first == "running") return -1;
+  try {
+    return std::stol(first);
+  } catch (...) {
+    return -1;
+  }
+}
+
 // Two Runners stand for two `netns-exec map` processes (each has its own
 // in-process flights; flock locks of separate open files conflict even in one
 // process). The fake rbd maps by creating the sysfs entry the kernel would.
@@ -334,7 +347,12 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
   f.settings.rbd = f.dir / "rbd";
   std::string ran = f.dir / "ran";
   std::string dev = f.settings.sys_bus_rbd + "/devices/3";
-  write_script(f.settings.rbd, "echo run >> " + ran + "; sleep 0.5; mkdir -p " + dev + "; echo rbd > " +
+  // The first rbd holds (reads a FIFO) until the second map waits for the
+  // volume's lock or, were there no lock, has run rbd itself.
+  std::string fifo = f.dir / "release";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  write_script(f.settings.rbd, "if [ -e " + ran + " ]; then echo run >> " + ran + "; else echo run >> " + ran +
+                                   "; read x < " + fifo + "; fi; mkdir -p " + dev + "; echo rbd > " +
                                    dev + "/pool; echo csi-vol-1 > " + dev + "/name; echo - > " + dev +
                                    "/current_snap; : > " + dev + "/pool_ns; echo '198.18.0.10:6789,198.18.0.11:6789 name=csi-rbd-node,key=client.csi-rbd-node rbd csi-vol-1 -' > " +
                                    dev + "/config_info; echo /dev/rbd3");
@@ -343,7 +361,18 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
   OperationResult a, b;
   std::thread t1([&] { a = first.map(map_request(), Target{}); });
   ASSERT_TRUE(test::wait_until([&] { return ::access(ran.c_str(), F_OK) == 0; }, 10s));
-  std::thread t2([&] { b = second.map(map_request(), Target{}); });
+  std::atomic<pid_t> t2_tid{0};
+  std::thread t2([&] {
+    t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    b = second.map(map_request(), Target{});
+  });
+  EXPECT_TRUE(test::wait_until(
+      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_flock) || read(ran) == "run\nrun\n"; }, 10s))
+      << "the second map neither waited for the lock nor ran rbd";
+  {
+    std::ofstream out(fifo);
+    out << "go\n";
+  }
   t1.join();
   t2.join();
   ASSERT_TRUE(a.ok()) << a.message;
@@ -416,10 +445,10 @@ TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {
   EXPECT_TRUE(m.already_done);
 }
 
-spawn::Command append_and_sleep(const std::string& log, const std::string& tag,
-                                const std::string& sleep = "0.6") {
+// A command that logs start-TAG and end-TAG, with nothing in between.
+spawn::Command append_start_end(const std::string& log, const std::string& tag) {
   spawn::Command c;
-  c.argv = {"/bin/sh", "-c", "echo start-" + tag + " >> " + log + "; sleep " + sleep + "; echo end-" + tag + " >> " + log};
+  c.argv = {"/bin/sh", "-c", "echo start-" + tag + " >> " + log + "; echo end-" + tag + " >> " + log};
   return c;
 }
 
@@ -440,19 +469,6 @@ void wait_for_line(const std::string& path, const std::string& line) {
       },
       10s))
       << line;
-}
-
-// The system call a thread of this process is blocked in (-1: running or
-// gone): /proc/self/task/TID/syscall starts with its number.
-long blocked_in(pid_t tid) {
-  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
-  std::string first;
-  if (!(in >> first) || first == "running") return -1;
-  try {
-    return std::stol(first);
-  } catch (...) {
-    return -1;
-  }
 }
 
 TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
@@ -488,18 +504,49 @@ TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
   EXPECT_EQ(a.process.pid, b.process.pid);
 
   // Not overlapping: a new request runs again.
-  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "x", "0"), Target{});
+  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_start_end(log, "x"), Target{});
   EXPECT_FALSE(c.shared);
   EXPECT_EQ(lines(log).size(), 4u);
+}
+
+// A command that logs start-TAG, holds until a line arrives on `fifo`, then
+// logs end-TAG: the test decides when it ends, by an event, not a sleep.
+spawn::Command append_and_hold(const std::string& log, const std::string& tag, const std::string& fifo) {
+  spawn::Command c;
+  c.argv = {"/bin/sh", "-c",
+            "echo start-" + tag + " >> " + log + "; read x < " + fifo + "; echo end-" + tag + " >> " + log};
+  return c;
+}
+
+void release(const std::string& fifo) {
+  std::ofstream out(fifo);
+  out << "go\n";
+}
+
+bool has_line(const std::string& path, const std::string& line) {
+  auto all = lines(path);
+  return std::find(all.begin(), all.end(), line) != all.end();
 }
 
 TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
   TempDir dir;
   std::string log = dir / "log";
+  std::string fifo = dir / "release-a";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Runner runner;
-  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "0.4"), Target{}); });
+  std::atomic<pid_t> t2_tid{0};
+  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{}); });
   wait_for_line(log, "start-a");
-  std::thread t2([&] { runner.run_serialized("unmap", "rbd/vol-1", append_and_sleep(log, "b", "0.1"), Target{}); });
+  std::thread t2([&] {
+    t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    runner.run_serialized("unmap", "rbd/vol-1", append_start_end(log, "b"), Target{});
+  });
+  // a ends only once b is either waiting for the volume (a futex wait) or, if
+  // the requests are not serialized, has started: both are events.
+  EXPECT_TRUE(test::wait_until(
+      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_futex) || has_line(log, "start-b"); }, 10s))
+      << "the second request neither waited nor started";
+  release(fifo);
   t1.join();
   t2.join();
   EXPECT_THAT(lines(log), ElementsAre("start-a", "end-a", "start-b", "end-b"));
@@ -508,10 +555,17 @@ TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
 TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
   TempDir dir;
   std::string log = dir / "log";
+  std::string fifo = dir / "release-a";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Runner runner;
-  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_sleep(log, "a", "2"), Target{}); });
+  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{}); });
   wait_for_line(log, "start-a");
-  std::thread t2([&] { runner.run_serialized("map", "rbd/vol-2", append_and_sleep(log, "b", "0.1"), Target{}); });
+  std::thread t2([&] { runner.run_serialized("map", "rbd/vol-2", append_start_end(log, "b"), Target{}); });
+  // a holds until b has finished: only a second volume running in parallel
+  // gets there (serialized, b would wait for a forever and this wait fail).
+  EXPECT_TRUE(test::wait_until([&] { return has_line(log, "end-b"); }, 10s))
+      << "vol-2 waited for vol-1's command";
+  release(fifo);
   t1.join();
   t2.join();
   EXPECT_THAT(lines(log), ElementsAre("start-a", "start-b", "end-b", "end-a"));

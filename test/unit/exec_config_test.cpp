@@ -84,7 +84,10 @@ TEST_F(ExecConfig, WaitWakesOnPublicationNotOnTheDeadline) {
   // at once and refuses it as "not a namespace", long before the deadline.
   std::string path = tmp / "sub/x.net.ns";
   std::thread publisher([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Published once resolve watches (an inotify watch exists), so the test
+    // shows a wake-up, not a file that was there at the first look.
+    EXPECT_TRUE(netns::test::wait_until([] { return netns::test::watching_with_inotify(); }, std::chrono::seconds(10)))
+        << "resolve never started watching";
     ::mkdir((tmp / "sub").c_str(), 0755);
     netns::UniqueFd d = netns::open_fd(tmp / "sub", O_RDONLY | O_DIRECTORY);
     netns::write_file_atomic(d.get(), "x.net.ns", "not a namespace", 0644, tmp / "sub");

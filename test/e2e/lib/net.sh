@@ -82,7 +82,8 @@ e2e_podnet_attach_storage() {
   ip -n "$ns" addr add "$addr/20" dev net1
   ip -n "$ns" link set net1 up
   # Like a CNI ADD, return once the interface is usable.
-  e2e_wait_until 5 "net1 in $ns to come up" e2e__link_up "$ns" net1 || true
+  e2e_wait_until 10 "net1 in $ns to come up" e2e__link_up "$ns" net1 ||
+    e2e_die "net1 in $ns did not come up within 10 s: $(ip -n "$ns" -o link show net1)"
   echo "$addr"
 }
 

@@ -52,42 +52,34 @@ e2e_exec_has() {
 }
 
 # e2e_images — make the image trees once per run; set where the binaries are inside each pod:
-#   E2E_HOLDER_IMAGE  holder rootfs tree ("" = host layout + build tree)
+#   E2E_HOLDER_IMAGE  holder rootfs tree
 #   E2E_HOLDER_CMD    netns-holder inside the holder pod; E2E_HOLDER_EXEC netns-exec inside it
 #   E2E_PLUGIN_EXEC   netns-exec inside the plugin pod; E2E_PLUGIN_MOUNTS its mount options
+# The pods run the images as they ship: an image tree that cannot be made fails the scenario with
+# rootfs.sh's own words (running the build tree's binaries instead would test something else).
 e2e_images() {
   local dir=$E2E_RUN/images rootfs
-  rootfs=$(cd "$E2E_LIB/../../../manifests/images" 2>/dev/null && pwd)/rootfs.sh
+  rootfs=$(cd "$E2E_LIB/../../../manifests/images" && pwd)/rootfs.sh
+  [ -x "$rootfs" ] || e2e_die "no image tree script at $rootfs"
+  e2e_require_holder
+  e2e_require_exec
   mkdir -p "$dir"
   (
     flock 9
     [ -e "$dir/done" ] && exit 0
-    if [ -x "$rootfs" ] && [ -x "${E2E_HOLDER_BIN:-}" ] && [ -x "${E2E_EXEC_BIN:-}" ]; then
-      "$rootfs" holder "$dir/holder" "$E2E_HOLDER_BIN" "$E2E_EXEC_BIN" >"$dir/holder.log" 2>&1 ||
-        rm -rf "$dir/holder"
-    fi
-    if [ -x "$rootfs" ] && [ -x "${E2E_EXEC_BIN:-}" ]; then
-      "$rootfs" plugin "$dir/plugin" "$E2E_EXEC_BIN" >"$dir/plugin.log" 2>&1 || rm -rf "$dir/plugin"
-    fi
+    rm -rf "$dir/holder" "$dir/plugin"
+    "$rootfs" holder "$dir/holder" "$E2E_HOLDER_BIN" "$E2E_EXEC_BIN" >"$dir/holder.log" 2>&1 ||
+      { echo "holder"; exit 1; }
+    "$rootfs" plugin "$dir/plugin" "$E2E_EXEC_BIN" >"$dir/plugin.log" 2>&1 || { echo "plugin"; exit 1; }
     : >"$dir/done"
-  ) 9>>"$dir/lock"
-  if [ -d "$dir/holder" ]; then
-    E2E_HOLDER_IMAGE=$dir/holder
-    E2E_HOLDER_CMD=/usr/bin/netns-holder
-    E2E_HOLDER_EXEC=/usr/bin/netns-exec
-  else
-    E2E_HOLDER_IMAGE=
-    E2E_HOLDER_CMD=${E2E_HOLDER_BIN:-}
-    E2E_HOLDER_EXEC=${E2E_EXEC_BIN:-}
-  fi
-  if [ -d "$dir/plugin" ]; then
-    E2E_PLUGIN_EXEC=/usr/local/bin/netns-exec
-    E2E_PLUGIN_MOUNTS=(--ro "$dir/plugin/opt/netns-exec:/opt/netns-exec"
-      --ro "$dir/plugin/usr/local/bin:/usr/local/bin")
-  else
-    E2E_PLUGIN_EXEC=${E2E_EXEC_BIN:-}
-    E2E_PLUGIN_MOUNTS=(--ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR")
-  fi
+  ) 9>>"$dir/lock" >"$dir/failed" ||
+    e2e_die "rootfs.sh could not make the $(cat "$dir/failed") image tree (manifests/images/rootfs.sh; log $dir/$(cat "$dir/failed").log): $(tail -n 5 "$dir/$(cat "$dir/failed").log")"
+  E2E_HOLDER_IMAGE=$dir/holder
+  E2E_HOLDER_CMD=/usr/bin/netns-holder
+  E2E_HOLDER_EXEC=/usr/bin/netns-exec
+  E2E_PLUGIN_EXEC=/usr/local/bin/netns-exec
+  E2E_PLUGIN_MOUNTS=(--ro "$dir/plugin/opt/netns-exec:/opt/netns-exec"
+    --ro "$dir/plugin/usr/local/bin:/usr/local/bin")
 }
 
 e2e_require_holder() {
@@ -124,11 +116,7 @@ e2e_holder_start() {
   local args=("$E2E_HOLDER_CMD" --cluster-id "$cid" --dir "$E2E_HOLDER_DIR") opts=() want=$E2E_HOLDER_DIR/$cid.net.ns
   # As the holder's manifest runs it: no capabilities, read-only root; socket mode allows uid 0.
   opts+=(--unprivileged)
-  if [ -n "$E2E_HOLDER_IMAGE" ]; then
-    opts+=(--image "$E2E_HOLDER_IMAGE")
-  else
-    opts+=(--ro "$E2E_BUILD_DIR:$E2E_BUILD_DIR")
-  fi
+  opts+=(--image "$E2E_HOLDER_IMAGE")
   if [ "$mode" = --socket ]; then
     args+=(--socket --allow-uid 0)
     opts+=(--own-pid)
@@ -204,8 +192,6 @@ e2e_holder_next_image() {
   [ -n "${E2E_HOLDER_NEXT_BIN:-}" ] && [ -x "$E2E_HOLDER_NEXT_BIN" ] ||
     e2e_die "netns-holder-next is not built (target netns-holder-next); this scenario needs it"
   e2e_images
-  [ -n "$E2E_HOLDER_IMAGE" ] ||
-    e2e_die "no holder image tree to upgrade from (see $E2E_RUN/images/holder.log)"
   local dir=$E2E_RUN/images rootfs
   rootfs=$(cd "$E2E_LIB/../../../manifests/images" && pwd)/rootfs.sh
   (

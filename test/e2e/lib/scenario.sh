@@ -90,3 +90,20 @@ e2e_ping_stats() {
     { seen[$1] = 1; n++ }
     END { lost = 0; for (i = 1; i < sent; i++) if (!(i in seen)) lost++; print sent, n + 0, lost }'
 }
+
+# e2e_figure KEY TEXT... — record this run's figure KEY as "FIGURE KEY: TEXT" in e2e-figures.txt
+# (next to the run state; ./dev test prints the file, ctest hides a passing test's output) and
+# print it. An earlier line with the same key is replaced, whichever scenario wrote it and however
+# often it ran: every scenario owns its keys, none rewrites another's. The file stays sorted by key.
+e2e_figure() {
+  local key=$1 file=${E2E_STATE_FILE%/*}/e2e-figures.txt
+  shift
+  local line="FIGURE $key: $*"
+  echo "$line"
+  (
+    flock 9
+    { [ ! -f "$file" ] || awk -v k="FIGURE $key:" 'index($0, k) != 1' "$file"; echo "$line"; } |
+      sort -s -k2,2 >"$file.tmp"
+    mv "$file.tmp" "$file"
+  ) 9>>"$file.lock"
+}

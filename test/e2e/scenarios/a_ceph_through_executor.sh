@@ -27,10 +27,10 @@ run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --time
 
 e2e_section "through the executor"
 run ceph -c "$conf" --connect-timeout 5 -s
-run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/a-img
+run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/a-img-$E2E_TAG
 run rbd -c "$conf" --client-mount-timeout 5 ls rbd | tee "$E2E_SCOPE/ls"
-grep -qx a-img "$E2E_SCOPE/ls" || e2e_die "rbd ls through the executor does not list a-img"
-run rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img | tee "$E2E_SCOPE/info"
+grep -qx a-img-$E2E_TAG "$E2E_SCOPE/ls" || e2e_die "rbd ls through the executor does not list a-img-$E2E_TAG"
+run rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img-$E2E_TAG | tee "$E2E_SCOPE/info"
 grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the executor does not show the 64 MiB image"
 # The commands ran in the holder's namespace: its Multus interface is what they see.
 run ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
@@ -43,12 +43,12 @@ e2e_plugin_exec "$plugin" doctor --cluster-id "$cid" --config "$cfg" ||
 e2e_section "ceph-csi's unchanged call: nsenter --net=<netNamespaceFilePath> -- rbd ... (nsenter is netns-exec)"
 e2e_pod_exec "$plugin" sh -c 'command -v nsenter'
 e2e_pod_exec "$plugin" nsenter --net="$E2E_HOLDER_DIR/$cid.net.ns" -- \
-  rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx a-img ||
-  e2e_die "nsenter --net=<holder link> -- rbd ls in the plugin pod does not list a-img"
+  rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx a-img-$E2E_TAG ||
+  e2e_die "nsenter --net=<holder link> -- rbd ls in the plugin pod does not list a-img-$E2E_TAG"
 
 e2e_section "the same commands without the executor (plugin's own namespace): must fail, bounded"
 direct() { e2e_pod_exec "$plugin" timeout 60 "$@"; }
 e2e_expect_fail_fast 20 "ceph -s without the executor" direct ceph -c "$conf" --connect-timeout 5 -s
-e2e_expect_fail_fast 20 "rbd create without the executor" direct rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/a-img2
+e2e_expect_fail_fast 20 "rbd create without the executor" direct rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/a-img2-$E2E_TAG
 e2e_expect_fail_fast 20 "rbd ls without the executor" direct rbd -c "$conf" --client-mount-timeout 5 ls rbd
-e2e_expect_fail_fast 20 "rbd info without the executor" direct rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img
+e2e_expect_fail_fast 20 "rbd info without the executor" direct rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img-$E2E_TAG

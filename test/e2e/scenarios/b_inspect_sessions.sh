@@ -12,19 +12,21 @@ mon_ip=$(e2e_cluster_var c1 E2E_CEPH_IP)
 holder=$E2E_ID-b-holder
 plugin=$E2E_ID-b-plugin
 work=$E2E_KUBELET/scn-b
+# Fresh each run: an earlier run's files (its watch's pid file) must not be read as this run's.
+rm -rf "$work"
 mkdir -p "$work"
 
 e2e_holder_start "$E2E_SCOPE" "$holder" "$cid" c1
 e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 e2e_plugin_start "$E2E_SCOPE" "$plugin"
 e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- \
-  rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/b-img
+  rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/b-img-$E2E_TAG
 
 e2e_section "a long-running client through the executor: rbd watch (sessions to the mon and the OSD)"
 # The plugin is hostPID, so the pid it writes is a host pid: the scenario ends the client by PID.
 e2e_bg "$E2E_SCOPE" watch-exec "$E2E_SCOPE/watch.log" \
   e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 90s -- \
-  sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/b-img <>/tmp/stdin.\$\$"
+  sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/b-img-$E2E_TAG <>/tmp/stdin.\$\$"
 watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
 e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 [ "$(e2e_ns_id "/proc/$watch_pid/ns/net")" = "$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")" ] ||

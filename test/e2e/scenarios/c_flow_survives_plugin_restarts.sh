@@ -84,12 +84,8 @@ e2e_ping_stop "$E2E_SCOPE" ping-control
 read -r c_sent c_recv c_lost < <(e2e_ping_stats "$E2E_SCOPE/ping-control.log")
 
 e2e_section "scenario c figures"
-# Also kept next to the run state (build/test/e2e/e2e-figures.txt): ctest shows a passing test's
-# output only with -V, and CI prints this file.
-{
-  echo "FIGURE c.holder:  $restarts plugin restarts, pings sent $h_sent, received $h_recv, LOST $h_lost"
-  echo "FIGURE c.control: $restarts plugin restarts, pings sent $c_sent, received $c_recv, LOST $c_lost (flow dead after restart ${c_dead_after:-never})"
-} | tee "${E2E_STATE_FILE%/*}/e2e-figures.txt"
+e2e_figure c.holder "$restarts plugin restarts, pings sent $h_sent, received $h_recv, LOST $h_lost"
+e2e_figure c.control "$restarts plugin restarts, pings sent $c_sent, received $c_recv, LOST $c_lost (flow dead after restart ${c_dead_after:-never})"
 [ "$h_sent" -gt 0 ] || e2e_die "run 1 sent no pings"
 [ "$h_lost" -eq 0 ] || e2e_die "the flow through the holder's namespace lost $h_lost pings over $restarts plugin restarts"
 [ "$c_dead_after" = 1 ] || e2e_die "control: the flow in the plugin's own namespace should die at the first restart (dead after: ${c_dead_after:-never})"

@@ -17,6 +17,8 @@ holder=$E2E_ID-e-holder
 plugin=$E2E_ID-e-plugin
 link=$E2E_HOLDER_DIR/$cid.net.ns
 work=$E2E_KUBELET/scn-e
+# Fresh each run: an earlier run's files (its watch's pid file) must not be read as this run's.
+rm -rf "$work"
 mkdir -p "$work"
 
 run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" "$@"; }
@@ -53,9 +55,9 @@ run --timeout 30s -- ceph -c "$conf" --connect-timeout 5 health
 e2e_log "the executor runs in the new holder's namespace (net1 $E2E_HOLDER_ADDR; the old one had $old_addr)"
 
 e2e_section "holder deletion under a live session: the preStop guard waits"
-run --timeout 30s -- rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/e-img
+run --timeout 30s -- rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/e-img-$E2E_TAG
 e2e_bg "$E2E_SCOPE" watch-exec "$E2E_SCOPE/watch.log" \
-  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/e-img <>/tmp/stdin.\$\$"
+  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/e-img-$E2E_TAG <>/tmp/stdin.\$\$"
 watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
 e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 

@@ -20,14 +20,14 @@ e2e_plugin_start "$E2E_SCOPE" "$plugin"
 nsenter -t "$(e2e_pod_pid "$plugin")" -m -- mount -t tmpfs -o ro,mode=0755 none /sys/bus ||
   e2e_die "could not hide /sys/bus in the plugin pod"
 e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- \
-  rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/g-img
+  rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/g-img-$E2E_TAG
 
 e2e_section "netns-exec map of an existing image: the kernel has no rbd module"
 rc=0
 t0=$(date +%s%N)
 e2e_plugin_exec "$plugin" map --cluster-id "$cid" --config "$cfg" --timeout 60s \
   --id admin --keyfile "$E2E_RUN/c1/admin.key" --mon "$(e2e_cluster_var c1 E2E_CEPH_MON)" \
-  --pool rbd --image g-img >"$E2E_SCOPE/map.out" 2>&1 || rc=$?
+  --pool rbd --image g-img-$E2E_TAG >"$E2E_SCOPE/map.out" 2>&1 || rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 cat "$E2E_SCOPE/map.out"
 e2e_log "map exited $rc after ${ms} ms"
@@ -38,7 +38,7 @@ grep -qi 'rbd kernel module' "$E2E_SCOPE/map.out" ||
   e2e_die "the failure does not say that the rbd kernel module is not available"
 if [ -d /sys/bus/rbd/devices ]; then
   # A node with the module: other mappings may exist, this image must not be one of them.
-  ! grep -qx g-img /sys/bus/rbd/devices/*/name 2>/dev/null || e2e_die "g-img is mapped although the map failed"
+  ! grep -qx g-img-$E2E_TAG /sys/bus/rbd/devices/*/name 2>/dev/null || e2e_die "g-img-$E2E_TAG is mapped although the map failed"
 elif ls /dev/rbd[0-9]* >/dev/null 2>&1; then
   e2e_die "a /dev/rbd device exists after a failed map"
 fi

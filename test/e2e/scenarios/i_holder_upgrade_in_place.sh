@@ -26,7 +26,8 @@ holder=$E2E_ID-i-holder
 plugin=$E2E_ID-i-plugin
 record=$E2E_HOLDER_DIR/$cid.holder.json
 work=$E2E_KUBELET/scn-i
-figures=${E2E_STATE_FILE%/*}/e2e-figures.txt
+# Fresh each run: an earlier run's files (its watch's pid file) must not be read as this run's.
+rm -rf "$work"
 mkdir -p "$work"
 
 run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" "$@"; }
@@ -132,9 +133,9 @@ grep -q "^netns-exec guard: no established Ceph session" "$E2E_RUN/pods/$holder/
 grep -q "received SIGTERM" "$E2E_RUN/pods/$holder/log" || e2e_die "the old holder did not stop on SIGTERM"
 
 e2e_section "with a live Ceph session the guard holds, and says so in the holder's log"
-run --timeout 30s -- rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/i-img
+run --timeout 30s -- rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/i-img-$E2E_TAG
 e2e_bg "$E2E_SCOPE" watch-exec "$E2E_SCOPE/watch.log" \
-  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/i-img <>/tmp/stdin.\$\$"
+  run --timeout 90s -- sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/i-img-$E2E_TAG <>/tmp/stdin.\$\$"
 watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
 e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 e2e_wait_until 15 "the watch's mon session" sessions_open || e2e_die "no Ceph session in the holder's namespace"
@@ -183,12 +184,8 @@ read -r c_sent c_recv c_lost < <(e2e_ping_stats "$E2E_SCOPE/ping-control.log")
 e2e_holder_stop "$E2E_SCOPE" "$holder-4" TERM
 
 e2e_section "scenario i figures"
-# Appended to scenario c's file (c, run first, rewrites it); an earlier run's lines are replaced.
-if [ -f "$figures" ]; then sed -i '/^FIGURE upgrade\./d' "$figures"; fi
-{
-  echo "FIGURE upgrade.holder:  holder container replaced in its pod ($old_version -> $new_version, pid $old_pid -> $new_pid, net:[$new_ino] kept), pings sent $u_sent, received $u_recv, LOST $u_lost"
-  echo "FIGURE upgrade.control: holder pod deleted and recreated (new sandbox), pings sent $c_sent, received $c_recv, LOST $c_lost (flow dead afterwards: $c_dead)"
-} | tee -a "$figures"
+e2e_figure upgrade.holder "holder container replaced in its pod ($old_version -> $new_version, pid $old_pid -> $new_pid, net:[$new_ino] kept), pings sent $u_sent, received $u_recv, LOST $u_lost"
+e2e_figure upgrade.control "holder pod deleted and recreated (new sandbox), pings sent $c_sent, received $c_recv, LOST $c_lost (flow dead afterwards: $c_dead)"
 [ "$u_sent" -gt 0 ] || e2e_die "the upgrade run sent no pings"
 [ "$u_lost" -eq 0 ] || e2e_die "the flow in the holder's namespace lost $u_lost pings over the in-place upgrade"
 [ "$c_dead" = yes ] || e2e_die "control: the flow survived deleting the holder pod; the control proves nothing"

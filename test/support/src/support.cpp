@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -307,6 +308,21 @@ std::vector<int> open_fds() {
   return fds;
 }
 
+bool watching_with_inotify(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fdinfo";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;  // gone
+  bool found = false;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream info(dir + "/" + e->d_name);
+    for (std::string line; !found && std::getline(info, line);) found = line.rfind("inotify wd:", 0) == 0;
+    if (found) break;
+  }
+  ::closedir(d);
+  return found;
+}
+
 std::vector<pid_t> children_of(pid_t pid) {
   std::string text;
   try {
@@ -354,7 +370,8 @@ bool under_sanitizer() {
 }
 
 std::chrono::milliseconds scaled(std::chrono::milliseconds limit) {
-  return under_sanitizer() ? limit * 10 : limit;
+  using namespace std::chrono_literals;
+  return std::max<std::chrono::milliseconds>(under_sanitizer() ? limit * 10 : limit, 5s);
 }
 
 bool process_gone(pid_t pid) {

@@ -113,8 +113,9 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
 bool under_sanitizer();
 
 // A wall-clock limit for an assertion: `limit` in a plain build, ten times
-// it under a sanitizer (STYLE: wall-clock assertions only with a wide
-// margin).
+// it under a sanitizer, and never less than 5 s (STYLE: wall-clock assertions
+// only with a wide margin; the machine may be shared and loaded). A test using
+// it makes the behaviour it rules out take much longer than that.
 std::chrono::milliseconds scaled(std::chrono::milliseconds limit);
 
 // Whether `pid` is gone or a zombie (killed but not yet reaped by its parent).
@@ -122,6 +123,12 @@ bool process_gone(pid_t pid);
 
 // Number of open descriptors of this process (entries of /proc/self/fd).
 std::vector<int> open_fds();
+
+// Whether process `pid` (this one by default) holds an inotify descriptor with
+// at least one watch (an "inotify wd:" line in /proc/PID/fdinfo): the event
+// that says a waiter is watching, so a test can publish after it, not after a
+// sleep.
+bool watching_with_inotify(pid_t pid = ::getpid());
 
 // The children of `pid` (its main thread's /proc/PID/task/PID/children);
 // empty when the process is gone.
