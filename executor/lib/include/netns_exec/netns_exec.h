@@ -99,7 +99,7 @@ typedef enum netns_exec_errc {
 /* "not_found", "stale_holder", ...; "" for NETNS_EXEC_ERR_NONE and unknown values. */
 const char *netns_exec_errc_name(netns_exec_errc errc);
 
-/* "0.1.0" */
+/* The release, e.g. "0.1.0" (the VERSION file of the source tree). */
 const char *netns_exec_version(void);
 
 netns_exec_request *netns_exec_request_new(void);
