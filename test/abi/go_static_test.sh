@@ -82,18 +82,8 @@ rm -rf "$prefix"
 unset LD_LIBRARY_PATH
 
 # A real holder in its own network namespace.
-mkdir "$work/holder"
-id=gostatic-$$
-unshare --net -- "$holder_bin" --cluster-id "$id" --dir "$work/holder" 2>"$work/holder.log" &
-holder_pid=$!
-for _ in $(seq 1 200); do
-  [ -e "$work/holder/$id.holder.json" ] && [ -e "$work/holder/$id.net.ns" ] && break
-  sleep 0.05
-done
-link=$work/holder/$id.net.ns
-[ -e "$link" ] || fail "the holder did not publish: $(cat "$work/holder.log")"
-ino=$(stat -L -c %i "$link")
-[ "$ino" != "$(stat -L -c %i /proc/self/ns/net)" ] || fail "the holder is not in its own namespace"
+. "$src/test/abi/start_holder.sh"
+start_holder "$work/holder" "gostatic-$$"
 
 rc=0
 "$work/go_dynamic" "$link" "$ino" >"$work/dyn.out" 2>&1 || rc=$?

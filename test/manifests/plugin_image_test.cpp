@@ -89,6 +89,13 @@ TEST(PluginImageTree, NetnsExecShadowsUtilLinuxNsenter) {
 
 namespace {
 
+// The plugin image's tree alone (rootfs.sh plugin), nothing added.
+void build_plugin_tree(const std::string& tree) {
+  auto built = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "plugin",
+                            tree, NETNS_EXEC_BIN});
+  if (!built.ok()) throw std::runtime_error(built.describe());
+}
+
 // rootfs.sh's ldd check of a tree (chrooted, so only the tree's libraries count).
 RunResult check_libraries(const std::string& tree) {
   return run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh",
@@ -105,9 +112,7 @@ TEST(PluginImageTree, EveryElfFindsItsLibrariesInTheTree) {
   NETNS_REQUIRE_ROOT();
   TempDir tmp;
   const std::string tree = tmp / "rootfs";
-  auto built = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "plugin",
-                            tree, NETNS_EXEC_BIN});
-  ASSERT_TRUE(built.ok()) << built.describe();
+  build_plugin_tree(tree);
   auto r = check_libraries(tree);
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("ok /opt/netns-exec/bin/netns-exec\n"), std::string::npos) << r.describe();
@@ -123,9 +128,7 @@ TEST(PluginImageTree, TheLddCheckFailsOnAMissingLibrary) {
   // The control: the same tree without its libc is refused, by name.
   TempDir tmp;
   const std::string tree = tmp / "rootfs";
-  auto built = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "plugin",
-                            tree, NETNS_EXEC_BIN});
-  ASSERT_TRUE(built.ok()) << built.describe();
+  build_plugin_tree(tree);
   ASSERT_EQ(::unlink((tree + "/opt/netns-exec/lib/libc.so.6").c_str()), 0);
   auto r = check_libraries(tree);
   EXPECT_NE(r.exit_code, 0) << r.describe();
