@@ -35,10 +35,14 @@ for chart in manifests/chart/netns-holder manifests/plugin; do
     "$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$src/$chart/Chart.yaml")"
 done
 
-# The changelog has the Unreleased section and the current version's.
+# The changelog has the Unreleased section, and either the current
+# version's release section or, before the first release of it, says under
+# Unreleased that the tree is that version.
 grep -qx '## \[Unreleased\]' "$src/CHANGELOG.md" || bad "CHANGELOG.md has no '## [Unreleased]' section"
 grep -q "^## \[$version\] - [0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}$" "$src/CHANGELOG.md" ||
-  bad "CHANGELOG.md has no '## [$version] - YYYY-MM-DD' section"
+  awk '/^## \[Unreleased\]/ { u = 1; next } /^## / { u = 0 } u' "$src/CHANGELOG.md" | tr '\n' ' ' |
+    grep -q "the tree is version $version " ||
+  bad "CHANGELOG.md has neither a '## [$version] - YYYY-MM-DD' section nor 'the tree is version $version' under Unreleased"
 # The licence is the Apache License 2.0, as NOTICE and the SPDX line say.
 grep -q '^ *Apache License$' "$src/LICENSE" && grep -q '^ *Version 2.0, January 2004$' "$src/LICENSE" ||
   bad "LICENSE is not the Apache License, Version 2.0"
