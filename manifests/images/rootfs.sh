@@ -18,6 +18,10 @@
 #       `nsenter --net=<netNamespaceFilePath> -- rbd map ...` runs netns-exec.
 #   rootfs.sh add-binary OUT PATH
 #       PATH and its libraries at their own paths (tests use it to add /bin/sh).
+#   rootfs.sh check-libraries OUT
+#       ldd inside the tree (root: chroot): every ELF file in OUT is listed by
+#       the loader it runs with (the private one under /opt/netns-exec, else
+#       the tree's own), seeing only OUT; any "not found" fails, naming both.
 set -euo pipefail
 
 die() { echo "rootfs.sh: $*" >&2; exit 1; }
@@ -106,9 +110,47 @@ LAUNCHER
   else
     ln -sf "$prefix/bin/netns-exec" "$out/usr/local/bin/netns-exec"
   fi
-  if [ "$nsenter" != --no-nsenter ]; then
-    ln -sf netns-exec "$out/usr/local/bin/nsenter"
-  fi
+  # The names netns-exec answers to, each a link next to the launcher (the
+  # name it is called by selects the mode); a new masquerade name is one
+  # more entry here.
+  local names=() name
+  [ "$nsenter" = --no-nsenter ] || names+=(nsenter)
+  for name in "${names[@]}"; do
+    ln -sf netns-exec "$out/usr/local/bin/$name"
+  done
+}
+
+# The ldd check, in a chroot so that the build machine's libraries cannot
+# stand in for one the tree lacks (ldd outside would find them). The plugin
+# tree's programs run with its private loader and --library-path (the
+# launcher's way), the holder tree's with the loader named in the ELF.
+check_libraries() {
+  local out=$1 file rel loader libpath listing failed=0 checked=0
+  local private=/opt/netns-exec/lib
+  [ -d "$out" ] || die "$out is not a directory"
+  while IFS= read -r -d '' file; do
+    [ "$(head -c 4 "$file" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+    rel=/${file#"$out"/}
+    readelf -d "$file" 2>/dev/null | grep -q '(NEEDED)' || continue  # static, or the loader
+    libpath=()
+    if [[ $rel == /opt/netns-exec/* ]] && loader=$(cd "$out" && ls "${private#/}"/ld-linux* 2>/dev/null | head -n1) && [ -n "$loader" ]; then
+      loader=/$loader libpath=(--library-path "$private")
+    else
+      loader=$(readelf -l "$file" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+      [ -n "$loader" ] || loader=/lib64/ld-linux-x86-64.so.2   # a shared library
+    fi
+    [ -e "$out$loader" ] || { echo "rootfs.sh: $rel: its loader $loader is not in $out" >&2; failed=1; continue; }
+    checked=$((checked + 1))
+    if ! listing=$(chroot "$out" "$loader" "${libpath[@]}" --list "$rel" 2>&1) || grep -q 'not found' <<<"$listing"; then
+      echo "rootfs.sh: $rel: a library is missing from $out:" >&2
+      grep 'not found' <<<"$listing" | sed 's/^/  /' >&2 || sed 's/^/  /' <<<"$listing" >&2
+      failed=1
+    else
+      echo "ok $rel"
+    fi
+  done < <(find "$out" -type f -print0 | sort -z)
+  [ "$checked" -gt 0 ] || die "no dynamically linked ELF file in $out"
+  return "$failed"
 }
 
 cmd=${1:-}
@@ -116,5 +158,6 @@ case "$cmd" in
   holder) [ $# -eq 4 ] || die "usage: rootfs.sh holder OUT NETNS_HOLDER NETNS_EXEC"; holder "$2" "$3" "$4" ;;
   plugin) [ $# -ge 3 ] && [ $# -le 4 ] || die "usage: rootfs.sh plugin OUT NETNS_EXEC [--no-nsenter]"; plugin "$2" "$3" "${4:-}" ;;
   add-binary) [ $# -eq 3 ] || die "usage: rootfs.sh add-binary OUT PATH"; add_binary "$2" "$3" "$3" ;;
-  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  check-libraries) [ $# -eq 2 ] || die "usage: rootfs.sh check-libraries OUT"; check_libraries "$2" ;;
+  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

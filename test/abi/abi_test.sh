@@ -58,17 +58,9 @@ if [ -n "$missing" ]; then
 fi
 
 # A real holder in its own network namespace.
-mkdir "$work/holder" "$work/scratch"
-id=abi-$$
-unshare --net -- "$holder_bin" --cluster-id "$id" --dir "$work/holder" 2>"$work/holder.log" &
-holder_pid=$!
-for _ in $(seq 1 200); do
-  [ -e "$work/holder/$id.holder.json" ] && [ -e "$work/holder/$id.net.ns" ] && break
-  sleep 0.05
-done
-link=$work/holder/$id.net.ns
-ino=$(stat -L -c %i "$link")
-[ "$ino" != "$(stat -L -c %i /proc/self/ns/net)" ] || { echo "abi_test: holder not in its own namespace"; exit 1; }
+mkdir "$work/scratch"
+. "$src/start_holder.sh"
+start_holder "$work/holder" "abi-$$"
 
 cc -std=c11 -Wall -Wextra -Werror "$src/abi_c.c" $(pkg-config --cflags --libs netns_exec) -pthread -o "$work/abi_c"
 "$work/abi_c" "$link" "$ino" "$work/scratch"

@@ -2,6 +2,8 @@
 # The Go package netnsexec (executor/go) against the installed libnetns_exec:
 #   go_test.sh BUILD_DIR SOURCE_DIR HOLDER_BIN test   go test -race ./... (real holders; root)
 #   go_test.sh BUILD_DIR SOURCE_DIR HOLDER_BIN vet    go vet ./...
+#   go_test.sh BUILD_DIR SOURCE_DIR HOLDER_BIN nocgo  CGO_ENABLED=0 go build ./... fails
+#                                                     with nocgo.go's one sentence
 # The library component is installed to a temporary prefix and found through
 # its pkg-config file, as a plugin's build would. No network: GOPROXY=off
 # (the module needs nothing outside the standard library).
@@ -32,6 +34,16 @@ export NETNSEXEC_TEST_HOLDER=$holder_bin
 echo "go_test: $("$go" version)"
 cd "$src/executor/go"
 case "$mode" in
+  nocgo)
+    rc=0
+    out=$(CGO_ENABLED=0 "$go" build ./... 2>&1) || rc=$?
+    echo "$out"
+    [ "$rc" -ne 0 ] || { echo "go_test: CGO_ENABLED=0 go build succeeded"; exit 1; }
+    errors=$(grep -c '^[^#].*\.go:[0-9]*:[0-9]*: ' <<<"$out" || true)
+    [ "$errors" -eq 1 ] || { echo "go_test: $errors compiler errors, want the one sentence"; exit 1; }
+    grep -q 'nocgo.go:.*"package netnsexec needs cgo: set CGO_ENABLED=1 and install libnetns_exec (pkg-config netns_exec)"' <<<"$out" ||
+      { echo "go_test: the error is not nocgo.go's sentence"; exit 1; }
+    if grep -q 'undefined:' <<<"$out"; then echo "go_test: undefined names"; exit 1; fi ;;
   test)
     # A Go t.Skip still passes `go test`: the skips are counted into
     # BUILD_DIR/test/go-skips.txt (one "--- SKIP: name" line each), which

@@ -102,9 +102,9 @@ describe("names: the same as netns-manifest gave", () => {
       assert.match(name, /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "a DNS-1123 label");
     });
   }
-  test("the selector is netns-manifest's (a DaemonSet's selector cannot change)", () => {
+  test("the selector names the DaemonSet, not the release (a DaemonSet's selector cannot change)", () => {
     for (const d of holdersOf(docs)) {
-      assert.deepEqual(d.spec.selector.matchLabels, { "app.kubernetes.io/name": "netns-holder", "app.kubernetes.io/instance": d.metadata.name });
+      assert.deepEqual(d.spec.selector.matchLabels, { "app.kubernetes.io/name": "netns-holder", "netns-holder/daemonset": d.metadata.name });
     }
   });
   test("no two holders share a name", () => {

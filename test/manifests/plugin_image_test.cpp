@@ -1,7 +1,9 @@
 // The plugin image's overlay (manifests/images/rootfs.sh plugin) works in a
 // root file system that is not the build machine's: ceph-csi's
 // `nsenter --net=PATH -- CMD` reaches netns-exec through the launcher, with
-// netns-exec's own loader and libraries, and runs CMD in the namespace.
+// netns-exec's own loader and libraries, and runs CMD in the namespace; and
+// the ldd check (rootfs.sh check-libraries) passes for the plugin and the
+// holder trees and fails when a library is missing.
 #include <unistd.h>
 
 #include <string>
@@ -83,3 +85,71 @@ TEST(PluginImageTree, NetnsExecShadowsUtilLinuxNsenter) {
   EXPECT_EQ(r.out.find("util-linux"), std::string::npos) << r.describe();
   EXPECT_NE(r.err.find("only --net=PATH is"), std::string::npos) << r.describe();
 }
+
+namespace {
+
+// The plugin image's tree alone (rootfs.sh plugin), nothing added.
+void build_plugin_tree(const std::string& tree) {
+  auto built = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "plugin",
+                            tree, NETNS_EXEC_BIN});
+  if (!built.ok()) throw std::runtime_error(built.describe());
+}
+
+// rootfs.sh's ldd check of a tree (chrooted, so only the tree's libraries count).
+RunResult check_libraries(const std::string& tree) {
+  return run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh",
+                      "check-libraries", tree});
+}
+
+}  // namespace
+
+// ceph-csi's image build fails on any ldd "not found": every ELF the plugin
+// tree adds finds all its libraries in the tree itself. netns-exec links
+// libnetns_exec statically, so the library it would otherwise need is no
+// file of the image at all.
+TEST(PluginImageTree, EveryElfFindsItsLibrariesInTheTree) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  const std::string tree = tmp / "rootfs";
+  build_plugin_tree(tree);
+  auto r = check_libraries(tree);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("ok /opt/netns-exec/bin/netns-exec\n"), std::string::npos) << r.describe();
+  // The library netns-exec loads on first use (libmnl) is checked too.
+  EXPECT_NE(r.out.find("ok /opt/netns-exec/lib/libmnl.so.0\n"), std::string::npos) << r.describe();
+  auto needed = run_command({"readelf", "-d", tree + "/opt/netns-exec/bin/netns-exec"});
+  ASSERT_TRUE(needed.ok()) << needed.describe();
+  EXPECT_EQ(needed.out.find("libnetns_exec"), std::string::npos) << needed.out;
+}
+
+TEST(PluginImageTree, TheLddCheckFailsOnAMissingLibrary) {
+  NETNS_REQUIRE_ROOT();
+  // The control: the same tree without its libc is refused, by name.
+  TempDir tmp;
+  const std::string tree = tmp / "rootfs";
+  build_plugin_tree(tree);
+  ASSERT_EQ(::unlink((tree + "/opt/netns-exec/lib/libc.so.6").c_str()), 0);
+  auto r = check_libraries(tree);
+  EXPECT_NE(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("/opt/netns-exec/bin/netns-exec: a library is missing"), std::string::npos)
+      << r.describe();
+  EXPECT_NE(r.err.find("libc.so.6"), std::string::npos) << r.describe();
+}
+
+#if defined(NETNS_HOLDER_BIN)
+TEST(HolderImageTree, EveryElfFindsItsLibrariesInTheTree) {
+  NETNS_REQUIRE_ROOT();
+  TempDir tmp;
+  const std::string tree = tmp / "rootfs";
+  auto built = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "holder",
+                            tree, NETNS_HOLDER_BIN, NETNS_EXEC_BIN});
+  ASSERT_TRUE(built.ok()) << built.describe();
+  auto r = check_libraries(tree);
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("ok /usr/bin/netns-exec\n"), std::string::npos) << r.describe();
+}
+#endif
+
+#else
+TEST(PluginImageTree, NeedsTheBinary) { GTEST_SKIP() << "netns-exec not built"; }
+#endif

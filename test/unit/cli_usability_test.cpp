@@ -49,7 +49,7 @@ class CliUsability : public ::testing::Test {
 TEST_F(CliUsability, Version) {
   auto r = cli({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_EQ(r.out, "netns-exec 0.1.0\n");
+  EXPECT_EQ(r.out, "netns-exec " NETNS_PROJECT_VERSION "\n");  // the VERSION file
 }
 
 TEST_F(CliUsability, ATypoGetsTheClosestSubcommand) {

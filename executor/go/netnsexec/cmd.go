@@ -1,3 +1,8 @@
+//go:build cgo
+
+// Cmd runs through libnetns_exec's C ABI (cabi.go): without cgo there is
+// nothing to run it with, and nocgo.go stops the build with one sentence.
+
 package netnsexec
 
 import (

@@ -31,4 +31,7 @@
 // The package links libnetns_exec through cgo (#cgo pkg-config: netns_exec):
 // install the library (cmake --install BUILD --component netns_exec) and
 // point PKG_CONFIG_PATH at its pkgconfig directory.
+//
+// This is the package of netns-holder 0.1.0 (the Version constant), to be
+// built against libnetns_exec 0.1.0 (pkg-config --modversion netns_exec).
 package netnsexec

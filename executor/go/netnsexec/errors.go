@@ -41,7 +41,12 @@ var (
 	ErrUnsupported = errors.New("unsupported version")
 	// Waiting for the holder (Cmd.WaitHolder) ran out.
 	ErrTimeout = errors.New("timed out waiting for the holder")
-	ErrBusy    = errors.New("busy")
+	// The cluster's <ID>.lock is held by another holder: netns-holder's
+	// refusal to start a second holder for one cluster on a node
+	// (NETNS_EXEC_ERR_BUSY). No check a Cmd runs gives it today; it is here
+	// so that every code of the C ABI has its error, and errors.Is works
+	// should one come to.
+	ErrBusy = errors.New("busy")
 	// Any other failed system call on the way.
 	ErrSystem = errors.New("system error")
 )

@@ -86,7 +86,8 @@ typedef enum netns_exec_errc {
   NETNS_EXEC_ERR_OWN_NAMESPACE = 5,     /* the caller's own network namespace */
   NETNS_EXEC_ERR_IDENTITY_MISMATCH = 6, /* the holder record does not match what was opened */
   NETNS_EXEC_ERR_STALE_HOLDER = 7,      /* the holder is gone (dangling link, dead pid) */
-  NETNS_EXEC_ERR_BUSY = 8,
+  NETNS_EXEC_ERR_BUSY = 8,              /* another holder holds the cluster's <ID>.lock (the
+                                           holder's start-up refusal; no run check gives it) */
   NETNS_EXEC_ERR_PROTOCOL = 9,          /* a holder socket sent something unexpected */
   NETNS_EXEC_ERR_UNSUPPORTED = 10,      /* a record or header version we do not know */
   NETNS_EXEC_ERR_TIMEOUT = 11,          /* waiting for the holder (wait_holder_ms) ran out */
@@ -99,7 +100,7 @@ typedef enum netns_exec_errc {
 /* "not_found", "stale_holder", ...; "" for NETNS_EXEC_ERR_NONE and unknown values. */
 const char *netns_exec_errc_name(netns_exec_errc errc);
 
-/* "0.1.0" */
+/* The release, e.g. "0.1.0" (the VERSION file of the source tree). */
 const char *netns_exec_version(void);
 
 netns_exec_request *netns_exec_request_new(void);

@@ -108,6 +108,8 @@ holder's <ID>.holder.json, for the preStop guard), multus.
 {{/* Labels of every object; the holder's own are added per DaemonSet. */}}
 {{- define "netns-holder.commonLabels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service | quote }}
 {{- range $k, $val := .Values.labels }}
 {{ $k }}: {{ $val | quote }}
