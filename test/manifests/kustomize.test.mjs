@@ -9,11 +9,12 @@
 // annotation and image from plain values, sees the holder directories through
 // ceph-csi's own mounts, passes the plugin rules, and nothing else changed.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stringify } from "yaml";
-import { DRIVERS, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
+import { DRIVERS, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
 import {
   EXAMPLES, KUSTOMIZE_DIR, REMOTE, build, componentPath, localComponent, readYaml, workdir, writeYaml,
 } from "./lib/kustomize.mjs";
@@ -322,5 +323,28 @@ describe("the component touches nothing that is not a ceph-csi node plugin", () 
     const provisioner = out.get("Deployment/ceph-csi/ceph-csi-rbd-provisioner");
     assert.deepEqual(provisioner, parseYaml(rendered).find((d) => d.kind === "Deployment"));
     assert.equal(out.get("DaemonSet/ceph-csi/ceph-csi-rbd-nodeplugin").spec.template.spec.hostNetwork, false);
+  });
+});
+
+describe("the nsenter form: the merge manifests/README.md gives keeps your entries", () => {
+  test("jq: ceph-a keeps subvolumeGroup and radosNamespace and gains netNamespaceFilePath", () => {
+    const readme = readFileSync(join(SOURCE_DIR, "manifests", "README.md"), "utf8");
+    const m = /^jq -s '([^']+)' \\\n +yours\.json ours\.json$/m.exec(readme);
+    assert.ok(m, "manifests/README.md has no `jq -s '...' yours.json ours.json` merge");
+    const dir = workdir();
+    const yours = readYaml(join(EXAMPLES, "argocd", "ceph-csi-values.yaml"))[0].csiConfig;
+    const values = sampleValues("symlink");
+    values.clusters = [{ id: "ceph-a", monitors: ["198.18.0.10:6789"] }];
+    writeFileSync(join(dir, "yours.json"), JSON.stringify(yours));
+    writeFileSync(join(dir, "ours.json"), configMapOf(render(values), "netns-ceph-csi").data["config.json"]);
+    const r = spawnSync("jq", ["-s", m[1], "yours.json", "ours.json"], { cwd: dir, encoding: "utf8" });
+    assert.equal(r.error, undefined, "jq not found: ./dev setup installs it");
+    assert.equal(r.status, 0, r.stderr);
+    const [ceph] = JSON.parse(r.stdout);
+    assert.equal(ceph.cephFS.subvolumeGroup, "csi-custom");
+    assert.equal(ceph.rbd.radosNamespace, "tenant1");
+    assert.equal(ceph.rbd.netNamespaceFilePath, "/var/lib/kubelet/plugins/rbd.csi.ceph.com/ceph-a.net.ns");
+    assert.equal(ceph.cephFS.netNamespaceFilePath, "/var/lib/kubelet/plugins/cephfs.csi.ceph.com/ceph-a.net.ns");
+    assert.deepEqual(ceph.monitors, yours[0].monitors, "your monitors win");
   });
 });
