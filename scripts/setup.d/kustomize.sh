@@ -14,24 +14,8 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -x "$NETNS_KUSTOMIZE_BIN" ] && "$NETNS_KUSTOMIZE_BIN" version 2>/dev/null | grep -Fxq "$NETNS_KUSTOMIZE_VERSION"; then
   exit 0
 fi
-go=
-for candidate in /usr/local/go/bin/go "$(command -v go || true)"; do
-  if [ -z "$candidate" ] || [ ! -x "$candidate" ]; then continue; fi
-  # kustomize v5.8.2 needs Go >= 1.26 (its go.mod); Debian's go 1.19 is too old.
-  minor=$("$candidate" env GOVERSION | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
-  if [ -n "$minor" ] && [ "$minor" -ge 26 ]; then go=$candidate; break; fi
-done
-if [ -z "$go" ]; then
-  echo "kustomize setup: no Go >= 1.26 to build kustomize $NETNS_KUSTOMIZE_VERSION (looked at /usr/local/go/bin/go and PATH); install Go" >&2
-  exit 1
-fi
-mkdir -p "$(dirname "$NETNS_KUSTOMIZE_BIN")"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-echo "kustomize setup: building kustomize $NETNS_KUSTOMIZE_VERSION with $("$go" env GOVERSION) (a minute or two, once per machine)"
-GOBIN=$work GOFLAGS=-mod=mod CGO_ENABLED=0 "$go" install \
-  "sigs.k8s.io/kustomize/kustomize/v5@$NETNS_KUSTOMIZE_VERSION"
-# Atomic: a concurrent run sees the old binary or the whole new one.
-install -m 0755 "$work/kustomize" "$NETNS_KUSTOMIZE_BIN.tmp.$$"
-mv -f "$NETNS_KUSTOMIZE_BIN.tmp.$$" "$NETNS_KUSTOMIZE_BIN"
+# shellcheck source=../go-tool.sh
+. "$here/scripts/go-tool.sh"
+# kustomize v5.8.2 needs Go >= 1.26 (its go.mod).
+go_tool_install kustomize 26 "$NETNS_KUSTOMIZE_BIN" "sigs.k8s.io/kustomize/kustomize/v5@$NETNS_KUSTOMIZE_VERSION"
 "$NETNS_KUSTOMIZE_BIN" version
