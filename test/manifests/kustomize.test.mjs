@@ -14,13 +14,12 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stringify } from "yaml";
-import { DRIVERS, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
+import { DRIVERS, FIXTURES, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
 import {
   EXAMPLES, KUSTOMIZE_DIR, REMOTE, build, componentPath, localComponent, readYaml, workdir, writeYaml,
 } from "./lib/kustomize.mjs";
 import { parseYaml } from "./lib/load.mjs";
 import { CEPH_CSI_CHART, nodePlugin, renderCephCsi } from "./lib/plugin.mjs";
-import { FIXTURES } from "./lib/helm.mjs";
 import { pluginRules, runRules, seesHostPath } from "./lib/rules.mjs";
 import { validateObject } from "./lib/schema.mjs";
 
