@@ -30,8 +30,10 @@ the keys keep ceph-csi's documented order. Input: the root context.
 {{- define "netns-holder.csiValues" -}}
 {{- $holders := (include "netns-holder.holders" . | fromJson).holders -}}
 {{- $sections := dict "rbd" "rbd" "cephfs" "cephFS" "nfs" "nfs" -}}
-# For the ceph-csi-rbd / ceph-csi-cephfs charts: helm upgrade ... -f this-file.
-# Merge with your own csiConfig entries (subvolumeGroup, radosNamespace, ...).
+# The nsenter form's paths for the ceph-csi-rbd / ceph-csi-cephfs charts' csiConfig.
+# Not as a second -f: Helm replaces the whole list, and your entries lose their
+# subvolumeGroup, radosNamespace, ... Copy each netNamespaceFilePath into your
+# own entry (transparent mode needs none: see netns-exec-env).
 csiConfig:
 {{- range $c := .Values.clusters }}
   - clusterID: {{ $c.id | quote }}

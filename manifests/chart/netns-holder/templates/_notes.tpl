@@ -6,17 +6,21 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
   {{ .name }}  cluster {{ .cluster }}, {{ .driver }} -> {{ .path }}
 {{- end }}
 
-1. Point ceph-csi at the holders (netNamespaceFilePath for every cluster and kind):
-     kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
-   ceph-csi installed with its chart: add `-f netns-csi-values.yaml` to its helm upgrade
-   (merge with your own csiConfig). Plain YAML: use the config.json key of the same ConfigMap
-   {{- if .Values.cephCsiConfig.create }} (this release also manages ConfigMap {{ .Values.cephCsiConfig.name }}){{ end }}.
-
-2. Move the node plugin off the host network (and, in socket mode, off hostPID):
-   ceph-csi's chart: every helm install/upgrade of it with
-     --post-renderer manifests/plugin/post-renderer --post-renderer-args --mode={{ .Values.mode }}
-   plain YAML: the strategic-merge patch from manifests/plugin/render-patch.
+1. The node plugin (ceph-csi's image with netns-exec as rbd / mount.ceph, and the Kustomize
+   component manifests/kustomize/plugin, plus manifests/kustomize/socket-mode in socket mode):
+   it reads the held clusters and the holder directory of its driver from ConfigMap
+   netns-exec-env of this release, and picks the holder by the monitors each command names.
+   ceph-csi's config needs no netNamespaceFilePath then: keep your csiConfig as it is.
    See manifests/README.md, "Deploying next to ceph-csi".
+
+2. Or the nsenter form (netNamespaceFilePath for every cluster and kind):
+     kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
+   Copy its netNamespaceFilePath entries into your own csiConfig (a second -f replaces the
+   whole list, and with it your subvolumeGroup / radosNamespace). Plain YAML: merge the
+   config.json key of the same ConfigMap
+   {{- if .Values.cephCsiConfig.create }} (this release also manages ConfigMap {{ .Values.cephCsiConfig.name }}){{ end }}.
+   The node plugin then: the component above, or every helm install/upgrade of ceph-csi with
+     --post-renderer manifests/plugin/post-renderer --post-renderer-args --mode={{ .Values.mode }}
 
 3. Upgrading the holders needs no drain. updateStrategy is OnDelete, so `helm upgrade`
    changes only the DaemonSet templates and the controller never replaces a running

@@ -1,0 +1,349 @@
+// The node plugin changes as a Kustomize component (manifests/kustomize), with
+// the real kustomize and helm, in each way people install ceph-csi:
+//   - Flux: the chart rendered by helm, then the HelmRelease's
+//     postRenderers[].kustomize.patches (examples/flux), as helm-controller does;
+//   - Argo CD / kustomize --enable-helm: helmCharts + components (examples/argocd);
+//   - plain YAML: ceph-csi's DaemonSets + components (examples/plain-yaml).
+// Each result: the node plugin has the transparent-mode environment (from the
+// holder chart's ConfigMap netns-exec-env), pod networking, the Multus
+// annotation and image from plain values, sees the holder directories through
+// ceph-csi's own mounts, passes the plugin rules, and nothing else changed.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { stringify } from "yaml";
+import { DRIVERS, FIXTURES, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
+import {
+  EXAMPLES, KUSTOMIZE_DIR, REMOTE, build, componentPath, localComponent, readYaml, workdir, writeYaml,
+} from "./lib/kustomize.mjs";
+import { parseYaml } from "./lib/load.mjs";
+import { CEPH_CSI_CHART, nodePlugin, renderCephCsi } from "./lib/plugin.mjs";
+import { pluginRules, runRules, seesHostPath } from "./lib/rules.mjs";
+import { validateObject } from "./lib/schema.mjs";
+
+const IMAGE = "registry.example.com/cephcsi-netns-exec:v3.14.0";
+const MULTUS = "ceph-csi/ceph-public";
+const KINDS = ["rbd", "cephfs"];
+const ENV_NAMES = ["NETNS_EXEC_CONFIG", "NETNS_EXEC_HOLDER_DIR", "NETNS_EXEC_HELD_CLUSTERS"];
+const keyOf = (d) => `${d.kind}/${d.metadata.namespace ?? ""}/${d.metadata.name}`;
+const byKey = (docs) => new Map(docs.map((d) => [keyOf(d), d]));
+const pluginName = (kind) => `csi-${kind}plugin`;
+const isNodePlugin = (d) =>
+  d.kind === "DaemonSet" && (d.spec?.template?.spec?.containers ?? []).some((c) => (c.args ?? []).includes("--nodeserver=true"));
+const pluginsOf = (docs) => docs.filter(isNodePlugin);
+const kindOf = (ds) => KINDS.find((k) => ds.spec.template.spec.containers.some((c) => c.name === pluginName(k)));
+
+// The holders (socket mode, the sample clusters) and the ConfigMap the
+// component reads its environment from.
+const holderDocs = render(sampleValues("socket"));
+const pluginEnv = configMapOf(holderDocs, "netns-exec-env");
+
+// The node plugin DaemonSet `ds` (kind rbd|cephfs) as the component must leave it.
+function checkPlugin(ds, kind, { socket, image = IMAGE, multus = MULTUS }) {
+  const driver = DRIVERS[kind];
+  const spec = ds.spec.template.spec;
+  assert.equal(spec.hostNetwork, false, "hostNetwork");
+  assert.equal(spec.dnsPolicy, "ClusterFirst", "dnsPolicy");
+  assert.equal(spec.hostPID, !socket, "hostPID");
+  assert.equal(ds.spec.template.metadata.annotations?.["k8s.v1.cni.cncf.io/networks"], multus, "Multus annotation");
+  const c = spec.containers.find((x) => x.name === pluginName(kind));
+  assert.equal(c.image, image);
+  const env = Object.fromEntries(c.env.map((e) => [e.name, e]));
+  assert.equal(env.NETNS_EXEC_CONFIG.value, "/etc/ceph-csi-config/config.json");
+  // The config file is ceph-csi's own ConfigMap volume, at that directory.
+  assert.ok(c.volumeMounts.some((m) => m.name === "ceph-csi-config" && m.mountPath.replace(/\/$/, "") === "/etc/ceph-csi-config"));
+  for (const [name, key] of [["NETNS_EXEC_HOLDER_DIR", "holder-dir"], ["NETNS_EXEC_HELD_CLUSTERS", "held-clusters"]]) {
+    const ref = env[name]?.valueFrom?.configMapKeyRef;
+    assert.deepEqual(ref, { name: "netns-exec-env", key: `${driver}.${key}` }, name);
+    // Not optional, and the holder chart renders that key.
+    assert.equal(typeof pluginEnv.data[ref.key], "string", `netns-exec-env has no ${ref.key}`);
+  }
+  // (ceph-csi's own environment stays: nothingElseChanged.)
+  const holderDir = pluginEnv.data[`${driver}.holder-dir`];
+  assert.ok(seesHostPath(ds, c, holderDir), `${c.name} does not see ${holderDir} through a hostPath mount`);
+  assert.deepEqual(runRules(pluginRules, ds, { socket, holderDirs: [holderDir] }), []);
+}
+
+// `after` with what the component adds taken out again; must equal `before`
+// (the image and the Multus annotation are the install's own: values or the
+// example's patch, in `before` too).
+function undo(after, before) {
+  const ds = structuredClone(after);
+  const spec = ds.spec.template.spec;
+  const base = before.spec.template.spec;
+  for (const f of ["hostNetwork", "dnsPolicy", "hostPID"]) spec[f] = base[f];
+  spec.containers = spec.containers.filter((c) => c.name !== "liveness-probe");
+  const kind = kindOf(after);
+  const c = spec.containers.find((x) => x.name === pluginName(kind));
+  const orig = base.containers.find((x) => x.name === pluginName(kind));
+  c.env = c.env.filter((e) => !ENV_NAMES.includes(e.name));
+  c.ports = (c.ports ?? []).filter((p) => p.name !== "healthz");
+  if (c.ports.length === 0 && orig.ports === undefined) delete c.ports;
+  delete c.livenessProbe;
+  // Strategic merge keeps the containers, not their order.
+  const order = base.containers.map((x) => x.name);
+  spec.containers.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+  return ds;
+}
+
+function nothingElseChanged(afterDocs, beforeDocs) {
+  const before = byKey(beforeDocs);
+  const after = byKey(afterDocs);
+  assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort(), "the same objects");
+  for (const [key, doc] of after) {
+    if (isNodePlugin(doc)) assert.deepEqual(undo(doc, before.get(key)), before.get(key), key);
+    else assert.deepEqual(doc, before.get(key), key);
+  }
+}
+
+async function allValid(docs) {
+  for (const doc of docs) assert.deepEqual(await validateObject(doc), [], keyOf(doc));
+}
+
+// The example's remote component paths, checked to name this repository's
+// component directories, as local paths from `dir`.
+function localComponents(dir, components) {
+  return components.map((ref) => {
+    const m = REMOTE.exec(ref);
+    assert.ok(m, `${ref}: not a remote path into this repository`);
+    assert.ok(existsSync(join(KUSTOMIZE_DIR, m[1], "kustomization.yaml")), `${ref} names no component here`);
+    return localComponent(dir, ref);
+  });
+}
+
+// helm template of the fixture chart standing for ceph-csi-<kind>.
+function helmTemplate(kind, release, valuesFiles) {
+  const args = ["template", release, CEPH_CSI_CHART, "--namespace", "ceph-csi", "--set", `kind=${kind}`];
+  for (const f of valuesFiles) args.push("-f", f);
+  const r = helm(args);
+  if (r.status !== 0) throw new Error(`helm ${args.join(" ")} failed (${r.status}):\n${r.stderr}`);
+  return r.stdout;
+}
+
+describe("the holder chart renders the plugin's environment", () => {
+  test("netns-exec-env: held clusters and holder directory per driver", () => {
+    const ids = sampleValues("socket").clusters.map((c) => c.id).join(",");
+    assert.deepEqual(pluginEnv.data, {
+      "rbd.csi.ceph.com.held-clusters": ids,
+      "rbd.csi.ceph.com.holder-dir": "/var/lib/kubelet/plugins/rbd.csi.ceph.com",
+      "cephfs.csi.ceph.com.held-clusters": ids,
+      "cephfs.csi.ceph.com.holder-dir": "/var/lib/kubelet/plugins/cephfs.csi.ceph.com",
+    });
+  });
+  test("a cluster without a CephFS holder is not held for CephFS; kubeletDir moves the directory", () => {
+    const values = sampleValues("symlink", { kubeletDir: "/data/kubelet" });
+    values.clusters = [{ id: "ceph-a" }, { id: "ceph-b", drivers: ["rbd.csi.ceph.com"] }];
+    const cm = configMapOf(render(values), "netns-exec-env");
+    assert.equal(cm.data["rbd.csi.ceph.com.held-clusters"], "ceph-a,ceph-b");
+    assert.equal(cm.data["cephfs.csi.ceph.com.held-clusters"], "ceph-a");
+    assert.equal(cm.data["rbd.csi.ceph.com.holder-dir"], "/data/kubelet/plugins/rbd.csi.ceph.com");
+  });
+});
+
+describe("Flux: helm, then the HelmRelease's postRenderers kustomize patches", () => {
+  const releases = parseYaml(readFileSync(join(EXAMPLES, "flux", "helmreleases.yaml"), "utf8"));
+  const component = readYaml(join(KUSTOMIZE_DIR, "plugin", "kustomization.yaml"))[0];
+  const hostPid = readYaml(join(KUSTOMIZE_DIR, "socket-mode", "host-pid.yaml"))[0];
+  for (const kind of KINDS) {
+    const hr = releases.find((r) => r.metadata.name === `ceph-csi-${kind}`);
+    const dir = workdir();
+    // helm-controller: the chart with the release's values, then kustomize.
+    const valuesFile = join(dir, "values.yaml");
+    writeYaml(valuesFile, hr.spec.values);
+    writeFileSync(join(dir, "rendered.yaml"), helmTemplate(kind, hr.metadata.name, [valuesFile]));
+    const patches = hr.spec.postRenderers[0].kustomize.patches;
+    writeYaml(join(dir, "kustomization.yaml"), { resources: ["rendered.yaml"], patches });
+    const out = build(dir);
+    const before = parseYaml(readFileSync(join(dir, "rendered.yaml"), "utf8"));
+    test(`${kind}: the inline patches are the component's`, () => {
+      const chartTarget = component.patches.find((p) => p.path === `${kind}.yaml` && p.target.labelSelector);
+      assert.deepEqual(patches[0].target, chartTarget.target);
+      assert.deepEqual(parseYaml(patches[0].patch), readYaml(join(KUSTOMIZE_DIR, "plugin", `${kind}.yaml`)));
+      assert.deepEqual(parseYaml(patches[1].patch), [hostPid]);
+    });
+    test(`${kind}: the chart alone keeps the host network (control)`, () => {
+      const [ds] = pluginsOf(before);
+      assert.equal(ds.spec.template.spec.hostNetwork, true);
+      assert.ok(!ds.spec.template.spec.containers.some((c) => (c.env ?? []).some((e) => ENV_NAMES.includes(e.name))));
+    });
+    test(`${kind}: the node plugin is changed, nothing else`, async () => {
+      const plugins = pluginsOf(out);
+      assert.equal(plugins.length, 1);
+      assert.equal(plugins[0].metadata.name, `ceph-csi-${kind}-nodeplugin`);
+      checkPlugin(plugins[0], kind, { socket: true });
+      nothingElseChanged(out, before);
+      await allValid(out);
+    });
+    test(`${kind}: the same result as the component itself`, () => {
+      const cdir = workdir();
+      cpSync(join(dir, "rendered.yaml"), join(cdir, "rendered.yaml"));
+      writeYaml(join(cdir, "kustomization.yaml"), {
+        resources: ["rendered.yaml"], components: [componentPath(cdir, "plugin"), componentPath(cdir, "socket-mode")],
+      });
+      assert.deepEqual(byKey(build(cdir)), byKey(out));
+    });
+  }
+});
+
+// The Argo CD example with its charts served locally: each helmCharts entry's
+// chart is the fixture chart (kind set by its own values.yaml), found in
+// helmGlobals.chartHome instead of ceph-csi's repository.
+function argoWorkdir({ withComponents }) {
+  const dir = workdir(join(EXAMPLES, "argocd"));
+  const k = readYaml(join(dir, "kustomization.yaml"))[0];
+  for (const chart of k.helmCharts) {
+    const kind = /^ceph-csi-(rbd|cephfs)$/.exec(chart.name)[1];
+    const home = join(dir, "charts", chart.name);
+    cpSync(CEPH_CSI_CHART, home, { recursive: true });
+    const values = readFileSync(join(home, "values.yaml"), "utf8").replace(/^kind: rbd /m, `kind: ${kind} `);
+    writeFileSync(join(home, "values.yaml"), values);
+    delete chart.repo;
+    delete chart.version;
+  }
+  k.helmGlobals = { chartHome: "charts" };
+  if (withComponents) k.components = localComponents(dir, k.components);
+  else delete k.components;
+  writeYaml(join(dir, "kustomization.yaml"), k);
+  return dir;
+}
+
+describe("Argo CD: helmCharts + the component (kustomize build --enable-helm)", () => {
+  const out = build(argoWorkdir({ withComponents: true }), { enableHelm: true });
+  const before = build(argoWorkdir({ withComponents: false }), { enableHelm: true });
+  test("without the component both node plugins keep the host network (control)", () => {
+    const plugins = pluginsOf(before);
+    assert.equal(plugins.length, 2);
+    for (const ds of plugins) assert.equal(ds.spec.template.spec.hostNetwork, true, ds.metadata.name);
+  });
+  test("both node plugins are changed, nothing else", async () => {
+    const plugins = pluginsOf(out);
+    assert.deepEqual(plugins.map((d) => d.metadata.name).sort(), ["ceph-csi-cephfs-nodeplugin", "ceph-csi-rbd-nodeplugin"]);
+    for (const ds of plugins) checkPlugin(ds, kindOf(ds), { socket: true });
+    nothingElseChanged(out, before);
+    await allValid(out);
+  });
+  test("your csiConfig stays as you wrote it (subvolumeGroup, radosNamespace)", () => {
+    const configs = out.filter((d) => d.kind === "ConfigMap" && d.data?.["config.json"] !== undefined);
+    assert.deepEqual(configs.map((d) => d.metadata.name).sort(), ["ceph-csi-cephfs-config", "ceph-csi-config"]);
+    for (const cm of configs) {
+      const ceph = JSON.parse(cm.data["config.json"]).find((e) => e.clusterID === "ceph-a");
+      assert.equal(ceph.cephFS.subvolumeGroup, "csi-custom");
+      assert.equal(ceph.rbd.radosNamespace, "tenant1");
+      assert.ok(!JSON.stringify(ceph).includes("netNamespaceFilePath"), "transparent mode needs none");
+    }
+  });
+  test("control: the old -f yours.yaml -f netns-csi-values.yaml loses them", () => {
+    const dir = workdir();
+    const netns = join(dir, "netns-csi-values.yaml");
+    const values = sampleValues("socket");
+    values.clusters = [{ id: "ceph-a", monitors: ["198.18.0.10:6789", "198.18.0.11:6789"] }];
+    writeFileSync(netns, configMapOf(render(values), "netns-ceph-csi").data["csi-values.yaml"]);
+    const docs = parseYaml(helmTemplate("rbd", "ceph-csi-rbd", [join(EXAMPLES, "argocd", "ceph-csi-values.yaml"), netns]));
+    const ceph = JSON.parse(configMapOf(docs, "ceph-csi-config").data["config.json"]).find((e) => e.clusterID === "ceph-a");
+    assert.equal(ceph.rbd.netNamespaceFilePath, "/var/lib/kubelet/plugins/rbd.csi.ceph.com/ceph-a.net.sock");
+    assert.equal(ceph.rbd.radosNamespace, undefined);
+    assert.equal(ceph.cephFS.subvolumeGroup, undefined);
+  });
+  test("the same changes as the post-renderer, plus the environment", () => {
+    const plugin = nodePlugin(out.filter((d) => d.metadata.name === "ceph-csi-rbd-nodeplugin"));
+    const values = join(workdir(), "values.yaml");
+    writeYaml(values, { nodeplugin: { podAnnotations: { "k8s.v1.cni.cncf.io/networks": MULTUS } } });
+    const post = nodePlugin(renderCephCsi("rbd", ["--mode=socket", `--plugin-image=${IMAGE}`], { valuesFiles: [values] }).docs);
+    const mine = structuredClone(plugin.spec.template.spec);
+    const c = mine.containers.find((x) => x.name === "csi-rbdplugin");
+    c.env = c.env.filter((e) => !ENV_NAMES.includes(e.name));
+    const sort = (s) => ({ ...s, containers: [...s.containers].sort((a, b) => a.name.localeCompare(b.name)) });
+    assert.deepEqual(sort(mine), sort(post.spec.template.spec));
+  });
+});
+
+describe("plain YAML: ceph-csi's DaemonSets + the component", () => {
+  const FIXTURE_OF = {
+    "csi-rbdplugin.yaml": "ceph-csi-rbd-nodeplugin.yaml",
+    "csi-cephfsplugin.yaml": "ceph-csi-cephfs-nodeplugin.yaml",
+  };
+  function plainWorkdir({ withComponents }) {
+    const dir = workdir(join(EXAMPLES, "plain-yaml"));
+    const k = readYaml(join(dir, "kustomization.yaml"))[0];
+    k.resources = k.resources.map((url) => {
+      const m = /^https:\/\/raw\.githubusercontent\.com\/ceph\/ceph-csi\/v[0-9.]+\/deploy\/(rbd|cephfs)\/kubernetes\/(csi-[a-z]+plugin\.yaml)$/.exec(url);
+      assert.ok(m, `${url}: not ceph-csi's plain-YAML node plugin`);
+      // kustomize reads files only below the kustomization: a copy.
+      cpSync(join(FIXTURES, FIXTURE_OF[m[2]]), join(dir, m[2]));
+      return m[2];
+    });
+    if (withComponents) k.components = localComponents(dir, k.components);
+    else delete k.components;
+    writeYaml(join(dir, "kustomization.yaml"), k);
+    return dir;
+  }
+  // Without the component: only the example's own image/Multus patches.
+  const before = build(plainWorkdir({ withComponents: false }));
+  const out = build(plainWorkdir({ withComponents: true }));
+  test("without the component the node plugins keep the host network (control)", () => {
+    for (const ds of pluginsOf(before)) assert.equal(ds.spec.template.spec.hostNetwork, true, ds.metadata.name);
+  });
+  test("both node plugins are changed, nothing else", async () => {
+    const plugins = pluginsOf(out);
+    assert.deepEqual(plugins.map((d) => d.metadata.name).sort(), ["csi-cephfsplugin", "csi-rbdplugin"]);
+    for (const ds of plugins) {
+      assert.equal(ds.metadata.namespace, "ceph-csi");
+      checkPlugin(ds, kindOf(ds), { socket: true });
+    }
+    nothingElseChanged(out, before);
+    await allValid(out);
+  });
+  test("symlink mode: without socket-mode, hostPID stays", () => {
+    const dir = plainWorkdir({ withComponents: true });
+    const k = readYaml(join(dir, "kustomization.yaml"))[0];
+    k.components = k.components.filter((c) => !c.endsWith("socket-mode"));
+    writeYaml(join(dir, "kustomization.yaml"), k);
+    for (const ds of pluginsOf(build(dir))) checkPlugin(ds, kindOf(ds), { socket: false });
+  });
+});
+
+describe("the component touches nothing that is not a ceph-csi node plugin", () => {
+  test("the provisioner, a foreign DaemonSet and a node plugin of another name stay", () => {
+    const dir = workdir();
+    const rendered = helmTemplate("rbd", "ceph-csi-rbd", []);
+    const foreign = {
+      apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: "csi-rbdplugin-other", namespace: "ceph-csi", labels: { app: "csi-rbdplugin" } },
+      spec: {
+        selector: { matchLabels: { app: "x" } },
+        template: { metadata: { labels: { app: "x" } }, spec: { hostNetwork: true, containers: [{ name: "csi-rbdplugin", image: "busybox" }] } },
+      },
+    };
+    writeFileSync(join(dir, "rendered.yaml"), `${rendered}\n---\n${stringify(foreign)}`);
+    writeYaml(join(dir, "kustomization.yaml"), { resources: ["rendered.yaml"], components: [componentPath(dir, "plugin")] });
+    const out = byKey(build(dir));
+    assert.deepEqual(out.get("DaemonSet/ceph-csi/csi-rbdplugin-other"), foreign);
+    const provisioner = out.get("Deployment/ceph-csi/ceph-csi-rbd-provisioner");
+    assert.deepEqual(provisioner, parseYaml(rendered).find((d) => d.kind === "Deployment"));
+    assert.equal(out.get("DaemonSet/ceph-csi/ceph-csi-rbd-nodeplugin").spec.template.spec.hostNetwork, false);
+  });
+});
+
+describe("the nsenter form: the merge manifests/README.md gives keeps your entries", () => {
+  test("jq: ceph-a keeps subvolumeGroup and radosNamespace and gains netNamespaceFilePath", () => {
+    const readme = readFileSync(join(SOURCE_DIR, "manifests", "README.md"), "utf8");
+    const m = /^jq -s '([^']+)' \\\n +yours\.json ours\.json$/m.exec(readme);
+    assert.ok(m, "manifests/README.md has no `jq -s '...' yours.json ours.json` merge");
+    const dir = workdir();
+    const yours = readYaml(join(EXAMPLES, "argocd", "ceph-csi-values.yaml"))[0].csiConfig;
+    const values = sampleValues("symlink");
+    values.clusters = [{ id: "ceph-a", monitors: ["198.18.0.10:6789"] }];
+    writeFileSync(join(dir, "yours.json"), JSON.stringify(yours));
+    writeFileSync(join(dir, "ours.json"), configMapOf(render(values), "netns-ceph-csi").data["config.json"]);
+    const r = spawnSync("jq", ["-s", m[1], "yours.json", "ours.json"], { cwd: dir, encoding: "utf8" });
+    assert.equal(r.error, undefined, "jq not found: ./dev setup installs it");
+    assert.equal(r.status, 0, r.stderr);
+    const [ceph] = JSON.parse(r.stdout);
+    assert.equal(ceph.cephFS.subvolumeGroup, "csi-custom");
+    assert.equal(ceph.rbd.radosNamespace, "tenant1");
+    assert.equal(ceph.rbd.netNamespaceFilePath, "/var/lib/kubelet/plugins/rbd.csi.ceph.com/ceph-a.net.ns");
+    assert.equal(ceph.cephFS.netNamespaceFilePath, "/var/lib/kubelet/plugins/cephfs.csi.ceph.com/ceph-a.net.ns");
+    assert.deepEqual(ceph.monitors, yours[0].monitors, "your monitors win");
+  });
+});
