@@ -109,6 +109,12 @@ LAUNCHER
   if [ "$nsenter" != --no-nsenter ]; then
     ln -sf netns-exec "$out/usr/local/bin/nsenter"
   fi
+  # Transparent mode: ceph-csi's `rbd` (a PATH lookup) finds this shim first
+  # and the shim execs the next rbd on PATH after /usr/local/bin (the image's
+  # /usr/bin/rbd). mount.ceph is not in this tree: mount(8) runs helpers from
+  # /sbin, not PATH, so the shim must replace /usr/sbin/mount.ceph and the real
+  # one move to /usr/bin — Containerfile.plugin does that in the image.
+  ln -sf netns-exec "$out/usr/local/bin/rbd"
 }
 
 cmd=${1:-}

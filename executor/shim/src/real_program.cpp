@@ -111,7 +111,8 @@ RealProgram find_real_program(std::string_view name, std::string_view invoked_as
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as) {
   auto self = identity_of("/proc/self/exe");
   if (!self) throw Error::sys("stat", "/proc/self/exe", errno);
-  const char* path = ::getenv("PATH");
+  const char* path = ::getenv("NETNS_EXEC_REAL_PATH");
+  if (!path || !*path) path = ::getenv("PATH");
   return find_real_program(name, invoked_as, path ? path : kDefaultPath, *self);
 }
 

@@ -44,8 +44,11 @@ struct RealProgram {
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as,
                               std::string_view path_list, const FileIdentity& self);
 
-// The same with PATH from the environment (kDefaultPath if unset) and self
-// from /proc/self/exe. Throws Error when /proc/self/exe cannot be stat'ed.
+// The same with the list from the environment and self from /proc/self/exe:
+// NETNS_EXEC_REAL_PATH when set (PATH syntax: where the real programs are,
+// for callers that do not pass a PATH — mount(8) runs its helpers with PATH
+// removed from the environment), else PATH, else kDefaultPath. Throws Error
+// when /proc/self/exe cannot be stat'ed.
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as);
 
 }  // namespace netns::exec::shim
