@@ -22,12 +22,9 @@
 
 namespace netns::cli {
 
-namespace {
+using exec::shim::basename_of;
 
-std::string_view basename_of(std::string_view p) {
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
+namespace {
 
 // `mount -t ceph SRC DIR -o ...` is what the operator sees in ceph-csi's
 // log; mount(8) turns it into `mount.ceph SRC DIR -o ...`.
@@ -47,14 +44,7 @@ std::vector<std::string> as_mount_ceph(const std::vector<std::string>& mount) {
 // What execvp would run for `name` ("name" itself when nothing is found).
 std::string first_on_path(const std::string& name) {
   const char* env = ::getenv("PATH");
-  std::string_view path(env ? env : exec::shim::kDefaultPath);
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string_view::npos) end = path.size();
-    std::string dir(path.substr(start, end - start));
-    start = end + 1;
-    if (dir.empty() || dir.front() != '/') continue;
+  for (const auto& dir : exec::shim::absolute_path_entries(env ? env : exec::shim::kDefaultPath)) {
     std::string candidate = dir + "/" + name;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }

@@ -23,13 +23,9 @@
 
 namespace netns::cli {
 
-namespace {
+using exec::shim::basename_of;
 
-std::string_view basename_of(const char* path) {
-  std::string_view p(path);
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
+namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;

@@ -11,15 +11,7 @@
 
 namespace netns::cli {
 
-namespace {
-
-std::string_view basename_of(const char* path) {
-  std::string_view p(path);
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
-
-}  // namespace
+using exec::shim::basename_of;
 
 bool is_shim_invocation(int argc, char** argv) {
   return argc >= 1 && exec::shim::tool_named(basename_of(argv[0])).has_value();

@@ -12,21 +12,6 @@ namespace netns::exec::shim {
 
 namespace {
 
-std::vector<std::string> absolute_entries(std::string_view path_list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= path_list.size()) {
-    size_t end = path_list.find(':', start);
-    if (end == std::string_view::npos) end = path_list.size();
-    std::string_view entry = path_list.substr(start, end - start);
-    // An empty or relative entry is the current directory (or below it):
-    // never a place to take a program a privileged plugin runs from.
-    if (!entry.empty() && entry.front() == '/') out.emplace_back(entry);
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string join(const std::string& dir, std::string_view name) {
   return dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
 }
@@ -39,6 +24,24 @@ std::string directory_of(std::string_view path) {
 
 }  // namespace
 
+std::string_view basename_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::vector<std::string> absolute_path_entries(std::string_view path_list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= path_list.size()) {
+    size_t end = path_list.find(':', start);
+    if (end == std::string_view::npos) end = path_list.size();
+    std::string_view entry = path_list.substr(start, end - start);
+    if (!entry.empty() && entry.front() == '/') out.emplace_back(entry);
+    start = end + 1;
+  }
+  return out;
+}
+
 std::optional<FileIdentity> identity_of(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
@@ -48,7 +51,7 @@ std::optional<FileIdentity> identity_of(const std::string& path) {
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as,
                               std::string_view path_list, const FileIdentity& self) {
   RealProgram result;
-  const std::vector<std::string> entries = absolute_entries(path_list);
+  const std::vector<std::string> entries = absolute_path_entries(path_list);
 
   // Where the shim itself sits: argv[0]'s directory, or the PATH entry the
   // caller's execvp found us in.

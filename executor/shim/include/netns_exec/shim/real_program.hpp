@@ -17,6 +17,13 @@ namespace netns::exec::shim {
 // PATH when the environment has none.
 inline constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+// "rbd" for "/usr/local/bin/rbd" (argv[0] names a form by its basename).
+std::string_view basename_of(std::string_view path);
+
+// PATH's absolute entries in order: an empty or relative entry is the
+// current directory (or below it), never a place to take a program from.
+std::vector<std::string> absolute_path_entries(std::string_view path_list);
+
 struct FileIdentity {
   dev_t dev = 0;
   ino_t ino = 0;
