@@ -1,6 +1,6 @@
 // netns-exec: run commands inside a netns-holder's network namespace.
 // Subcommands register themselves (command.hpp); the nsenter-compatible form
-// is recognised before CLI11 sees the arguments. The one place that logs an
+// and transparent mode are recognised before CLI11 sees the arguments. The one place that logs an
 // executor failure and maps it to exit 125.
 #include <signal.h>
 
@@ -11,6 +11,7 @@
 #include "netns/error.hpp"
 #include "nsenter_mode.hpp"
 #include "parse_hint.hpp"
+#include "shim_mode.hpp"
 
 namespace netns::cli {
 
@@ -21,6 +22,9 @@ int cli_main(int argc, char** argv) {
   // First and lean: the nsenter form builds no CLI11 app and no logger
   // unless it fails, and keeps every disposition its caller gave it (it
   // becomes the command).
+  // Transparent mode (argv[0] rbd, mount.ceph) likewise: it becomes the real
+  // program.
+  if (is_shim_invocation(argc, argv)) return shim_main(argc, argv);
   if (is_nsenter_invocation(argc, argv)) return nsenter_main(argc, argv);
 
   // Every other form waits for a child: an inherited "SIGCHLD ignored" would

@@ -1,20 +1,21 @@
 #include "nsenter_mode.hpp"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "command.hpp"
-#include "log.hpp"
+#include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
-#include "netns_exec/redact.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/shim/real_program.hpp"
 
 #ifndef CLONE_NEWNET
 #define CLONE_NEWNET 0x40000000
@@ -22,32 +23,154 @@
 
 namespace netns::cli {
 
-namespace {
+using exec::shim::basename_of;
 
-std::string_view basename_of(const char* path) {
-  std::string_view p(path);
-  auto slash = p.rfind('/');
-  return slash == std::string_view::npos ? p : p.substr(slash + 1);
-}
+namespace {
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// nsenter spells it --net=FILE or -nFILE (the argument is optional-attached).
-std::optional<std::string> net_path_of(std::string_view arg) {
+// --net=FILE or -nFILE: the file attached to the option.
+std::optional<std::string> attached_net_path(std::string_view arg) {
   if (starts_with(arg, "--net=")) return std::string(arg.substr(6));
   if (starts_with(arg, "-n") && arg.size() > 2 && arg[2] != '-') return std::string(arg.substr(2));
   return std::nullopt;
 }
 
-// ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`), so the one
-// trust opt-in a migration from Rook's record-less holders needs comes from
-// the plugin container's environment: NETNS_EXEC_IDENTITY=if-present is
-// `--identity if-present`. Unset or empty: the default, a record is required.
-exec::ResolveOptions nsenter_resolve_options() {
+bool is_detached_net_option(std::string_view arg) { return arg == "-n" || arg == "--net"; }
+
+bool is_target_option(std::string_view arg) {
+  return starts_with(arg, "-t") || arg == "--target" || starts_with(arg, "--target=");
+}
+
+// What an nsenter command line asks for, read as util-linux reads it up to
+// the command ("+" in its getopt string: the first non-option is the command).
+struct NsenterCall {
+  std::optional<std::string> path;  // the network namespace file, if one was named
+  bool attached = false;            // named as --net=FILE / -nFILE
+  bool target = false;              // -t/--target somewhere
+  std::string other;                // the first option that is not ours ("" if none)
+  int command = 0;                  // index of the command in argv (argc if none)
+};
+
+NsenterCall parse_call(int argc, char** argv) {
+  NsenterCall call;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string_view arg(argv[i]);
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (auto p = attached_net_path(arg)) {
+      call.path = *p;
+      call.attached = true;
+      continue;
+    }
+    if (is_detached_net_option(arg) && i + 1 < argc && argv[i + 1][0] != '-') {
+      call.path = argv[++i];
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      if (is_target_option(arg)) call.target = true;
+      if (call.other.empty()) call.other = std::string(arg);
+      continue;
+    }
+    break;
+  }
+  call.command = i;
+  return call;
+}
+
+// The checks hold a few descriptors at once (the directory, the link's
+// target, the record, the holder's pidfd); nsenter holds one. So that a
+// caller at its limit (`ulimit -n 6`, a nearly full table) is not refused
+// for our sake, the limit is raised for the checks and put back before the
+// exec: the command starts with exactly the caller's limit. Raising the hard
+// limit needs CAP_SYS_RESOURCE (the plugin is privileged); without it the
+// soft limit goes as far as the hard one allows, and a real shortage is
+// still the EMFILE it was.
+class DescriptorHeadroom {
+ public:
+  static constexpr rlim_t kHeadroom = 16;
+  DescriptorHeadroom() {
+    if (::getrlimit(RLIMIT_NOFILE, &saved_) != 0 || saved_.rlim_cur == RLIM_INFINITY) return;
+    rlimit wider = saved_;
+    wider.rlim_cur = saved_.rlim_cur + kHeadroom;
+    if (wider.rlim_max != RLIM_INFINITY && wider.rlim_max < wider.rlim_cur)
+      wider.rlim_max = wider.rlim_cur;
+    if (::setrlimit(RLIMIT_NOFILE, &wider) == 0) {
+      raised_ = true;
+      return;
+    }
+    wider.rlim_cur = wider.rlim_max = saved_.rlim_max;
+    raised_ = ::setrlimit(RLIMIT_NOFILE, &wider) == 0;
+  }
+  // Lowering back cannot fail for want of privilege, and descriptors above
+  // the restored limit stay valid (ours are close-on-exec and go with the exec).
+  void restore() {
+    if (raised_) ::setrlimit(RLIMIT_NOFILE, &saved_);
+    raised_ = false;
+  }
+  ~DescriptorHeadroom() { restore(); }
+  DescriptorHeadroom(const DescriptorHeadroom&) = delete;
+  DescriptorHeadroom& operator=(const DescriptorHeadroom&) = delete;
+
+ private:
+  rlimit saved_{};
+  bool raised_ = false;
+};
+
+int report_exec_failure(std::string_view tool, const char* command, int err) {
+  // util-linux's line, byte for byte: "nsenter: failed to execute X: %m".
+  // Only the program's name, never its arguments (they may carry a key).
+  std::fprintf(stderr, "%.*s: failed to execute %s: %s\n", static_cast<int>(tool.size()),
+               tool.data(), command, std::strerror(err));
+  return nsenter_exec_failure_status(err);
+}
+
+// Installed as nsenter: util-linux's, with our argv.
+int hand_to_util_linux(char** argv) {
+  std::string real;
+  const char* configured = ::getenv("NETNS_EXEC_NSENTER");
+  if (configured && *configured) {
+    auto self = exec::shim::identity_of("/proc/self/exe");
+    if (self && exec::shim::identity_of(configured) == self)
+      throw Error(Errc::invalid_argument,
+                  "NETNS_EXEC_NSENTER=" + quote(configured) + " is netns-exec itself",
+                  "point it at util-linux nsenter (for example /usr/bin/nsenter.util-linux)");
+    real = configured;
+  } else {
+    exec::shim::RealProgram found = exec::shim::find_real_program("nsenter", argv[0]);
+    if (!found.found()) {
+      std::string why;
+      for (const auto& r : found.reasons) why += "; " + r;
+      throw Error(Errc::not_found,
+                  "this call is util-linux nsenter's (it is not a network-namespace entry by "
+                  "file), and no util-linux nsenter was found" + why + "; nothing was run",
+                  "install util-linux next on PATH after netns-exec's nsenter link, or set "
+                  "NETNS_EXEC_NSENTER to its path");
+    }
+    real = found.path;
+  }
+  return exec_untouched(real.c_str(), argv, basename_of(argv[0]));
+}
+
+}  // namespace
+
+int nsenter_exec_failure_status(int err) noexcept {
+  return err == ENOENT ? kExitNotFound : kExitNotExecutable;
+}
+
+exec::ResolveOptions in_place_resolve_options() {
   exec::ResolveOptions options;
   options.remember = false;  // one resolve per process
+  // ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`, `rbd ...`),
+  // so the one trust opt-in a migration from Rook's record-less holders
+  // needs comes from the plugin container's environment:
+  // NETNS_EXEC_IDENTITY=if-present is `--identity if-present`. Unset or
+  // empty: the default, a record is required.
   const char* identity = ::getenv("NETNS_EXEC_IDENTITY");
   if (identity && *identity) {
     try {
@@ -57,67 +180,74 @@ exec::ResolveOptions nsenter_resolve_options() {
       throw;
     }
   }
+  const char* wait = ::getenv("NETNS_EXEC_WAIT_HOLDER");
+  if (wait && *wait) options.wait_holder = parse_duration(wait, "NETNS_EXEC_WAIT_HOLDER");
   return options;
 }
 
-}  // namespace
-
-bool is_nsenter_invocation(int argc, char** argv) {
-  if (argc >= 1 && basename_of(argv[0]) == "nsenter") return true;
-  return argc >= 2 && net_path_of(argv[1]).has_value();
+int exec_untouched(const char* program, char** argv, std::string_view tool) {
+  ::execv(program, argv);
+  return report_exec_failure(tool, program, errno);
 }
 
-int nsenter_main(int argc, char** argv) {
-  std::optional<std::string> path;
-  int i = 1;
-  for (; i < argc; ++i) {
-    std::string_view arg(argv[i]);
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (auto p = net_path_of(arg)) {
-      path = *p;
-      continue;
-    }
-    if (starts_with(arg, "-"))
-      throw Error(Errc::invalid_argument,
-                  "nsenter form: option " + quote(arg) +
-                      " is not supported; only --net=PATH is (this is netns-exec, which "
-                      "enters the network namespace only)",
-                  "use the real nsenter for other namespaces");
-    break;
-  }
-  if (!path || path->empty())
-    throw Error(Errc::invalid_argument, "nsenter form: --net=PATH is required",
-                "call it as: nsenter --net=<netNamespaceFilePath> -- CMD ARGS...");
-  if (i >= argc)
-    throw Error(Errc::invalid_argument, "nsenter form: no command given after --net=" +
-                                            quote(*path));
-
+int enter_and_exec(const exec::Source& source, const exec::ResolveOptions& options,
+                   const char* program, char** command, std::string_view tool) {
   // Like util-linux nsenter: validate, enter, exec in place. No child: the
   // pid, the signals the caller sends (Go's SIGKILL on timeout), the
   // descriptors, the ignored signals and the exit status are the command's
   // own. The process is single-threaded here, and every descriptor opened
   // so far is close-on-exec, so the command sees exactly what our caller
   // passed us — the namespace descriptor included, closed by execve.
-  exec::ResolvedNamespace ns = exec::resolve(exec::Source::netns_path(*path), nsenter_resolve_options());
+  DescriptorHeadroom headroom;
+  exec::ResolvedNamespace ns = exec::resolve(source, options);
   exec::recheck_holder(ns);
   if (!ns.own_namespace && ::setns(ns.fd.get(), CLONE_NEWNET) != 0) {
     Error e = Error::sys("setns(CLONE_NEWNET)", ns.path, errno);
     e.context("nothing was run");
     throw e;
   }
-  ::execvp(argv[i], argv + i);
-  // nsenter's exit codes for a failed exec, and the spawn engine's (one
-  // rule): 127 not found, 126 found but not runnable.
-  const spawn::Outcome failed = spawn::Outcome::spawn_failed(spawn::Stage::exec, errno);
-  std::vector<std::string> command(argv + i, argv + argc);
-  ensure_logging();
-  set_log_secrets(argc, argv);
-  log_error(exec::redacted_command_line(command) + ": " + errno_text(failed.error) +
-            (failed.shell_exit_code() == 127 ? ": command not found" : ""));
-  return failed.shell_exit_code();
+  // After the last check, before the exec: the command's limit is the caller's.
+  headroom.restore();
+  if (program)
+    ::execv(program, command);
+  else
+    ::execvp(command[0], command);
+  return report_exec_failure(tool, program ? program : command[0], errno);
+}
+
+bool is_nsenter_invocation(int argc, char** argv) {
+  if (argc >= 1 && basename_of(argv[0]) == "nsenter") return true;
+  if (argc < 2) return false;
+  if (attached_net_path(argv[1])) return true;
+  return argc >= 3 && is_detached_net_option(argv[1]) && argv[2][0] != '-';
+}
+
+int nsenter_main(int argc, char** argv) {
+  const bool as_nsenter = basename_of(argv[0]) == "nsenter";
+  const NsenterCall call = parse_call(argc, argv);
+  const bool have_path = call.path && !call.path->empty();
+
+  // Not a network-namespace entry by file: util-linux's call, untouched.
+  // -t with a detached `-n WORD` is util-linux's reading of -n (the
+  // target's namespace, WORD the command).
+  if (as_nsenter && (!have_path || (call.target && !call.attached))) return hand_to_util_linux(argv);
+
+  if (!call.other.empty())
+    throw Error(Errc::invalid_argument,
+                "nsenter form: option " + quote(call.other) +
+                    " cannot be combined with a network namespace file: netns-exec enters the "
+                    "network namespace only, after checking the file; nothing was run",
+                as_nsenter ? "enter the other namespaces with util-linux nsenter in a second step"
+                           : "use util-linux nsenter for other namespaces");
+  if (!have_path)
+    throw Error(Errc::invalid_argument, "nsenter form: --net=PATH is required",
+                "call it as: nsenter --net=<netNamespaceFilePath> -- CMD ARGS...");
+  if (call.command >= argc)
+    throw Error(Errc::invalid_argument,
+                "nsenter form: no command given after --net=" + quote(*call.path));
+
+  return enter_and_exec(exec::Source::netns_path(*call.path), in_place_resolve_options(), nullptr,
+                        argv + call.command, basename_of(argv[0]));
 }
 
 }  // namespace netns::cli

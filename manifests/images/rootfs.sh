@@ -113,7 +113,12 @@ LAUNCHER
   # The names netns-exec answers to, each a link next to the launcher (the
   # name it is called by selects the mode); a new masquerade name is one
   # more entry here.
-  local names=() name
+  # Transparent mode: ceph-csi's `rbd` (a PATH lookup) finds the rbd shim
+  # first and the shim execs the next rbd on PATH after /usr/local/bin (the
+  # image's /usr/bin/rbd). mount.ceph is not in this tree: mount(8) runs
+  # helpers from /sbin, not PATH, so the shim must replace /usr/sbin/mount.ceph
+  # and the real one move to /usr/bin — Containerfile.plugin does that.
+  local names=(rbd) name
   [ "$nsenter" = --no-nsenter ] || names+=(nsenter)
   for name in "${names[@]}"; do
     ln -sf netns-exec "$out/usr/local/bin/$name"

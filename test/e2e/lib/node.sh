@@ -139,7 +139,7 @@ e2e_holder_stop() {
   e2e_podnet_delete "$scope" "$ns"
 }
 
-# e2e_plugin_start SCOPE POD [--own-pid] [--storage CLUSTER] — the CSI node plugin's pod: pod
+# e2e_plugin_start SCOPE POD [--own-pid] [--storage CLUSTER] [--ro SRC:DST] [--env K=V] — the CSI node plugin's pod: pod
 # networking with no route to any storage network (unless --storage gives it a Multus interface,
 # the configuration this project replaces), hostPID unless --own-pid, the kubelet directory with
 # Bidirectional propagation, the executor from the build tree. Its init just sleeps; scenarios
@@ -153,6 +153,7 @@ e2e_plugin_start() {
     case $1 in
     --own-pid) opts+=(--own-pid) ;;
     --storage) storage=$2; shift ;;
+    --ro | --env) opts+=("$1" "$2"); shift ;;
     *) e2e_die "e2e_plugin_start: unknown option $1" ;;
     esac
     shift

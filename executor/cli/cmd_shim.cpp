@@ -1,0 +1,188 @@
+// netns-exec shim explain [--json] -- CMD ARGS...
+// Transparent mode's dry run, for the operator at 3 am: for `rbd ...`,
+// `mount.ceph ...` (or `mount -t ceph ...`) as the plugin would run it,
+// which real program the shim would exec and why, which monitors the
+// command names, which cluster they match, whether it is held, which holder
+// file would be opened, and whether that file passes the checks now (the
+// same resolve() the shim makes, without waiting and without entering).
+// Nothing is run. Exit 0 when the command would run (routed or untouched),
+// 125 when the shim would refuse it.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "netns/error.hpp"
+#include "netns_exec/redact.hpp"
+#include "netns_exec/shim/real_program.hpp"
+#include "netns_exec/shim/route.hpp"
+#include "nsenter_mode.hpp"
+
+namespace netns::cli {
+
+using exec::shim::basename_of;
+
+namespace {
+
+// `mount -t ceph SRC DIR -o ...` is what the operator sees in ceph-csi's
+// log; mount(8) turns it into `mount.ceph SRC DIR -o ...`.
+std::vector<std::string> as_mount_ceph(const std::vector<std::string>& mount) {
+  std::vector<std::string> out{"mount.ceph"};
+  for (size_t i = 1; i < mount.size(); ++i) {
+    if (mount[i] == "-t" && i + 1 < mount.size()) {
+      ++i;
+      continue;
+    }
+    if (mount[i].rfind("-t", 0) == 0 && mount[i].size() > 2) continue;
+    out.push_back(mount[i]);
+  }
+  return out;
+}
+
+// What execvp would run for `name` ("name" itself when nothing is found).
+std::string first_on_path(const std::string& name) {
+  const char* env = ::getenv("PATH");
+  for (const auto& dir : exec::shim::absolute_path_entries(env ? env : exec::shim::kDefaultPath)) {
+    std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return name;
+}
+
+bool mounts_ceph(const std::vector<std::string>& mount) {
+  for (size_t i = 1; i + 1 < mount.size(); ++i)
+    if (mount[i] == "-t" && mount[i + 1] == "ceph") return true;
+  for (const auto& a : mount)
+    if (a == "-tceph") return true;
+  return false;
+}
+
+class ShimCommand final : public Command {
+ public:
+  [[nodiscard]] const char* name() const override { return "shim"; }
+  [[nodiscard]] const char* description() const override {
+    return "Transparent mode (netns-exec installed as rbd, mount.ceph): explain a command's route";
+  }
+
+  void setup(CLI::App& app) override {
+    app.require_subcommand(1);
+    CLI::App* explain = app.add_subcommand(
+        "explain", "Which cluster, holder and real program `CMD ARGS...` would get; runs nothing");
+    explain->add_flag("--json", json_, "One JSON document on stdout");
+    explain->add_option("command", argv_, "-- rbd|mount.ceph|mount -t ceph ARGS...")->required();
+  }
+
+  int run() override {
+    std::vector<std::string> cmd = argv_;
+    std::string_view invoked = basename_of(cmd.front());
+    if (invoked == "mount") {
+      if (!mounts_ceph(cmd))
+        throw Error(Errc::invalid_argument, "shim explain: only `mount -t ceph ...` goes through "
+                                            "a shim (mount(8) runs mount.ceph for it)");
+      cmd = as_mount_ceph(cmd);
+      invoked = "mount.ceph";
+    }
+    auto tool = exec::shim::tool_named(invoked);
+    if (!tool)
+      throw Error(Errc::invalid_argument,
+                  "shim explain: " + quote(invoked) + " is not a program transparent mode stands "
+                  "in for", "explain rbd, mount.ceph or mount -t ceph");
+
+    nlohmann::json doc;
+    doc["program"] = tool_name(*tool);
+    doc["command"] = exec::redacted_command_line(argv_);
+    // The search as the shim makes it when the caller runs `cmd[0]`: by
+    // the path given, else by the path the caller's lookup finds (mount(8):
+    // /sbin/mount.ceph; execvp, Go's LookPath: the first on PATH). A shim
+    // started through the plugin image's launcher always has that path as
+    // its argv[0].
+    std::string invoked_as = cmd.front();
+    if (invoked_as.find('/') == std::string::npos)
+      invoked_as = *tool == exec::shim::Tool::mount_ceph ? "/sbin/mount.ceph" : first_on_path(invoked_as);
+    doc["invoked_as"] = invoked_as;
+    exec::shim::RealProgram real = exec::shim::find_real_program(tool_name(*tool), invoked_as);
+    doc["real"] = {{"path", real.path}, {"why", real.reasons}};
+
+    int status = 0;
+    std::string decision;
+    try {
+      const exec::shim::Environment env = exec::shim::Environment::from_process(*tool);
+      doc["config"] = env.config;
+      doc["holder_dir"] = env.holder_dir;
+      doc["held_clusters"] = env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
+      const exec::shim::Route route =
+          exec::shim::route(*tool, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
+      doc["monitors"] = {{"named", route.monitors.text}, {"where", route.monitors.where}};
+      doc["cluster"] = route.cluster_id;
+      if (!route.also.empty()) doc["same_monitors"] = route.also;
+      doc["held"] = route.held;
+      doc["why"] = route.why;
+      if (!real.found()) {
+        status = kExitExecutorFailed;
+        decision = "refused (125): no real " + std::string(tool_name(*tool)) + " on PATH";
+      } else if (!route.held) {
+        decision = "run " + real.path + " untouched, in the plugin's own namespace";
+      } else {
+        doc["holder"] = route.holder_path;
+        exec::ResolveOptions options = in_place_resolve_options();
+        options.wait_holder = {};  // now, as it stands
+        try {
+          exec::ResolvedNamespace ns = exec::resolve(*route.source, options);
+          doc["namespace"] = ns.describe();
+          decision = "run " + real.path + " inside " + ns.describe();
+        } catch (const Error& e) {
+          status = kExitExecutorFailed;
+          doc["refusal"] = e.describe();
+          decision = "refused (125), " + real.path + " not run: " + e.describe();
+        }
+      }
+    } catch (const Error& e) {
+      status = kExitExecutorFailed;
+      decision = "refused (125): " + e.describe();
+    }
+    doc["decision"] = decision;
+
+    if (json_) {
+      std::printf("%s\n", doc.dump(2).c_str());
+      return status;
+    }
+    auto line = [](const char* key, const std::string& value) {
+      std::printf("%-10s %s\n", key, value.c_str());
+    };
+    auto str = [&](const char* key) {
+      return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>() : std::string();
+    };
+    line("command:", doc["command"].get<std::string>());
+    line("shim:", invoked_as);
+    line("real:", real.found() ? real.path : "(none)");
+    for (const auto& r : real.reasons) line("", "- " + r);
+    if (doc.contains("monitors"))
+      line("monitors:", route_text(doc["monitors"]["named"], doc["monitors"]["where"]));
+    if (!str("cluster").empty())
+      line("cluster:", quote(str("cluster")) + (doc["held"].get<bool>() ? " (held)" : " (not held)"));
+    if (doc.contains("same_monitors")) line("", "same monitors: " + doc["same_monitors"].dump());
+    if (!str("holder").empty()) line("holder:", str("holder"));
+    if (!str("why").empty()) line("why:", str("why"));
+    line("decision:", decision);
+    std::fflush(stdout);
+    return status;
+  }
+
+ private:
+  static std::string route_text(const nlohmann::json& named, const nlohmann::json& where) {
+    const std::string n = named.get<std::string>();
+    if (n.empty()) return "(none named)";
+    return quote(n) + " (" + where.get<std::string>() + ")";
+  }
+
+  bool json_ = false;
+  std::vector<std::string> argv_;
+};
+
+}  // namespace
+
+NETNS_CLI_REGISTER(ShimCommand)
+
+}  // namespace netns::cli

@@ -1,0 +1,59 @@
+#pragma once
+// Transparent mode's one decision: for a Ceph command as the plugin runs it
+// (`rbd -m MONS ...`, `mount.ceph MONS:/ TARGET -o ...`), which cluster of
+// ceph-csi's config.json its monitors belong to, whether that cluster is
+// held, and which holder file to open. Policy only: the file is then opened
+// and checked by exec::resolve(), the one path every form takes.
+//
+// Environment (the plugin container's; the chart renders it):
+//   NETNS_EXEC_CONFIG          ceph-csi's config.json (default /etc/ceph-csi-config/config.json)
+//   NETNS_EXEC_HELD_CLUSTERS   comma-separated cluster IDs that have holders; unset: every
+//                              cluster in the config; set and empty: none
+//   NETNS_EXEC_HOLDER_DIR      where <clusterID>.net.ns / .net.sock are (default: the
+//                              driver's plugin directory, see default_holder_dir)
+// A cluster whose config entry has a netNamespaceFilePath for the driver's
+// kind uses that path (the hook ceph-csi itself reads wins).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "netns_exec/shim/monitors.hpp"
+#include "netns_exec/source.hpp"
+
+namespace netns::exec::shim {
+
+// The programs netns-exec stands in for, by argv[0]'s basename.
+enum class Tool { rbd, mount_ceph };
+std::optional<Tool> tool_named(std::string_view basename);
+const char* tool_name(Tool tool) noexcept;        // "rbd", "mount.ceph"
+ConfigKind config_kind_of(Tool tool) noexcept;    // rbd, cephfs
+const char* default_holder_dir(Tool tool) noexcept;  // /var/lib/kubelet/plugins/{rbd,cephfs}.csi.ceph.com
+
+struct Environment {
+  std::string config = kDefaultCephCsiConfig;
+  std::optional<std::vector<std::string>> held;  // nullopt: every cluster in the config
+  std::string holder_dir;
+  // From the process environment for `tool`. Throws Error(invalid_argument)
+  // naming NETNS_EXEC_HELD_CLUSTERS for an ID that is not a valid cluster ID.
+  static Environment from_process(Tool tool);
+};
+
+struct Route {
+  NamedMonitors monitors;              // what the command named
+  std::string cluster_id;              // the config entry they matched ("" if none)
+  std::vector<std::string> also;       // other entries with the same monitors
+  bool held = false;                   // true: run inside cluster_id's holder
+  std::string why;                     // one sentence: why routed or passed through
+  std::optional<Source> source;        // held: what resolve() opens
+  std::string holder_path;             // held: the file (config path, .net.sock or .net.ns)
+};
+
+// The decision for `args` (argv without argv[0]) of `tool`. A command that
+// names no monitors is passed through without the config being read. Throws
+// Error when the monitors are named but the config cannot be read or parsed:
+// then nobody can tell whether the cluster is held, and a held cluster must
+// never be served from the plugin's own namespace.
+Route route(Tool tool, const std::vector<std::string>& args, const Environment& env);
+
+}  // namespace netns::exec::shim

@@ -1,0 +1,122 @@
+#include "netns_exec/shim/real_program.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "netns/error.hpp"
+
+namespace netns::exec::shim {
+
+namespace {
+
+std::string join(const std::string& dir, std::string_view name) {
+  return dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
+}
+
+std::string directory_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+}  // namespace
+
+std::string_view basename_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::vector<std::string> absolute_path_entries(std::string_view path_list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= path_list.size()) {
+    size_t end = path_list.find(':', start);
+    if (end == std::string_view::npos) end = path_list.size();
+    std::string_view entry = path_list.substr(start, end - start);
+    if (!entry.empty() && entry.front() == '/') out.emplace_back(entry);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::optional<FileIdentity> identity_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileIdentity{st.st_dev, st.st_ino};
+}
+
+RealProgram find_real_program(std::string_view name, std::string_view invoked_as,
+                              std::string_view path_list, const FileIdentity& self) {
+  RealProgram result;
+  const std::vector<std::string> entries = absolute_path_entries(path_list);
+
+  // Where the shim itself sits: argv[0]'s directory, or the PATH entry the
+  // caller's execvp found us in.
+  std::optional<FileIdentity> own_dir;
+  std::string own_dir_name;
+  // What argv[0] names is the shim too, whatever /proc/self/exe says: the
+  // plugin image starts netns-exec through its own dynamic loader (a
+  // launcher script), so there /proc/self/exe is the loader.
+  std::optional<FileIdentity> invoked;
+  if (invoked_as.find('/') != std::string_view::npos) {
+    invoked = identity_of(std::string(invoked_as));
+    own_dir_name = directory_of(invoked_as);
+    own_dir = identity_of(own_dir_name);
+  } else {
+    for (const auto& entry : entries)
+      if (auto id = identity_of(join(entry, name)); id && *id == self) {
+        own_dir_name = entry;
+        own_dir = identity_of(entry);
+        break;
+      }
+  }
+  size_t first = 0;
+  if (own_dir) {
+    for (size_t i = 0; i < entries.size(); ++i)
+      if (identity_of(entries[i]) == own_dir) {
+        first = i + 1;
+        result.reasons.push_back("the shim's directory " + quote(own_dir_name) + " is PATH entry " +
+                                 std::to_string(i + 1) + " (" + quote(entries[i]) +
+                                 "): the search starts after it");
+        break;
+      }
+    if (first == 0)
+      result.reasons.push_back("the shim's directory " + quote(own_dir_name) +
+                               " is not on PATH: all of PATH is searched");
+  }
+
+  for (size_t i = first; i < entries.size(); ++i) {
+    const std::string candidate = join(entries[i], name);
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) != 0) continue;  // not there: the usual case
+    const FileIdentity id{st.st_dev, st.st_ino};
+    if (id == self || id == invoked) {
+      result.reasons.push_back(quote(candidate) + ": skipped, it is netns-exec itself");
+      continue;
+    }
+    if (!S_ISREG(st.st_mode) || ::access(candidate.c_str(), X_OK) != 0) {
+      result.reasons.push_back(quote(candidate) + ": skipped, not an executable file");
+      continue;
+    }
+    result.reasons.push_back(quote(candidate) + ": taken, the first " + quote(name) +
+                             " on PATH after the shim that is not netns-exec");
+    result.path = candidate;
+    return result;
+  }
+  result.reasons.push_back("no " + quote(name) + " other than netns-exec on PATH " +
+                           quote(path_list));
+  return result;
+}
+
+RealProgram find_real_program(std::string_view name, std::string_view invoked_as) {
+  auto self = identity_of("/proc/self/exe");
+  if (!self) throw Error::sys("stat", "/proc/self/exe", errno);
+  const char* path = ::getenv("NETNS_EXEC_REAL_PATH");
+  if (!path || !*path) path = ::getenv("PATH");
+  return find_real_program(name, invoked_as, path ? path : kDefaultPath, *self);
+}
+
+}  // namespace netns::exec::shim

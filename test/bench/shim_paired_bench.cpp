@@ -1,0 +1,143 @@
+// Transparent mode in paired rounds, as cli/paired: each iteration runs both
+// programs of a pair as whole processes, alternating which goes first, so
+// the machine's load hits both alike.
+//   shim/pass_through  `rbd --version` through the shim (no monitors named:
+//                      the real rbd exec'd untouched) vs /usr/bin/rbd --version
+//   shim/routed        `rbd -m MON --version` through the shim, MON a held
+//                      cluster's monitor (config.json without
+//                      netNamespaceFilePath, the holder's link found in its
+//                      directory, every check) vs util-linux
+//                      `nsenter --net=P -- /usr/bin/rbd -m MON --version`
+// Counters: p50 of each (µs) and the median of the per-pair ratios shim/other.
+// rbd --version parses its arguments and exits without contacting anyone:
+// nothing is sent through the namespace.
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "netns/bench/anchors.hpp"
+#include "netns/bench/target_ns.hpp"
+
+namespace netns::bench {
+namespace {
+
+const char* const kRealRbd = "/usr/bin/rbd";
+const char* const kMon = "198.18.0.1:6789";
+
+// The shim's world: <tmp>/bin/rbd -> netns-exec, config.json naming the
+// benchmark's holder ("bench") by its monitor, and the environment the
+// plugin's chart would give it.
+struct ShimWorld {
+  ShimWorld() {
+    if (::access(kRealRbd, X_OK) != 0) throw std::runtime_error("the real rbd is needed: /usr/bin/rbd");
+    char tmpl[] = "/tmp/netns-shim-bench.XXXXXX";
+    if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp");
+    dir = tmpl;
+    ::chmod(dir.c_str(), 0755);
+    ::mkdir((dir + "/bin").c_str(), 0755);
+    shim = dir + "/bin/rbd";
+    if (::symlink(NETNS_EXEC_BIN, shim.c_str()) != 0) throw std::runtime_error("symlink " + shim);
+    config = dir + "/config.json";
+    std::ofstream(config) << R"([{"clusterID": "bench", "monitors": [")" << kMon << R"("]}])";
+    env_strings = {"PATH=" + dir + "/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NETNS_EXEC_CONFIG=" + config,
+                   "NETNS_EXEC_HOLDER_DIR=" + target_ns().dir};
+    for (auto& s : env_strings) env.push_back(s.data());
+    env.push_back(nullptr);
+  }
+  ~ShimWorld() {
+    ::unlink(shim.c_str());
+    ::unlink(config.c_str());
+    ::rmdir((dir + "/bin").c_str());
+    ::rmdir(dir.c_str());
+  }
+  std::string dir, shim, config;
+  std::vector<std::string> env_strings;
+  std::vector<char*> env;
+};
+
+const ShimWorld& world() {
+  static ShimWorld w;
+  return w;
+}
+
+double timed_spawn(const std::vector<std::string>& argv, const std::string& path) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  auto start = std::chrono::steady_clock::now();
+  // rbd's version line is not the benchmark's output.
+  posix_spawn_file_actions_t quiet;
+  ::posix_spawn_file_actions_init(&quiet);
+  ::posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, path.c_str(), &quiet, nullptr, args.data(), world().env.data());
+  ::posix_spawn_file_actions_destroy(&quiet);
+  if (rc != 0) throw std::runtime_error("posix_spawn " + path);
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) throw std::runtime_error("waitpid " + path);
+  auto end = std::chrono::steady_clock::now();
+  require_success(status, path);
+  return std::chrono::duration<double, std::micro>(end - start).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// argv[0] is what the caller's execvp would pass ("rbd"); the path is what it found.
+void paired(benchmark::State& state, const std::vector<std::string>& ours,
+            const std::vector<std::string>& theirs, const std::string& their_path) {
+  std::vector<double> a, b, ratio;
+  bool ours_first = false;
+  for (auto _ : state) {
+    double x = 0, y = 0;
+    if (ours_first) {
+      x = timed_spawn(ours, world().shim);
+      y = timed_spawn(theirs, their_path);
+    } else {
+      y = timed_spawn(theirs, their_path);
+      x = timed_spawn(ours, world().shim);
+    }
+    ours_first = !ours_first;
+    a.push_back(x);
+    b.push_back(y);
+    ratio.push_back(x / y);
+  }
+  state.counters["p50_shim_us"] = median(a);
+  state.counters["p50_other_us"] = median(b);
+  state.counters["ratio_p50"] = median(ratio);
+}
+
+void pass_through(benchmark::State& state) {
+  paired(state, {"rbd", "--version"}, {"rbd", "--version"}, kRealRbd);
+}
+
+void routed(benchmark::State& state) {
+  const std::string link = target_ns().path;
+  paired(state, {"rbd", "-m", kMon, "--version"},
+         {"nsenter", "--net=" + link, "--", kRealRbd, "-m", kMon, "--version"}, nsenter_path());
+}
+
+#ifdef NETNS_EXEC_BIN
+const bool registered = [] {
+  for (auto [name, fn] : {std::pair{"shim/pass_through", &pass_through}, std::pair{"shim/routed", &routed}})
+    benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(5.0);
+  return true;
+}();
+#endif
+
+}  // namespace
+}  // namespace netns::bench

@@ -1,0 +1,205 @@
+// netns-exec installed as `nsenter` is util-linux nsenter for every call
+// that is not a network-namespace entry by file, and for the ones that are,
+// it fails the way nsenter fails: each case side by side with util-linux
+// nsenter, byte for byte (stdout, stderr, status).
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "exec_fixture.hpp"
+
+namespace netns::test::exec {
+namespace {
+
+const char* const kNsenter = "/usr/bin/nsenter";
+
+struct NsenterDropIn : ExecFixture {
+  void SetUp() override {
+    ExecFixture::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_EQ(::access(kNsenter, X_OK), 0) << "util-linux nsenter is needed for the comparison";
+    ns.emplace();
+    publish_holder(holder_dir, "ceph-a", *ns);
+    link = holder_dir + "/ceph-a.net.ns";
+    // The plugin image's layout: the drop-in first on PATH, util-linux after it.
+    bin = tmp / "bin";
+    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+    ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/nsenter").c_str()), 0);
+    env = std::map<std::string, std::string>{{"PATH", bin + ":/usr/sbin:/usr/bin:/sbin:/bin"},
+                                             {"SHELL", "/bin/sh"}};
+  }
+
+  // `nsenter ARGS` as a shell runs it (argv[0] "nsenter", found on PATH):
+  // with the drop-in first on PATH, and with util-linux's only.
+  [[nodiscard]] RunResult ours(const std::vector<std::string>& args, RunOptions options = {}) const {
+    return via_path(env.at("PATH"), args, std::move(options));
+  }
+  [[nodiscard]] RunResult theirs(const std::vector<std::string>& args, RunOptions options = {}) const {
+    return via_path("/usr/sbin:/usr/bin:/sbin:/bin", args, std::move(options));
+  }
+  [[nodiscard]] RunResult via_path(const std::string& path, const std::vector<std::string>& args,
+                                   RunOptions options) const {
+    std::vector<std::string> argv{"/bin/sh", "-c", "exec nsenter \"$@\"", "sh"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    if (!options.env) options.env = env;
+    (*options.env)["PATH"] = path;
+    return run_command(argv, options);
+  }
+  static void expect_same(const RunResult& mine, const RunResult& real, const std::string& what) {
+    EXPECT_EQ(mine.exit_code, real.exit_code) << what << "\nours: " << mine.describe()
+                                              << "\nnsenter: " << real.describe();
+    EXPECT_EQ(mine.signaled, real.signaled) << what;
+    EXPECT_EQ(mine.out, real.out) << what;
+    EXPECT_EQ(mine.err, real.err) << what;
+  }
+  [[nodiscard]] std::string ns_line() const { return "net:[" + std::to_string(ns->ns_id().ino) + "]\n"; }
+
+  std::optional<NetnsChild> ns;
+  std::string link, bin;
+  std::map<std::string, std::string> env;
+};
+
+// Every form that is not a network entry by file is util-linux's, untouched.
+TEST_F(NsenterDropIn, EveryOtherCallIsUtilLinuxs) {
+  const std::string pid = std::to_string(ns->pid());
+  const std::vector<std::vector<std::string>> calls{
+      {"--version"},
+      {"-V"},
+      {"-h"},
+      {"--help"},
+      {},  // no arguments: util-linux runs $SHELL (stdin is empty: it exits 0)
+      {"--bogus"},
+      {"-t", pid, "-n", "--", "readlink", "/proc/self/ns/net"},
+      {"-t", pid, "-n", "readlink", "/proc/self/ns/net"},  // -n's detached word is the command here
+      {"--target", pid, "--net", "--preserve-credentials", "readlink", "/proc/self/ns/net"},
+      {"-t", pid, "-m", "--", "true"},
+      {"-F", "-t", pid, "-u", "--", "hostname"},
+      {"-t", "999999999", "-n", "true"},
+      {"--net=", "true"},
+  };
+  for (const auto& call : calls) {
+    std::string what = "nsenter";
+    for (const auto& a : call) what += " " + a;
+    expect_same(ours(call), theirs(call), what);
+  }
+  // The control: with the target, util-linux (through the drop-in) entered it.
+  auto entered = ours({"-t", pid, "-n", "readlink", "/proc/self/ns/net"});
+  EXPECT_EQ(entered.out, ns_line()) << entered.describe();
+}
+
+// --net=PATH, -nPATH, --net PATH and -n PATH: the same entry.
+TEST_F(NsenterDropIn, EveryWayToNameTheFileWorks) {
+  auto real = theirs({"--net=" + link, "--", "readlink", "/proc/self/ns/net"});
+  ASSERT_TRUE(real.ok()) << real.describe();
+  ASSERT_EQ(real.out, ns_line());
+  for (const std::vector<std::string>& form :
+       {std::vector<std::string>{"--net=" + link}, {"-n" + link}, {"--net", link}, {"-n", link}}) {
+    for (bool dashdash : {true, false}) {
+      std::vector<std::string> args = form;
+      if (dashdash) args.emplace_back("--");
+      args.insert(args.end(), {"readlink", "/proc/self/ns/net"});
+      auto mine = ours(args);
+      expect_same(mine, real, form.front() + (dashdash ? " --" : ""));
+      // As netns-exec, not only as nsenter.
+      args.insert(args.begin(), NETNS_EXEC_BIN);
+      auto direct = run_command(args);
+      EXPECT_TRUE(direct.ok()) << direct.describe();
+      EXPECT_EQ(direct.out, ns_line()) << form.front();
+    }
+  }
+}
+
+// A failed exec: 127 for ENOENT only, 126 for the rest, with nsenter's line.
+TEST_F(NsenterDropIn, AFailedExecHasNsentersStatusAndMessage) {
+  ASSERT_EQ(::symlink("loop", (tmp / "loop").c_str()), 0);
+  ASSERT_EQ(::mkdir((tmp / "dir").c_str(), 0755), 0);
+  const std::string long_name = tmp / std::string(300, 'x');
+  const std::vector<std::pair<std::string, int>> commands{
+      {"/etc/passwd/", 126},  // ENOTDIR
+      {tmp / "loop", 126},    // ELOOP
+      {long_name, 126},       // ENAMETOOLONG
+      {"/etc/passwd", 126},   // EACCES
+      {tmp / "dir", 126},     // EACCES (a directory)
+      {tmp / "none", 127},    // ENOENT
+      {"no-such-command-x", 127},
+  };
+  for (const auto& [cmd, status] : commands) {
+    auto real = theirs({"--net=" + link, "--", cmd});
+    auto mine = ours({"--net=" + link, "--", cmd});
+    EXPECT_EQ(real.exit_code, status) << cmd << ": " << real.describe();
+    expect_same(mine, real, cmd.substr(0, 60));
+  }
+}
+
+// The form needs no more free descriptors than nsenter: at a soft limit of
+// 6 and in a table with three free slots it runs, and the command gets the
+// caller's limits back. (With the hard limit at 6 too it needs
+// CAP_SYS_RESOURCE, which a privileged plugin has: that case runs only
+// where this test has it.)
+bool has_cap_sys_resource() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("CapEff:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> 24) & 1;
+  return false;
+}
+
+TEST_F(NsenterDropIn, RunsWithNoMoreFreeDescriptorsThanNsenter) {
+  struct Case {
+    rlim_t soft, hard;
+  };
+  std::vector<Case> cases{{6, 4096}, {64, 4096}};
+  if (has_cap_sys_resource()) cases.push_back({6, 6});
+  for (const Case c : cases) {
+    RunOptions tight;
+    tight.env = env;
+    tight.child_setup = [c] {
+      rlimit r{c.soft, c.hard};
+      ::setrlimit(RLIMIT_NOFILE, &r);
+      // Fill the table but for three slots (the 64 case: "nearly full").
+      for (int fd = 3; fd < static_cast<int>(c.soft) - 3; ++fd) ::dup2(2, fd);
+    };
+    const std::vector<std::string> cmd{"--net=" + link, "--", "sh", "-c",
+                                       "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn"};
+    const std::string what = "limit " + std::to_string(c.soft) + ":" + std::to_string(c.hard);
+    auto real = theirs(cmd, tight);
+    auto mine = ours(cmd, tight);
+    ASSERT_TRUE(real.ok()) << "the control: nsenter runs at " << what << ": " << real.describe();
+    expect_same(mine, real, what);
+    EXPECT_EQ(mine.out, ns_line() + std::to_string(c.soft) + "\n" + std::to_string(c.hard) + "\n");
+  }
+}
+
+// A net entry mixed with other namespaces is refused (its file would be
+// opened unchecked by util-linux), and nothing runs.
+TEST_F(NsenterDropIn, ANetFileMixedWithOtherNamespacesIsRefused) {
+  RunOptions options;
+  options.env = env;
+  auto r = run_command({bin + "/nsenter", "--net=" + link, "-m", "-t", "1", "--", "sh", "-c",
+                        "touch " + marker},
+                       options);
+  expect_refused(r, {"\"-m\"", "network namespace only"});
+}
+
+// Installed as nsenter with no util-linux after it: refused, naming what to install.
+TEST_F(NsenterDropIn, NoUtilLinuxNsenterAfterTheDropInIsRefused) {
+  RunOptions options;
+  options.env = std::map<std::string, std::string>{{"PATH", bin}};
+  auto r = run_command({bin + "/nsenter", "--version"}, options);
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_NE(r.err.find("util-linux"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NETNS_EXEC_NSENTER"), std::string::npos) << r.err;
+  // A configured path is used, and one that is netns-exec itself is refused.
+  (*options.env)["NETNS_EXEC_NSENTER"] = kNsenter;
+  auto configured = run_command({bin + "/nsenter", "--version"}, options);
+  auto real = theirs({"--version"});
+  expect_same(configured, real, "NETNS_EXEC_NSENTER");
+  (*options.env)["NETNS_EXEC_NSENTER"] = NETNS_EXEC_BIN;
+  auto loop = run_command({bin + "/nsenter", "--version"}, options);
+  EXPECT_EQ(loop.exit_code, 125) << loop.describe();
+}
+
+}  // namespace
+}  // namespace netns::test::exec
