@@ -137,7 +137,6 @@ TEST(PluginImageTree, TheLddCheckFailsOnAMissingLibrary) {
   EXPECT_NE(r.err.find("libc.so.6"), std::string::npos) << r.describe();
 }
 
-#if defined(NETNS_HOLDER_BIN)
 TEST(HolderImageTree, EveryElfFindsItsLibrariesInTheTree) {
   NETNS_REQUIRE_ROOT();
   TempDir tmp;
@@ -149,8 +148,4 @@ TEST(HolderImageTree, EveryElfFindsItsLibrariesInTheTree) {
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("ok /usr/bin/netns-exec\n"), std::string::npos) << r.describe();
 }
-#endif
 
-#else
-TEST(PluginImageTree, NeedsTheBinary) { GTEST_SKIP() << "netns-exec not built"; }
-#endif
