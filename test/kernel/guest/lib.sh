@@ -224,8 +224,8 @@ ktest_control() {
   # route. When the client goes (a forced unmount), libceph's reference goes with it; freed with
   # such a socket still in it, the namespace's memory is reused by the next one created, and the
   # socket shows up there — a FIN-WAIT-1 Ceph socket in a pod namespace with no route to Ceph,
-  # as inspect_guard saw in its plugin's namespace after cephfs_control. Kept, the namespace is
-  # never reused.
+  # the likeliest explanation of what inspect_guard once saw in its plugin's namespace after
+  # cephfs_control (not reproduced). Kept, the namespace is never reused.
   e2e_spawn "$E2E_RUN/node-scope" "pin-$KTEST_NAME-$KTEST_TAG" "$KTEST_PLUGIN_NS" /dev/null sleep infinity
   "$@"
   restarts=$((restarts + 1))

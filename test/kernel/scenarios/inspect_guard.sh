@@ -27,8 +27,9 @@ jq -Mc '[.ceph_sessions[].sockets[] | select(.state == "ESTAB") | {state, local,
 
 ktest_exec "$ns" inspect --netns /proc/self/ns/net --allow-own-netns --identity off --json --sockets >"$KTEST_W/plugin.json"
 # None at all, in any state: nothing in the plugin's namespace has a route to Ceph. (FIN-WAIT-1
-# Ceph sockets once showed up here, after cephfs_control: kernel sockets left closing in a
-# control's namespace that was freed, seen through the new namespace that reused its memory. A
+# Ceph sockets once showed up here, after cephfs_control: most likely kernel sockets left closing
+# in a control's namespace that was freed, seen through the new namespace that reused its memory
+# (inferred, the flake was not reproduced). A
 # control's namespace is now kept for the VM's life, and a holder's deleted only once its sockets
 # have closed: ktest_control, ktest_scenario_cleanup.)
 [ "$(jq '.ceph_sessions | length' "$KTEST_W/plugin.json")" -eq 0 ] ||
