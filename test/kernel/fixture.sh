@@ -19,6 +19,8 @@ scope=$KTEST_RUN/cluster
 case ${1:-} in
   up)
     if [ -f "$KTEST_STATE" ]; then "$0" down; fi
+    # The suite's one deadline counts from here (lib/host.sh KTEST_SUITE_LIMIT).
+    deadline=$(($(date +%s) + KTEST_SUITE_LIMIT))
     mkdir -p "$KTEST_RUN" "$KTEST_DIR/vm"
     e2e_scope_new "$scope"
     trap 'rc=$?; [ $rc -eq 0 ] || e2e_scope_cleanup "$scope"; exit $rc' EXIT
@@ -29,7 +31,7 @@ case ${1:-} in
     kvm_initramfs_build "$KTEST_INITRD"
     ls -l "$KTEST_INITRD"
     : >"$KTEST_FIGURES"
-    echo "KTEST_CEPH_ENV=$KTEST_RUN/ceph/env" >"$KTEST_STATE"
+    printf 'KTEST_CEPH_ENV=%q\nKTEST_DEADLINE=%s\n' "$KTEST_RUN/ceph/env" "$deadline" >"$KTEST_STATE"
     e2e_log "kernel fixture up"
     ;;
   down)

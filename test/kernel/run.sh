@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Run one kernel scenario (test/kernel/scenarios/NAME.sh) inside a fresh VM: a tap device on the
 # fixture cluster's storage bridge, qemu started inside that namespace, the scenario run by the
-# guest; the guest's console is this test's output and its FIGURE lines go to kernel-figures.txt.
-#   run.sh NAME [LIMIT_SECONDS]
+# guest; the guest's console is this test's output and its FIGURE lines go to kernel-figures.txt,
+# each figure that counts writes with the result of its check from Ceph's side (KTEST-VERIFY lines,
+# read back here with a userspace client: "verified_from_ceph yes|no"). A scenario names its
+# figures in "# figure: KEY" lines; a named figure missing from its output fails it.
+#   run.sh NAME [LIMIT_SECONDS]   (bounded also by the suite's one deadline, lib/host.sh)
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../e2e/lib/common.sh
 . "$here/../e2e/lib/common.sh"
+# shellcheck source=../e2e/lib/ceph.sh
+. "$here/../e2e/lib/ceph.sh"
 # shellcheck source=lib/host.sh
 . "$here/lib/host.sh"
 # shellcheck source=lib/vm.sh
@@ -21,6 +26,10 @@ limit=${2:-240}
 # shellcheck disable=SC1090
 . "$KTEST_CEPH_ENV"
 command -v qemu-system-x86_64 >/dev/null || e2e_die "qemu-system-x86_64 not found; run: sudo ./dev setup"
+# The suite's one deadline bounds the boot and the scenario too.
+left=$(ktest_time_left)
+[ "$left" -gt 30 ] || e2e_die "the kernel suite's deadline (${KTEST_SUITE_LIMIT}s from kernel.setup) leaves ${left}s: $name not started"
+[ "$KVM_BOOT_LIMIT" -le "$left" ] || KVM_BOOT_LIMIT=$left
 
 vmscope=$KTEST_RUN/vm
 console=$vmscope/console.log
@@ -39,8 +48,18 @@ ktest_vm_ensure() {
   ip -n "$E2E_CEPH_NETNS" tuntap add dev "$tap" mode tap
   e2e_track_link "$vmscope" "$E2E_CEPH_NETNS" "$tap"
   ip -n "$E2E_CEPH_NETNS" link set "$tap" master storage0 up
-  # What the guest needs, on the host's filesystem that it sees read-only.
-  cat >"$vmscope/vm.env" <<ENV
+  # What the guest needs. It reads this file from the shared build tree (9p tag ktbuild) and
+  # binds the shared checkout and build tree back at these paths before anything uses them.
+  local src_root build_root
+  src_root=$(cd "$here/../.." && pwd)
+  build_root=$(cd "$KTEST_BUILD_DIR" && pwd)
+  case "$vmscope" in
+    "$build_root"/*) ;;
+    *) e2e_die "the VM's directory $vmscope is not inside the build tree $build_root the guest is given" ;;
+  esac
+  {
+    printf 'KTEST_HOST_SRC=%q\nKTEST_HOST_BUILD=%q\n' "$src_root" "$build_root"
+    cat <<ENV
 KTEST_SRC=$here
 KTEST_CEPH_DIR=$E2E_CEPH_DIR
 KTEST_CEPH_MON=$E2E_CEPH_MON
@@ -50,22 +69,40 @@ KTEST_HOLDER_BIN=${E2E_HOLDER_BIN:?}
 KTEST_EXEC_BIN=${E2E_EXEC_BIN:?}
 KTEST_MAP_THREADS_BIN=${KTEST_MAP_THREADS_BIN:?}
 ENV
+  } >"$vmscope/vm.env"
   local t0=$SECONDS
-  e2e_log "booting the VM (TCG; console $console)"
-  kvm_boot "$vmscope" qemu "$E2E_CEPH_NETNS" "$tap" "$console" "$KTEST_INITRD" "$fifo" \
-    "ktest_entry=$here/guest/entry.sh" "ktest_env=$vmscope/vm.env"
-  if ! kvm_wait_console "$vmscope" qemu "$console" 0 '^KTEST-UP' "$KVM_BOOT_LIMIT"; then
+  e2e_log "booting the VM (TCG; console $console; checkout $src_root, build tree $build_root)"
+  kvm_boot "$vmscope" qemu "$E2E_CEPH_NETNS" "$tap" "$console" "$KTEST_INITRD" "$fifo" "$src_root" "$build_root" \
+    "ktest_env=${vmscope#"$build_root"/}/vm.env"
+  # Up, or a guest that says it cannot start (init or entry.sh), or qemu gone: whichever comes
+  # first ends the wait, so a guest that cannot start fails here within seconds.
+  local wrc=0
+  kvm_wait_console "$vmscope" qemu "$console" 0 '^(KTEST-UP|KTEST-NODE-FAILED|KTEST-INIT-FAIL)' "$KVM_BOOT_LIMIT" || wrc=$?
+  if [ "$wrc" -ne 0 ] || ! kvm_console_has "$console" 0 '^KTEST-UP'; then
     echo "----- console (last 60 lines) -----"
     tr -d '\r' <"$console" | tail -n 60
-    cat "$console.qemu" 2>/dev/null || true
-    e2e_scope_cleanup "$vmscope"
-    e2e_die "the guest was not up within ${KVM_BOOT_LIMIT}s"
+    echo "----- qemu -----"
+    cat "$console.qemu"
+    # A guest that failed powers itself off: qemu may be exiting while the scope's cleanup looks
+    # at it, which must not end this script before it says why.
+    e2e_scope_cleanup "$vmscope" || e2e_log "cleanup of the VM's scope exited $?"
+    case $wrc in
+      0) e2e_die "the guest could not start: $(tr -d '\r' <"$console" | grep -E '^KTEST-(NODE-FAILED|INIT-FAIL)' | head -n 1)" ;;
+      1) e2e_die "the guest was not up within ${KVM_BOOT_LIMIT}s" ;;
+      *) e2e_die "qemu exited before the guest was up" ;;
+    esac
   fi
   touch "$vmscope/up"
   e2e_log "the VM is up after $((SECONDS - t0))s"
 }
 
 ktest_vm_ensure
+left=$(ktest_time_left)
+[ "$left" -gt 0 ] || e2e_die "the kernel suite's deadline (${KTEST_SUITE_LIMIT}s from kernel.setup) passed while the VM booted"
+if [ "$limit" -gt "$left" ]; then
+  e2e_log "$name: ${left}s left before the suite's deadline (its own limit: ${limit}s)"
+  limit=$left
+fi
 tag=$$
 offset=$(stat -c %s "$console")
 t0=$SECONDS
@@ -89,8 +126,40 @@ rc=$(echo "$out" | sed -n "s/^KTEST-RC $name $tag: \\([0-9]*\\)\$/\\1/p" | tail 
 echo "$out"
 e2e_log "$name ended after $((SECONDS - t0))s in the VM; exit $rc"
 [ "$rc" -eq 0 ] || e2e_die "kernel scenario $name failed (exit $rc)"
-# Not every scenario has a figure.
-{ echo "$out" | grep '^FIGURE kernel\.' || true; } | while IFS= read -r line; do
-  ktest_figure_put "$KTEST_FIGURES" "$line"
+
+# The figures: the ones the scenario names, each present; a figure that counts writes carries
+# the outcome of every check from Ceph's side the scenario asked for (at least one).
+declare -A figure verdict
+while IFS= read -r line; do
+  key=${line%%:*}
+  key=${key#FIGURE }
+  figure[$key]=$line
+done < <(echo "$out" | grep '^FIGURE kernel\.' || [ $? -eq 1 ])
+for key in $(sed -n 's/^# figure: \([^ ]*\).*/\1/p' "$here/scenarios/$name.sh"); do
+  [ -n "${figure[$key]:-}" ] || e2e_die "kernel scenario $name printed no figure $key"
 done
+failed=()
+# (Read from fd 3: the Ceph tools must not eat the list from stdin.)
+while read -r _ key kind args <&3; do
+  [ -n "${figure[$key]:-}" ] || e2e_die "kernel scenario $name asked for a check from Ceph's side of $key, a figure it did not print"
+  # shellcheck disable=SC2086
+  if ktest_verify_from_ceph "$KTEST_RUN/verify-$tag" "$kind" $args </dev/null; then
+    [ "${verdict[$key]:-yes}" = no ] || verdict[$key]=yes
+  else
+    verdict[$key]=no
+    failed+=("$key ($kind $args)")
+  fi
+done 3< <(echo "$out" | grep '^KTEST-VERIFY ' || [ $? -eq 1 ])
+for key in "${!figure[@]}"; do
+  line=${figure[$key]}
+  case $line in
+    *" writes "*)
+      [ -n "${verdict[$key]:-}" ] || e2e_die "figure $key counts writes but its scenario asked for no check from Ceph's side"
+      line="$line, verified_from_ceph ${verdict[$key]}"
+      ;;
+  esac
+  ktest_figure_put "$KTEST_FIGURES" "$line"
+  echo "$line"
+done
+[ "${#failed[@]}" -eq 0 ] || e2e_die "read back from Ceph, the data differs from what the guest wrote: ${failed[*]}"
 e2e_log "PASS kernel $name"

@@ -4,10 +4,13 @@
 workload.py FILE BLOCKS HEARTBEAT STOPFILE RESULT
 
 Write i puts block (i mod BLOCKS) of FILE, 64 KiB of a pattern derived from i, then fsyncs.
-HEARTBEAT holds the number of completed writes (tmpfs; read by the scenario to see progress or a
-stall). Once STOPFILE exists: the file's page cache dropped, every block read back and compared with the
-pattern of the last write that completed for it. RESULT gets shell assignments:
-writes, errors, max_stall_ms (longest single write+fsync), verified (yes/no).
+HEARTBEAT holds "WRITES ERRORS": the completed writes and the failed ones so far (tmpfs; read by
+the scenario to see progress, a stall, or errors while the workload still runs). Once STOPFILE
+exists: the file's page cache dropped, every block read back and compared with the pattern of the
+last write that completed for it. RESULT gets shell assignments: writes, errors, max_stall_ms
+(longest single write+fsync), verified (yes/no: the read-back through this kernel client), and
+expected_sha256 and expected_size: the file as the completed writes left it, computed from what
+was written (never from what was read), for a check from Ceph's side by another client.
 """
 import hashlib
 import os
@@ -42,7 +45,7 @@ def main():
             time.sleep(0.2)
         max_stall = max(max_stall, time.monotonic() - t0)
         with open(hb + ".tmp", "w") as f:
-            f.write(str(writes))
+            f.write(f"{writes} {errors}")
         os.replace(hb + ".tmp", hb)
         i += 1
         # Continuous, but leaving the (emulated) CPUs to the restarts the scenario makes meanwhile.
@@ -59,10 +62,16 @@ def main():
             if f.read(BS) != pattern(i):
                 verified = "no"
                 print(f"block {blk}: does not hold write {i}", flush=True)
-    print(f"workload: writes {writes}, errors {errors}, max_stall_ms {int(max_stall * 1000)}, verified {verified}",
-          flush=True)
+    # Blocks never written are a hole: zeros when read.
+    expected = hashlib.sha256()
+    size = (max(last) + 1) * BS if last else 0
+    for blk in range(size // BS):
+        expected.update(pattern(last[blk]) if blk in last else bytes(BS))
+    print(f"workload: writes {writes}, errors {errors}, max_stall_ms {int(max_stall * 1000)}, verified {verified}, "
+          f"expected sha256 {expected.hexdigest()} of {size} bytes", flush=True)
     with open(result + ".tmp", "w") as f:
-        f.write(f"writes={writes}\nerrors={errors}\nmax_stall_ms={int(max_stall * 1000)}\nverified={verified}\n")
+        f.write(f"writes={writes}\nerrors={errors}\nmax_stall_ms={int(max_stall * 1000)}\nverified={verified}\n"
+                f"expected_sha256={expected.hexdigest()}\nexpected_size={size}\n")
     os.replace(result + ".tmp", result)
 
 

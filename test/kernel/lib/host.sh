@@ -22,6 +22,67 @@ ktest_figure_put() {
   local file=$1 line=$2 key
   key=${line%%:*}
   touch "$file"
-  { grep -vF "$key:" "$file" || true; echo "$line"; } >"$file.tmp"
+  { grep -vF "$key:" "$file" || [ $? -eq 1 ]; echo "$line"; } >"$file.tmp"
   mv "$file.tmp" "$file"
+}
+
+# The kernel suite has one deadline, set by kernel.setup: every scenario (and the VM's boot) must
+# end by then, so the whole suite takes at most this long however many scenarios it has: 30 min,
+# which with the rest of `./dev test` (about 30 min on two cores) stays inside an hour. Measured
+# on two cores shared with other builds (load ~20), under TCG: krbd_holder alone takes ~7.5 min.
+KTEST_SUITE_LIMIT=${KTEST_SUITE_LIMIT:-1800}
+
+# ktest_time_left — seconds until the suite's deadline (KTEST_DEADLINE, from state.env).
+ktest_time_left() { echo $((${KTEST_DEADLINE:?the kernel fixture set no deadline} - $(date +%s))); }
+
+# --- Checks from Ceph's side (the host's half of guest/lib.sh's ktest_expect_*) --------------
+# ktest_verify_from_ceph WORK KIND ARGS... — read what a scenario wrote back from the host's
+# cluster with a userspace client, inside the cluster's namespace, and compare its SHA-256 with
+# the one the guest's workload computed from its writes. Prints what it read; 0 if they match.
+#   rbd-ext4 POOL/IMAGE PATH SHA256 SIZE   rbd export, then PATH from the ext4 image (debugfs)
+#   cephfs POOL INODE OBJECT_SIZE SHA256 SIZE  the file's objects INODE.N with rados get
+# Needs test/e2e/lib/ceph.sh and the cluster's env (E2E_CEPH_DIR, E2E_CEPH_NETNS).
+ktest_verify_from_ceph() {
+  local work=$1 kind=$2 file=$1/file sha size got
+  shift 2
+  rm -rf "$work"
+  mkdir -p "$work"
+  case $kind in
+    rbd-ext4)
+      local spec=$1 path=$2
+      sha=$3 size=$4
+      e2e_ceph_run "$E2E_CEPH_DIR" "$E2E_CEPH_NETNS" rbd --client-mount-timeout 10 export --no-progress \
+        "$spec" "$work/image" >"$work/log" 2>&1 || { cat "$work/log"; echo "rbd export $spec failed"; return 1; }
+      # debugfs reads the file system image in userspace; it exits 0 whatever it found, so the
+      # file it wrote is what tells.
+      debugfs -R "dump -p $path $file" "$work/image" >>"$work/log" 2>&1
+      [ -f "$file" ] || { cat "$work/log"; echo "debugfs found no $path in $spec"; return 1; }
+      ;;
+    cephfs)
+      local pool=$1 ino=$2 objsize=$3 n i obj
+      sha=$4 size=$5
+      n=$(((size + objsize - 1) / objsize))
+      : >"$file"
+      for ((i = 0; i < n; i++)); do
+        obj=$(printf '%s.%08x' "$ino" "$i")
+        if e2e_ceph_run "$E2E_CEPH_DIR" "$E2E_CEPH_NETNS" rados --client-mount-timeout 10 -p "$pool" \
+          get "$obj" "$work/obj" >"$work/log" 2>&1; then
+          dd if="$work/obj" of="$file" bs="$objsize" seek="$i" conv=notrunc status=none
+        elif ! grep -q 'No such file or directory' "$work/log"; then
+          cat "$work/log"
+          echo "rados get $pool/$obj failed"
+          return 1
+        fi
+        # A missing object is a hole of the file: zeros, as CephFS reads it.
+      done
+      truncate -s "$size" "$file"
+      ;;
+    *) echo "unknown check from Ceph's side: $kind"; return 1 ;;
+  esac
+  local got_size
+  got=$(sha256sum "$file" | cut -d' ' -f1)
+  got_size=$(stat -c %s "$file")
+  echo "read from Ceph ($kind $*): $got_size bytes, sha256 $got; the guest wrote $size bytes, sha256 $sha"
+  rm -rf "$work"
+  [ "$got" = "$sha" ] && [ "$got_size" = "$size" ]
 }

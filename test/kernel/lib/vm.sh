@@ -4,7 +4,9 @@
 # (busybox-static, the modules the suite needs with their dependencies, an /init), and qemu with
 # software emulation (TCG: KVM hung at "Booting from ROM" on the machines this was measured on).
 # The guest sees the host's whole root read-only over virtio-9p under a tmpfs overlay, so the
-# host's Ceph tools and this build tree run inside it unchanged.
+# host's Ceph tools run inside it unchanged. The checkout and the build tree are two more 9p
+# exports of their own (tags ktsrc, ktbuild): the guest mounts fresh tmpfs over /tmp, /run, /mnt
+# and /var/lib/kubelet, which would hide a checkout there if it came through the host's root.
 #
 # Needs test/e2e/lib/common.sh (logging, bounded waits, scopes).
 
@@ -13,7 +15,8 @@ KVM_KERNEL_CACHE=${NETNS_KERNEL_CACHE:-/var/cache/netns-holder/kernel}
 # needs crc32c loaded first or rbd/ceph fail with "unknown symbol"). tcp_diag/udp_diag: sock_diag,
 # which inspect and guard use, answers EOPNOTSUPP without them.
 KVM_MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay veth bridge ext4 rbd ceph tcp_diag udp_diag)
-KVM_BOOT_LIMIT=${KVM_BOOT_LIMIT:-90}
+# A boot takes 25-40 s of emulated time; on two cores shared with other work, up to twice that.
+KVM_BOOT_LIMIT=${KVM_BOOT_LIMIT:-150}
 
 # kvm_kernel_dir — the unpacked kernel package, or fail saying how to get it.
 kvm_kernel_dir() {
@@ -67,13 +70,14 @@ kvm_initramfs_build() {
   cp "$kdir/boot/vmlinuz-$ver" "$(dirname "$out")/vmlinuz"
 }
 
-# kvm_boot SCOPE NAME NETNS TAP CONSOLE INITRD CMDFIFO KCMDLINE... — start qemu inside NETNS with
-# a virtio NIC on TAP and the host root over 9p; the first serial port is the console (a file),
-# the second takes commands from the host (qemu's pipe chardev: CMDFIFO.in). Records its PID in
-# SCOPE and returns at once.
+# kvm_boot SCOPE NAME NETNS TAP CONSOLE INITRD CMDFIFO SRC BUILD KCMDLINE... — start qemu inside
+# NETNS with a virtio NIC on TAP, the host root over 9p, and the checkout SRC and the build tree
+# BUILD as the 9p exports ktsrc and ktbuild; the first serial port is the console (a file), the
+# second takes commands from the host (qemu's pipe chardev: CMDFIFO.in). Records its PID in SCOPE
+# and returns at once.
 kvm_boot() {
-  local scope=$1 name=$2 ns=$3 tap=$4 console=$5 initrd=$6 fifo=$7
-  shift 7
+  local scope=$1 name=$2 ns=$3 tap=$4 console=$5 initrd=$6 fifo=$7 src=$8 build=$9
+  shift 9
   local kernel
   kernel=$(dirname "$initrd")/vmlinuz
   : >"$console"
@@ -86,9 +90,15 @@ kvm_boot() {
     -kernel "$kernel" -initrd "$initrd" \
     -append "console=ttyS0 loglevel=4 panic=-1 $*" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs "$(kvm__virtfs "$src" ktsrc)" -virtfs "$(kvm__virtfs "$build" ktbuild)" \
     -netdev "tap,id=n0,ifname=$tap,script=no,downscript=no" \
     -device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56" \
     -device virtio-rng-pci
+}
+
+# kvm__virtfs PATH TAG — a read-only -virtfs export of PATH (qemu's option syntax doubles a comma).
+kvm__virtfs() {
+  echo "local,path=${1//,/,,},mount_tag=$2,security_model=none,readonly=on,multidevs=remap"
 }
 
 # kvm_console_has CONSOLE OFFSET PATTERN — PATTERN (grep -E) on a line after byte OFFSET.
@@ -98,6 +108,8 @@ kvm_console_has() {
 
 # kvm_wait_console SCOPE NAME CONSOLE OFFSET PATTERN LIMIT — bounded wait for PATTERN on the
 # console after OFFSET while the VM runs. 0 found, 1 timed out, 2 the VM is gone.
+# The boot wait gives the guest's own failure lines in PATTERN too, so a guest that cannot start
+# fails its scenario at once.
 kvm_wait_console() {
   local scope=$1 name=$2 console=$3 offset=$4 pattern=$5 limit=$6 deadline
   deadline=$((SECONDS + limit))

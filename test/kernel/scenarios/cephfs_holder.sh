@@ -2,7 +2,9 @@
 # Kernel CephFS through the holder: `netns-exec mount --type ceph` from the plugin's pod
 # namespace mounts with the kernel client's sessions in the holder's namespace; a workload writes
 # and fsyncs a known data set while the plugin restarts 10 times. 0 I/O errors, no write stall
-# over 5 s, checksums verified; then `netns-exec umount`.
+# over 5 s, checksums verified; the file read back from Ceph's side by the host
+# (ktest_expect_cephfs); then `netns-exec umount`.
+# figure: kernel.cephfs.holder
 ktest_holder_start
 ktest_plugin_start plugin
 mkdir -p /mnt/cephfs
@@ -11,7 +13,7 @@ ktest_exec "$KTEST_PLUGIN_NS" mount --cluster-id "$KTEST_CID" --config "$KTEST_C
 grep -q ' /mnt/cephfs ceph ' /proc/mounts || e2e_die "/mnt/cephfs is not a ceph mount: $(grep cephfs /proc/mounts)"
 e2e_log "netns-exec mount --type ceph: $(grep ' /mnt/cephfs ' /proc/mounts | cut -d' ' -f1-3)"
 
-ktest_workload_start cephfs /mnt/cephfs/data
+ktest_workload_start cephfs "/mnt/cephfs/cephfs-$KTEST_TAG"
 restarts=10
 for r in $(seq 1 $restarts); do
   ktest_plugin_restart plugin
@@ -20,8 +22,9 @@ for r in $(seq 1 $restarts); do
 done
 ktest_workload_stop cephfs
 [ "$KTEST_W_ERRORS" -eq 0 ] || e2e_die "$KTEST_W_ERRORS I/O errors"
-[ "$KTEST_W_STALL" -le 5000 ] || e2e_die "a write stalled for $KTEST_W_STALL ms (limit 5000)"
+[ "$KTEST_W_STALL" -le "$KTEST_HOLDER_STALL_MS" ] || e2e_die "a write stalled for $KTEST_W_STALL ms (limit $KTEST_HOLDER_STALL_MS)"
 [ "$KTEST_W_VERIFIED" = yes ] || e2e_die "the data read back does not match what was written"
+ktest_expect_cephfs kernel.cephfs.holder "/mnt/cephfs/cephfs-$KTEST_TAG"
 ktest_exec "$KTEST_PLUGIN_NS" umount --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" --kind cephfs /mnt/cephfs
 ! grep -q ' /mnt/cephfs ' /proc/mounts || e2e_die "/mnt/cephfs is still mounted after netns-exec umount"
 echo "FIGURE kernel.cephfs.holder: restarts $restarts, writes $KTEST_W_WRITES, errors $KTEST_W_ERRORS, max_stall_ms $KTEST_W_STALL, verified $KTEST_W_VERIFIED"

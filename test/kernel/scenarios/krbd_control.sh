@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # krbd control: the same map made from the plugin's own namespace (net1 on storage, no holder),
 # as ceph-csi does without a netNamespaceFilePath. At the first plugin restart the namespace the
-# kernel client's sessions live in is deleted: I/O must stall (bounded wait), or the test fails.
-# Cleanup: `rbd unmap -o force`, bounded.
+# kernel client's sessions live in loses its interfaces and is deleted: the I/O must stall, for
+# that reason and no other (ktest_control), or the test fails — it could not have caught a broken
+# holder. Cleanup: `rbd unmap -o force`, bounded.
+# figure: kernel.krbd.control
 ktest_plugin_start ctl storage
 ns=$KTEST_PLUGIN_NS
 nsenter --net="/run/netns/$ns" -- timeout 60 rbd -c "$KTEST_CONF" --client-mount-timeout 10 create --size 64 rbd/kctl-$KTEST_TAG
@@ -13,6 +15,5 @@ mkfs.ext4 -q "$dev"
 mkdir -p /mnt/kctl
 mount "$dev" /mnt/kctl
 ktest_workload_start kctl /mnt/kctl/data
-ktest_control_stall kctl ktest_plugin_restart ctl storage
-echo "FIGURE kernel.krbd.control: restarts 1, stalled yes"
+ktest_control kernel.krbd.control kctl ktest_plugin_restart ctl storage
 ktest_bounded 20 "rbd unmap -o force $dev" rbd unmap -o force "$dev"

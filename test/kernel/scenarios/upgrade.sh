@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # Holder replaced in its sandbox (a container restart inside the holder's pod): with an image
 # mapped and written to, the holder process is replaced by a new one in the same namespace. I/O
-# continues, new maps go through the new holder, and the old holder's record is refused.
+# continues, new maps go through the new holder, and the old holder's record is refused; the
+# image is read back from Ceph's side by the host (ktest_expect_rbd_ext4).
+# figure: kernel.upgrade
 ktest_holder_start
 ns=$KTEST_HOLDER_NS
 ktest_plugin_start plugin
@@ -64,4 +66,5 @@ umount /mnt/ku
 [ "$KTEST_W_VERIFIED" = yes ] || e2e_die "the data read back does not match what was written"
 ktest_exec "$KTEST_PLUGIN_NS" unmap --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" "$dev"
 ktest_exec "$KTEST_PLUGIN_NS" unmap --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" "$dev2"
+ktest_expect_rbd_ext4 kernel.upgrade "$img" /data
 echo "FIGURE kernel.upgrade: writes $KTEST_W_WRITES, errors $KTEST_W_ERRORS, verified $KTEST_W_VERIFIED"
