@@ -18,6 +18,9 @@ namespace {
 constexpr std::array<std::string_view, 10> kFields = {
     "version", "cluster_id", "pid",      "pid_start_time", "netns_dev",
     "netns_ino", "pidns_ino", "boot_id", "created_unix",   "socket"};
+// Added by version 2, optional there (a version-2 reader must not depend on
+// it: a fence tool that finds none says so).
+constexpr std::string_view kClientAddresses = "client_addresses";
 
 const FlatJsonValue& member(const FlatJsonObject& obj, std::string_view key) {
   for (const auto& [k, v] : obj)
@@ -43,14 +46,16 @@ HolderRecord parse_fields(const FlatJsonObject& obj) {
   // The version first: a record from a newer holder must say "unsupported
   // version", not complain about a field it added.
   uint64_t version = integer(obj, "version");
-  if (version != HolderRecord::kVersion)
+  if (version < HolderRecord::kOldestRead || version > HolderRecord::kVersion)
     throw Error(Errc::unsupported,
-                "record version " + std::to_string(version) + " is not supported (this build reads version " +
+                "record version " + std::to_string(version) + " is not supported (this build reads versions " +
+                    std::to_string(HolderRecord::kOldestRead) + " to " +
                     std::to_string(HolderRecord::kVersion) + ")",
                 "run the same netns-holder and netns-exec release on this node");
   for (const auto& [key, value] : obj) {
     bool known = false;
     for (auto field : kFields) known = known || key == field;
+    known = known || (version >= 2 && key == kClientAddresses);
     if (!known) throw Error(Errc::invalid_argument, "unknown field " + quote(key));
   }
   HolderRecord r;
@@ -73,6 +78,8 @@ HolderRecord parse_fields(const FlatJsonObject& obj) {
   } else if (sock.kind != FlatJsonValue::Kind::null) {
     throw Error(Errc::invalid_argument, "field \"socket\" is neither a string nor null");
   }
+  for (const auto& [key, value] : obj)
+    if (key == kClientAddresses) r.client_addresses = parse_client_addresses(string(obj, key));
   return r;
 }
 
@@ -91,6 +98,7 @@ std::string serialize_record(const HolderRecord& r) {
       .add("created_unix", r.created_unix);
   if (r.socket) w.add("socket", *r.socket);
   else w.add_null("socket");
+  if (r.client_addresses) w.add(kClientAddresses, format_client_addresses(*r.client_addresses));
   return w.finish();
 }
 

@@ -15,9 +15,11 @@
 #include "netns/fd.hpp"
 #include "netns/fd_passing.hpp"
 #include "netns/holder_record.hpp"
+#include "netns/net_snapshot.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/trust.hpp"
 #include "netns/unix_address.hpp"
+#include "readiness.hpp"
 
 namespace netns::holder {
 
@@ -135,6 +137,17 @@ std::string run_check(const Options& o) {
       throw Error(Errc::stale_holder, "nobody holds " + quote(shown(names.lock)),
                   "the holder is not running; restart the holder pod");
     if (!same_pidns) alive += quote(shown(names.lock)) + " is held";
+    if (!o.require_interfaces.empty()) {
+      // The probe runs in the holder's namespace: it reads the interfaces itself.
+      UniqueFd route = open_route_socket(0, false);
+      std::string why = interfaces_not_ready(
+          read_net_snapshot(route.get(), "the probe's network namespace"), o.require_interfaces);
+      if (!why.empty())
+        throw Error(Errc::not_found, "storage network not ready: " + why,
+                    "the pod's Multus attachment (k8s.v1.cni.cncf.io/networks) and the Multus "
+                    "daemon on this node");
+      alive += "; required interfaces ready";
+    }
     return "ok: cluster " + quote(o.cluster_id) + ": the published files match this namespace " +
            ns_text(probe) + "; " + alive;
   } catch (Error& e) {

@@ -19,9 +19,11 @@
 #include "netns/fd.hpp"
 #include "netns/trust.hpp"
 #include "options.hpp"
+#include "network_watch.hpp"
 #include "pause_loop.hpp"
 #include "process_setup.hpp"
 #include "publication.hpp"
+#include "readiness.hpp"
 
 namespace netns::holder {
 namespace {
@@ -79,7 +81,21 @@ int hold(const Options& o) {
   }
 
   UniqueFd signals = make_signalfd(all, SFD_NONBLOCK);
-  Published published = publish(dir.get(), plan, self);
+  // Subscribed before the first read of the addresses, so a change between
+  // that read and the pause loop wakes the loop.
+  NetworkWatch network;
+  if (!o.require_interfaces.empty()) {
+    // Nothing is published before the storage network is there, so no map
+    // can go out through a namespace that lacks it (netns-exec's
+    // --wait-holder covers the gap). The lock is held meanwhile: a second
+    // holder for this ID still refuses.
+    if (int sig = wait_until_ready(signals.get(), network, o.require_interfaces)) {
+      log_line(std::string(sig == SIGINT ? "received SIGINT" : "received SIGTERM") +
+               " before the required interfaces were ready; published nothing; exiting");
+      return kExitOk;
+    }
+  }
+  Published published = publish(dir.get(), plan, self, network.state().client_addresses);
   // Pin no other mount point than the directory's own (which `dir` and the
   // lock hold anyway); a relative --dir was resolved above, before this.
   if (::chdir("/") != 0) log_warning(Error::sys("chdir", "/", errno).describe());
@@ -97,11 +113,44 @@ int hold(const Options& o) {
   }
   log_line("holding " + ns_text(self.netns) + " for cluster " + quote(o.cluster_id) +
            " as pid " + std::to_string(self.pid) + " (netns-holder " NETNS_VERSION "); published " +
-           files);
+           files + "; client addresses: " +
+           (published.record.client_addresses->empty()
+                ? std::string("none yet")
+                : format_client_addresses(*published.record.client_addresses)));
 
+  struct Republish {
+    int dirfd;
+    const PublishPlan* plan;
+    Published* published;
+    NetworkWatch* network;
+    const std::vector<std::string>* required;
+    std::string not_ready;  // what the last log line said was missing; "" when ready
+  } republish{dir.get(), &plan, &published, &network, &o.require_interfaces, {}};
+  NetworkService network_service{
+      &network,
+      [](void* context) {
+        auto* r = static_cast<Republish*>(context);
+        const NetSnapshot& now = r->network->state();
+        if (now.client_addresses != r->published->record.client_addresses)
+          republish_addresses(r->dirfd, *r->plan, *r->published, now.client_addresses);
+        // Losing a required interface keeps the files (the mappings made
+        // through this namespace still need it): `check` fails on its own
+        // reading, and this line says why.
+        std::string why = interfaces_not_ready(now, *r->required);
+        if (why == r->not_ready) return;
+        if (why.empty())
+          log_line("required interfaces are ready again");
+        else
+          log_warning("storage network lost: " + why +
+                      "; the readiness probe (netns-holder check) fails until it is back; the "
+                      "published files stay for the mappings already made");
+        r->not_ready = why;
+      },
+      &republish};
   int sig = 0;
   try {
-    sig = pause_until_stopped(signals.get(), published.listener ? &service : nullptr);
+    sig = pause_until_stopped(signals.get(), published.listener ? &service : nullptr,
+                              network_service);
   } catch (...) {
     withdraw(dir.get(), plan, published);  // do not leave a link to a holder about to exit
     throw;

@@ -5,14 +5,16 @@
 
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
+#include "readiness.hpp"
 
 namespace netns::holder {
 
 namespace {
 
 constexpr std::string_view kHoldFlags =
-    "--cluster-id, --dir, --socket, --allow-uid, --allow-host-netns, --help, --version";
-constexpr std::string_view kCheckFlags = "--cluster-id, --dir, --help";
+    "--cluster-id, --dir, --socket, --allow-uid, --allow-host-netns, --require-interface, --help, "
+    "--version";
+constexpr std::string_view kCheckFlags = "--cluster-id, --dir, --require-interface, --help";
 
 Error usage(std::string message, std::string hint = "run netns-holder --help") {
   return Error(Errc::invalid_argument, std::move(message), std::move(hint));
@@ -94,6 +96,10 @@ Options parse_options(int argc, char** argv) {
     } else if (name == "--allow-host-netns" && !check) {
       no_value();
       o.allow_host_netns = true;
+    } else if (name == "--require-interface") {
+      std::string ifname = value();
+      validate_interface_name(ifname);
+      o.require_interfaces.push_back(ifname);
     } else if (name == "--allow-uid" && !check) {
       o.allow_uids.push_back(parse_uid(value()));
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -115,7 +121,8 @@ Options parse_options(int argc, char** argv) {
 const char* usage_text() {
   return
       "usage: netns-holder --cluster-id ID --dir DIR [--socket] [--allow-uid UID ...] [--allow-host-netns]\n"
-      "       netns-holder check --cluster-id ID --dir DIR\n"
+      "                    [--require-interface NAME ...]\n"
+      "       netns-holder check --cluster-id ID --dir DIR [--require-interface NAME ...]\n"
       "       netns-holder --help | --version\n"
       "\n"
       "Keeps this process's network namespace alive and publishes it in DIR for the\n"
@@ -130,6 +137,9 @@ const char* usage_text() {
       "                    (allowed as PID 1 of a pod pid namespace; ID.net.ns is then not published)\n"
       "  --allow-uid UID   with --socket: peer uid allowed to receive the fd (repeatable; default 0)\n"
       "  --allow-host-netns  publish even when this is the host's network namespace\n"
+      "  --require-interface NAME  publish only once NAME exists, is up and has an\n"
+      "                    address (repeatable; the storage network's Multus interface);\n"
+      "                    losing it later fails check, the files stay\n"
       "  check             exec probe: exit 0 only if DIR's files for ID resolve to the\n"
       "                    namespace the probe runs in and name a live holder\n"
       "\n"

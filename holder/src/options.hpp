@@ -17,6 +17,9 @@ struct Options {
   bool socket = false;
   std::vector<uid_t> allow_uids;  // socket mode; {0} when none was given
   bool allow_host_netns = false;  // publish even the host's network namespace
+  // Interfaces that must exist, be up and have a client address before the
+  // holder publishes (and for `check` to pass). Hold and check alike.
+  std::vector<std::string> require_interfaces;
 };
 
 // Throws Error(invalid_argument) with a one-line message naming the value and

@@ -1,6 +1,7 @@
 #pragma once
-// The holder's life after publishing: sleep in poll(2) on a signalfd (and the
-// listening socket in socket mode) with no timeout, until SIGTERM or SIGINT.
+// The holder's life after publishing: sleep in poll(2) on a signalfd, the
+// rtnetlink notification socket (and the listening socket in socket mode)
+// with no timeout, until SIGTERM or SIGINT.
 #include <signal.h>
 #include <sys/types.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "netns/fd_passing.hpp"
+#include "network_watch.hpp"
 
 namespace netns::holder {
 
@@ -18,10 +20,22 @@ struct SocketService {
   std::string shown;
 };
 
+// What to do when the namespace's network changed (refresh() said so).
+struct NetworkService {
+  NetworkWatch* watch = nullptr;
+  void (*changed)(void* context) = nullptr;
+  void* context = nullptr;
+};
+
 // Reaps every exited child on SIGCHLD (we may be PID 1 and inherit orphans),
-// ignores every other signal, serves the socket when given. Returns the
-// signal that asked us to stop.
-int pause_until_stopped(int signal_fd, const SocketService* service);
+// ignores every other signal, serves the socket when given, follows the
+// network. Returns the signal that asked us to stop.
+int pause_until_stopped(int signal_fd, const SocketService* service, const NetworkService& network);
+
+// Reads every pending signal from the (non-blocking) signalfd: SIGCHLD reaps,
+// SIGTERM/SIGINT is returned, everything else (SIGHUP, SIGUSR1, SIGPIPE, ...)
+// is ignored on purpose. 0 when no stop signal was pending.
+int drain_signals(int signal_fd);
 
 // Reaps every zombie child there is right now.
 void reap_children();

@@ -63,7 +63,8 @@ void refuse_foreign_files(int dirfd, const PublishPlan& plan) {
 
 }  // namespace
 
-Published publish(int dirfd, const PublishPlan& plan, const Identity& self) {
+Published publish(int dirfd, const PublishPlan& plan, const Identity& self,
+                  const std::vector<ClientAddress>& addresses) {
   refuse_foreign_files(dirfd, plan);
   report_leftovers(dirfd, plan);
   Published p;
@@ -79,6 +80,7 @@ Published publish(int dirfd, const PublishPlan& plan, const Identity& self) {
     }
     p.record = make_record(self, plan.cluster_id,
                            plan.socket_allow ? std::optional(plan.names.socket) : std::nullopt);
+    p.record.client_addresses = addresses;
     write_file_atomic(dirfd, plan.names.record, serialize_record(p.record), 0644, plan.dir_shown);
     if (plan.link) {
       std::string target = ns_link_target(self);
@@ -94,6 +96,28 @@ Published publish(int dirfd, const PublishPlan& plan, const Identity& self) {
     throw;
   }
   return p;
+}
+
+void republish_addresses(int dirfd, const PublishPlan& plan, Published& ours,
+                         const std::vector<ClientAddress>& addresses) {
+  const std::string shown = join_path(plan.dir_shown, plan.names.record);
+  try {
+    auto current = read_record_at(dirfd, plan.names.record, shown);
+    if (!current || *current != ours.record) {
+      log_warning(quote(shown) + " is no longer the record this holder wrote; not updating its "
+                  "client addresses (is another holder writing to this directory?)");
+      return;
+    }
+    HolderRecord next = ours.record;
+    next.client_addresses = addresses;
+    write_file_atomic(dirfd, plan.names.record, serialize_record(next), 0644, plan.dir_shown);
+    ours.record = std::move(next);
+    std::string list = format_client_addresses(addresses);
+    log_line("client addresses changed; republished " + quote(shown) + ": " +
+             (list.empty() ? std::string("none") : list));
+  } catch (const Error& e) {
+    log_warning("could not republish the client addresses: " + e.describe());
+  }
 }
 
 std::vector<std::string> withdraw(int dirfd, const PublishPlan& plan, const Published& ours) {

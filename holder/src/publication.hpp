@@ -36,8 +36,18 @@ struct Published {
   std::optional<Listener> listener;
 };
 
-// Logs one line per stale or damaged file it replaces.
-Published publish(int dirfd, const PublishPlan& plan, const Identity& self);
+// Logs one line per stale or damaged file it replaces. The record carries
+// `addresses` (the namespace's client addresses when publishing).
+Published publish(int dirfd, const PublishPlan& plan, const Identity& self,
+                  const std::vector<ClientAddress>& addresses);
+
+// The client addresses changed: rewrites the record (atomically, by rename)
+// with the new ones, everything else as published, and keeps `ours` in step
+// so withdraw() still recognises it. Only while the file still is ours (a
+// record someone else put there is left alone, with a warning). Logs the
+// new addresses; never throws.
+void republish_addresses(int dirfd, const PublishPlan& plan, Published& ours,
+                         const std::vector<ClientAddress>& addresses);
 
 // Compare, then delete: removes each of the link, record and socket only
 // while it still describes `ours`, so a holder that replaced us keeps its

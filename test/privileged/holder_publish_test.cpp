@@ -4,6 +4,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <sstream>
+
 #include "holder_helpers.hpp"
 #include "netns/atomic_file.hpp"
 #include "netns/cluster_id.hpp"
@@ -217,12 +219,30 @@ TEST(HolderPublish, RunningHolderHasNoStrayDescriptorsAndPinsNoDirectory) {
   }
   std::string all;
   for (auto& t : targets) all += t + "\n";
-  // stdin/stdout/stderr, the directory, the lock, the signalfd, the listening socket.
-  ASSERT_EQ(targets.size(), 7u) << all;
+  // stdin/stdout/stderr, the directory, the lock, the signalfd, the two
+  // rtnetlink sockets that follow the addresses (notifications, dumps), the
+  // listening socket.
+  ASSERT_EQ(targets.size(), 9u) << all;
   EXPECT_EQ(targets[3], "3 " + tmp.path()) << all;
   EXPECT_EQ(targets[4], "4 " + tmp / (id + ".lock")) << all;
   EXPECT_EQ(targets[5], "5 anon_inode:[signalfd]") << all;
-  EXPECT_EQ(targets[6].rfind("6 socket:[", 0), 0u) << all;
+  // The netlink sockets are listed in the namespace's /proc/net/netlink
+  // (the last column is the socket inode); the listener is not.
+  std::string netlink = netns::read_file("/proc/" + std::to_string(h.pid()) + "/net/netlink");
+  for (size_t i = 6; i <= 8; ++i) {
+    ASSERT_EQ(targets[i].rfind(std::to_string(i) + " socket:[", 0), 0u) << all;
+    std::string ino = targets[i].substr(targets[i].find('[') + 1);
+    ino.pop_back();
+    bool listed = false;
+    std::istringstream lines(netlink);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::string word, last;
+      while (words >> word) last = word;
+      listed = listed || last == ino;
+    }
+    EXPECT_EQ(listed, i != 8) << targets[i] << "\n" << netlink;
+  }
   EXPECT_EQ(holder_test::read_link("/proc/" + std::to_string(h.pid()) + "/cwd"), "/");
 }
 

@@ -49,13 +49,50 @@ TEST(HolderRecord, RoundTrips) {
 
 TEST(HolderRecord, RejectsAFutureVersionByName) {
   std::string msg;
-  auto text = replace(netns::serialize_record(sample()), "\"version\": 1", "\"version\": 2");
+  auto text = replace(netns::serialize_record(sample()), "\"version\": 2", "\"version\": 3");
   EXPECT_EQ(parse_error(text, &msg), netns::Errc::unsupported);
-  EXPECT_NE(msg.find("version 2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("version 3"), std::string::npos) << msg;
   EXPECT_NE(msg.find("/dir/ceph-a.holder.json"), std::string::npos) << msg;
   // A newer version with a new field still reports the version, not the field.
   text = replace(text, "\"socket\"", "\"new_field\": 1, \"socket\"");
   EXPECT_EQ(parse_error(text), netns::Errc::unsupported);
+}
+
+// Version 2 adds client_addresses, optional: a version-2 record without it
+// reads as "does not say", and a version-1 record with it is refused (the
+// field did not exist then, so whoever wrote it is not a version-1 holder).
+TEST(HolderRecord, ClientAddressesAreOptionalInVersion2AndUnknownInVersion1) {
+  auto r = sample();
+  r.client_addresses = std::vector<netns::ClientAddress>{{"net1", "198.18.0.5", 20, false},
+                                                         {"net1", "2001:db8::5", 64, true}};
+  std::string text = netns::serialize_record(r);
+  EXPECT_NE(text.find("\"client_addresses\": \"198.18.0.5/20%net1 2001:db8::5/64%net1\""),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(netns::parse_record(text, "x"), r);
+
+  r.client_addresses = std::vector<netns::ClientAddress>{};
+  EXPECT_EQ(netns::parse_record(netns::serialize_record(r), "x"), r);  // "": known to be none
+
+  r.client_addresses.reset();
+  text = netns::serialize_record(r);
+  EXPECT_EQ(text.find("client_addresses"), std::string::npos) << text;
+  EXPECT_FALSE(netns::parse_record(text, "x").client_addresses.has_value());
+
+  std::string v1 = replace(text, "\"version\": 2", "\"version\": 1");
+  EXPECT_EQ(netns::parse_record(v1, "x").version, 1u);
+  std::string msg;
+  std::string v1_with = replace(v1, "\"socket\"", "\"client_addresses\": \"\", \"socket\"");
+  EXPECT_EQ(parse_error(v1_with, &msg), netns::Errc::invalid_argument);
+  EXPECT_NE(msg.find("unknown field \"client_addresses\""), std::string::npos) << msg;
+
+  for (const char* bad : {"198.18.0.5", "198.18.0.5/33%net1", "198.18.0.5/20%", "nonsense/20%net1",
+                          "198.18.0.5/20%net1  198.18.0.6/20%net1", "198.18.0.5/020%net1"}) {
+    std::string t = replace(text, "\"socket\"",
+                            std::string("\"client_addresses\": \"") + bad + "\", \"socket\"");
+    EXPECT_EQ(parse_error(t, &msg), netns::Errc::invalid_argument) << bad;
+    EXPECT_NE(msg.find("client address"), std::string::npos) << msg;
+  }
 }
 
 TEST(HolderRecord, RejectsMissingExtraAndMistypedFields) {

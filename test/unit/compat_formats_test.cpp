@@ -103,14 +103,14 @@ TEST(compat, ReceivesTheV1FdHeaderWithItsDescriptor) {
 // does not know) is refused by its version: the message names the file and
 // the version found, and the hint says what to do.
 TEST(compat, RefusesANewerRecordVersionClearly) {
-  std::string v2 = replaced(fixture("ceph-a.holder.json"), "\"version\": 1", "\"version\": 2");
+  std::string v2 = replaced(fixture("ceph-a.holder.json"), "\"version\": 1", "\"version\": 3");
   v2 = replaced(v2, "\"socket\"", "\"netns_cookie\": 12345, \"socket\"");
   const std::string shown = "/var/lib/kubelet/plugins/rbd.csi.ceph.com/ceph-a.holder.json";
   netns::Error e = refusal(v2, shown);
   EXPECT_EQ(e.code(), netns::Errc::unsupported) << e.describe();
   EXPECT_NE(e.message().find(shown), std::string::npos) << e.describe();
-  EXPECT_NE(e.message().find("version 2"), std::string::npos) << e.describe();
-  EXPECT_NE(e.message().find("reads version 1"), std::string::npos) << e.describe();
+  EXPECT_NE(e.message().find("version 3"), std::string::npos) << e.describe();
+  EXPECT_NE(e.message().find("reads versions 1 to 2"), std::string::npos) << e.describe();
   EXPECT_NE(e.hint().find("netns-exec"), std::string::npos) << e.describe();
 }
 

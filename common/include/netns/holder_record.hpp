@@ -3,8 +3,10 @@
 // compares the namespace it got with this record, and the record's pid with
 // the live process (pid + start time), before it trusts either.
 //
-// Format (version 1), a flat JSON object; every field is required and no
-// other field is allowed. A new field means a new version.
+// Format, a flat JSON object. Version 1: every field below except
+// client_addresses is required and no other field is allowed. Version 2 (this
+// release writes it) adds client_addresses, optional for readers; a reader
+// reads both and refuses a newer one (DESIGN §14).
 //   version         1
 //   cluster_id      the validated cluster ID
 //   pid             the holder's pid, as seen in the holder's pid namespace
@@ -15,6 +17,9 @@
 //   boot_id         /proc/sys/kernel/random/boot_id when published
 //   created_unix    publication time, seconds since the epoch
 //   socket          name of the <ID>.net.sock in the same directory, or null
+//   client_addresses  (version 2) the namespace's addresses a kernel Ceph
+//                   client can be seen from, format_client_addresses() form
+//                   ("198.18.0.5/20%net1 ..."); kept current by the holder
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -23,12 +28,16 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "netns/client_addresses.hpp"
 #include "netns/nsfd.hpp"
 
 namespace netns {
 
 struct HolderRecord {
-  static constexpr uint64_t kVersion = 1;
+  static constexpr uint64_t kVersion = 2;  // what this release writes
+  static constexpr uint64_t kOldestRead = 1;
 
   uint64_t version = kVersion;
   std::string cluster_id;
@@ -39,6 +48,8 @@ struct HolderRecord {
   std::string boot_id;
   uint64_t created_unix = 0;
   std::optional<std::string> socket;
+  // nullopt: the record does not say (version 1); empty: no usable address.
+  std::optional<std::vector<ClientAddress>> client_addresses;
 
   friend bool operator==(const HolderRecord&, const HolderRecord&) = default;
 };

@@ -103,6 +103,18 @@ json render_json(const Report& r, bool all_sockets) {
     h["age_seconds"] = r.age_seconds ? json(*r.age_seconds) : json(nullptr);
     h["boot_id"] = rec->boot_id;
     h["socket"] = rec->socket ? json(*rec->socket) : json(nullptr);
+    if (rec->client_addresses) {
+      json addrs = json::array();
+      for (const auto& a : *rec->client_addresses)
+        addrs.push_back({{"interface", a.interface},
+                         {"address", a.address},
+                         {"prefix", a.prefix},
+                         {"family", a.ipv6 ? "inet6" : "inet"},
+                         {"cidr", address_cidr(a)}});
+      h["client_addresses"] = addrs;
+    } else {
+      h["client_addresses"] = nullptr;  // a version-1 record does not say
+    }
     ns["holder"] = h;
   } else {
     ns["holder"] = nullptr;
@@ -205,6 +217,10 @@ std::string render_table(const Report& r, bool all_sockets) {
       t.add({"holder", holder});
       t.add({"record", "version " + std::to_string(rec->version) + ", socket " +
                            (rec->socket ? *rec->socket : std::string("none"))});
+      std::string fence = "not published (record version 1)";
+      if (rec->client_addresses)
+        fence = rec->client_addresses->empty() ? "none" : format_client_addresses(*rec->client_addresses);
+      t.add({"client addresses", fence});
     } else {
       t.add({"holder", "no holder record"});
     }
