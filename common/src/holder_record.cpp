@@ -15,9 +15,11 @@ namespace netns {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kFields = {
-    "version", "cluster_id", "pid",      "pid_start_time", "netns_dev",
-    "netns_ino", "pidns_ino", "boot_id", "created_unix",   "socket"};
+// Version 1's fields, then what version 2 added.
+constexpr std::array<std::string_view, 12> kFields = {
+    "version",   "cluster_id", "pid",     "pid_start_time", "netns_dev",        "netns_ino",
+    "pidns_ino", "boot_id",    "created_unix", "socket",    "holder_pidfs_ino", "netns_cookie"};
+constexpr size_t kV1Fields = 10;
 
 const FlatJsonValue& member(const FlatJsonObject& obj, std::string_view key) {
   for (const auto& [k, v] : obj)
@@ -39,18 +41,30 @@ std::string string(const FlatJsonObject& obj, std::string_view key) {
   return v.string;
 }
 
+// An integer, or null where the holder's kernel had none.
+std::optional<uint64_t> optional_integer(const FlatJsonObject& obj, std::string_view key) {
+  const FlatJsonValue& v = member(obj, key);
+  if (v.kind == FlatJsonValue::Kind::null) return std::nullopt;
+  if (v.kind != FlatJsonValue::Kind::integer || v.integer == 0)
+    throw Error(Errc::invalid_argument, "field " + quote(key) + " is neither a non-zero integer nor null");
+  return v.integer;
+}
+
 HolderRecord parse_fields(const FlatJsonObject& obj) {
   // The version first: a record from a newer holder must say "unsupported
   // version", not complain about a field it added.
   uint64_t version = integer(obj, "version");
-  if (version != HolderRecord::kVersion)
+  if (version < 1 || version > HolderRecord::kVersion)
     throw Error(Errc::unsupported,
-                "record version " + std::to_string(version) + " is not supported (this build reads version " +
+                "record version " + std::to_string(version) + " is not supported (this build reads versions 1 to " +
                     std::to_string(HolderRecord::kVersion) + ")",
                 "run the same netns-holder and netns-exec release on this node");
+  // Strict per version: a version-1 record with a version-2 field is as
+  // malformed as one with a field nobody defined.
+  const size_t fields = version == 1 ? kV1Fields : kFields.size();
   for (const auto& [key, value] : obj) {
     bool known = false;
-    for (auto field : kFields) known = known || key == field;
+    for (size_t i = 0; i < fields; ++i) known = known || key == kFields[i];
     if (!known) throw Error(Errc::invalid_argument, "unknown field " + quote(key));
   }
   HolderRecord r;
@@ -73,6 +87,10 @@ HolderRecord parse_fields(const FlatJsonObject& obj) {
   } else if (sock.kind != FlatJsonValue::Kind::null) {
     throw Error(Errc::invalid_argument, "field \"socket\" is neither a string nor null");
   }
+  if (version >= 2) {
+    r.holder_pidfs_ino = optional_integer(obj, "holder_pidfs_ino");
+    r.netns_cookie = optional_integer(obj, "netns_cookie");
+  }
   return r;
 }
 
@@ -91,6 +109,12 @@ std::string serialize_record(const HolderRecord& r) {
       .add("created_unix", r.created_unix);
   if (r.socket) w.add("socket", *r.socket);
   else w.add_null("socket");
+  if (r.version >= 2) {
+    if (r.holder_pidfs_ino) w.add("holder_pidfs_ino", *r.holder_pidfs_ino);
+    else w.add_null("holder_pidfs_ino");
+    if (r.netns_cookie) w.add("netns_cookie", *r.netns_cookie);
+    else w.add_null("netns_cookie");
+  }
   return w.finish();
 }
 

@@ -275,12 +275,12 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   refused("unreadable file (the holder's link, as uid 65534)", {"run", "--netns", link}, {"EACCES"}, kNobody);
   {
     std::string future = record_text;
-    size_t at = future.find("\"version\": 1,");
+    size_t at = future.find("\"version\": 2,");
     ASSERT_NE(at, std::string::npos) << record_text;
-    future.replace(at, 13, "\"version\": 2,");
+    future.replace(at, 13, "\"version\": 3,");
     refused("record with a future version",
             {"run", "--netns", fake_holder_dir("future", holder_ns + "net", future)},
-            {"record version 2 is not supported"});
+            {"record version 3 is not supported"});
   }
   {
     netns::HolderRecord other = live_record();

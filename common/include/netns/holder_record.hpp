@@ -3,8 +3,9 @@
 // compares the namespace it got with this record, and the record's pid with
 // the live process (pid + start time), before it trusts either.
 //
-// Format (version 1), a flat JSON object; every field is required and no
-// other field is allowed. A new field means a new version.
+// Format, a flat JSON object; every field of its version is required and no
+// other field is allowed. A new field means a new version (DESIGN §14): this
+// build writes version 2 and reads 1 and 2.
 //   version         1
 //   cluster_id      the validated cluster ID
 //   pid             the holder's pid, as seen in the holder's pid namespace
@@ -15,6 +16,12 @@
 //   boot_id         /proc/sys/kernel/random/boot_id when published
 //   created_unix    publication time, seconds since the epoch
 //   socket          name of the <ID>.net.sock in the same directory, or null
+// Version 2 adds two identities the kernel never reuses within a boot
+// (kernel_ids.hpp), each null where the holder's kernel has none:
+//   holder_pidfs_ino  the pidfs inode of a pidfd for the holder (Linux 6.9+)
+//   netns_cookie      the holder's network namespace cookie (SO_NETNS_COOKIE,
+//                     Linux 5.14+; NS_GET_ID of its nsfs file gives the same)
+// A version-1 record has neither, and is checked without them.
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -28,7 +35,7 @@
 namespace netns {
 
 struct HolderRecord {
-  static constexpr uint64_t kVersion = 1;
+  static constexpr uint64_t kVersion = 2;  // written; versions 1..kVersion are read
 
   uint64_t version = kVersion;
   std::string cluster_id;
@@ -39,6 +46,8 @@ struct HolderRecord {
   std::string boot_id;
   uint64_t created_unix = 0;
   std::optional<std::string> socket;
+  std::optional<uint64_t> holder_pidfs_ino;  // version 2
+  std::optional<uint64_t> netns_cookie;      // version 2
 
   friend bool operator==(const HolderRecord&, const HolderRecord&) = default;
 };
