@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "environment.hpp"
 #include "log.hpp"
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
@@ -43,20 +44,11 @@ std::optional<std::string> net_path_of(std::string_view arg) {
 
 // ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`), so the one
 // trust opt-in a migration from Rook's record-less holders needs comes from
-// the plugin container's environment: NETNS_EXEC_IDENTITY=if-present is
-// `--identity if-present`. Unset or empty: the default, a record is required.
+// the plugin container's environment (environment.hpp).
 exec::ResolveOptions nsenter_resolve_options() {
   exec::ResolveOptions options;
   options.remember = false;  // one resolve per process
-  const char* identity = ::getenv("NETNS_EXEC_IDENTITY");
-  if (identity && *identity) {
-    try {
-      options.identity = exec::parse_identity_policy(identity);
-    } catch (Error& e) {
-      e.context("environment variable NETNS_EXEC_IDENTITY");
-      throw;
-    }
-  }
+  options.identity = identity_from_environment(options.identity);
   return options;
 }
 
