@@ -268,6 +268,18 @@ Finding file_owner(const char* check, const struct stat& st, std::string_view wh
               "remove it and restart the holder pod, or name the holder's uid with --trust-uid");
 }
 
+Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners) {
+  const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  if (owners.trusted(st.st_uid) && !writable)
+    return pass_with(kConfigTrusted, [&] { return cat({quote(shown), " owned by uid ", num(st.st_uid), ", mode ", mode_text(st.st_mode)}); });
+  std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
+                                               : std::string("is writable by group or others");
+  return fail(kConfigTrusted, Errc::untrusted,
+              cat({"ceph-csi config ", quote(shown), " ", why, " (mode ", mode_text(st.st_mode),
+                   "): whoever can write it chooses the namespace every command runs in"}),
+              "mount the ceph-csi-config ConfigMap there (root-owned, mode 0644), or chown root and chmod go-w it");
+}
+
 Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown) {
   if (cluster_id.empty() || r.cluster_id == cluster_id)
     return pass_with(kRecordCluster, [&] { return cat({"cluster ", quote(r.cluster_id)}); });

@@ -305,6 +305,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
           {"invalid cluster ID", "not allowed"});
   refused("config missing", {"run", "--cluster-id", kId, "--config", tmp / "absent.json"}, {"ENOENT", "absent.json"});
   write_file(tmp / "malformed.json", "[{\"clusterID\": \"ceph-a\",\n");
+  write_file(tmp / "foreign.json", netns::read_file(config));
+  ASSERT_EQ(::chown((tmp / "foreign.json").c_str(), kNobody, kNobody), 0);
+  refused("config owned by an unprivileged user", {"run", "--cluster-id", kId, "--config", tmp / "foreign.json"},
+          {"is owned by uid 65534", "foreign.json"});
+  write_file(tmp / "writable.json", netns::read_file(config), 0666);
+  ASSERT_EQ(::chmod((tmp / "writable.json").c_str(), 0666), 0);
+  refused("config writable by others", {"run", "--cluster-id", kId, "--config", tmp / "writable.json"},
+          {"is writable by group or others", "writable.json"});
   refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"}, {"parse", "malformed.json"});
   refused("cluster absent from the config", {"run", "--cluster-id", "ceph-z", "--config", config},
           {"cluster \"ceph-z\" is not in"});

@@ -56,6 +56,7 @@ inline constexpr const char* kHolderUnique = "holder is the record's process";
 inline constexpr const char* kNamespaceCookie = "namespace ID matches";
 inline constexpr const char* kLockHeld = "lock held by the holder";
 inline constexpr const char* kSocketSender = "sender is the holder";
+inline constexpr const char* kConfigTrusted = "config file trusted";
 
 Finding pass(const char* check, std::string detail);
 
@@ -114,6 +115,12 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
 // `st` (a link's lstat, a record's, a lock's, a socket's) belongs to a trusted uid.
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners);
+
+// ceph-csi's config file (`st`, the fstat of what was opened, after every
+// symlink of a ConfigMap mount): owned by a trusted uid and not writable by
+// group or others. Its paths decide where root's commands run, the host's
+// namespace included; a file anyone else can write is not a source for them.
+Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners);
 
 // --- the holder record ----------------------------------------------------
 
