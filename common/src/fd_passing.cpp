@@ -92,12 +92,27 @@ void send_fd(int sock, const FdHeader& header, int fd) {
     throw Error(Errc::protocol, "sendmsg: short write to holder socket peer");
 }
 
+// The uapi values, for headers older than the kernel (SCM_PIDFD is SO_PASSPIDFD).
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
+void request_sender_identity(int sock) noexcept {
+  int on = 1;
+  (void)::setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+  (void)::setsockopt(sock, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof on);  // ENOPROTOOPT before 6.5
+}
+
 ReceivedFd receive_fd(int sock, std::string_view shown) {
   char buf[FdHeader::kSize + 1];  // one spare byte tells an oversized record
   iovec iov{buf, sizeof buf};
   // Room for a few descriptors, so that a peer sending several cannot make us
   // lose track of (and leak) the extras.
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
+  // And for the sender's credentials and pidfd, when asked for.
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8) + CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(int))];
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -110,8 +125,25 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
   if (n < 0) throw Error::sys("recvmsg", shown, errno, "is the netns-holder behind this socket alive?");
 
   std::vector<UniqueFd> fds;
+  Sender sender;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    if (c->cmsg_level != SOL_SOCKET) continue;
+    if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+      ucred cred{};
+      std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+      sender.known = true;
+      sender.pid = cred.pid;
+      sender.uid = cred.uid;
+      sender.gid = cred.gid;
+      continue;
+    }
+    if (c->cmsg_type == SCM_PIDFD && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+      sender.pidfd = UniqueFd(fd);  // a negative value (the sender is gone) stays empty
+      continue;
+    }
+    if (c->cmsg_type != SCM_RIGHTS) continue;
     size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (size_t i = 0; i < count; ++i) {
       int fd;
@@ -127,7 +159,7 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
     FdHeader header = decode_fd_header(std::string_view(buf, static_cast<size_t>(n)));
     if (fds.size() != 1)
       throw protocol_error(std::to_string(fds.size()) + " descriptors instead of 1");
-    return ReceivedFd{std::move(header), std::move(fds.front())};
+    return ReceivedFd{std::move(header), std::move(fds.front()), std::move(sender)};
   } catch (Error& e) {
     // A newer header version is named with its socket too: the operator must
     // know which holder runs the newer release.

@@ -15,11 +15,13 @@ namespace netns {
 
 namespace {
 
-constexpr std::array<std::string_view, 10> kFields = {
-    "version", "cluster_id", "pid",      "pid_start_time", "netns_dev",
-    "netns_ino", "pidns_ino", "boot_id", "created_unix",   "socket"};
-// Added by version 2, optional there (a version-2 reader must not depend on
-// it: a fence tool that finds none says so).
+// Version 1's fields, then what version 2 added.
+constexpr std::array<std::string_view, 12> kFields = {
+    "version",   "cluster_id", "pid",     "pid_start_time", "netns_dev",        "netns_ino",
+    "pidns_ino", "boot_id",    "created_unix", "socket",    "holder_pidfs_ino", "netns_cookie"};
+constexpr size_t kV1Fields = 10;
+// Added by version 2 and optional there (a version-2 reader must not depend
+// on it: a fence tool that finds none says so).
 constexpr std::string_view kClientAddresses = "client_addresses";
 
 const FlatJsonValue& member(const FlatJsonObject& obj, std::string_view key) {
@@ -42,6 +44,15 @@ std::string string(const FlatJsonObject& obj, std::string_view key) {
   return v.string;
 }
 
+// An integer, or null where the holder's kernel had none.
+std::optional<uint64_t> optional_integer(const FlatJsonObject& obj, std::string_view key) {
+  const FlatJsonValue& v = member(obj, key);
+  if (v.kind == FlatJsonValue::Kind::null) return std::nullopt;
+  if (v.kind != FlatJsonValue::Kind::integer || v.integer == 0)
+    throw Error(Errc::invalid_argument, "field " + quote(key) + " is neither a non-zero integer nor null");
+  return v.integer;
+}
+
 HolderRecord parse_fields(const FlatJsonObject& obj) {
   // The version first: a record from a newer holder must say "unsupported
   // version", not complain about a field it added.
@@ -52,9 +63,12 @@ HolderRecord parse_fields(const FlatJsonObject& obj) {
                     std::to_string(HolderRecord::kOldestRead) + " to " +
                     std::to_string(HolderRecord::kVersion) + ")",
                 "run the same netns-holder and netns-exec release on this node");
+  // Strict per version: a version-1 record with a version-2 field is as
+  // malformed as one with a field nobody defined.
+  const size_t fields = version == 1 ? kV1Fields : kFields.size();
   for (const auto& [key, value] : obj) {
     bool known = false;
-    for (auto field : kFields) known = known || key == field;
+    for (size_t i = 0; i < fields; ++i) known = known || key == kFields[i];
     known = known || (version >= 2 && key == kClientAddresses);
     if (!known) throw Error(Errc::invalid_argument, "unknown field " + quote(key));
   }
@@ -78,6 +92,10 @@ HolderRecord parse_fields(const FlatJsonObject& obj) {
   } else if (sock.kind != FlatJsonValue::Kind::null) {
     throw Error(Errc::invalid_argument, "field \"socket\" is neither a string nor null");
   }
+  if (version >= 2) {
+    r.holder_pidfs_ino = optional_integer(obj, "holder_pidfs_ino");
+    r.netns_cookie = optional_integer(obj, "netns_cookie");
+  }
   for (const auto& [key, value] : obj)
     if (key == kClientAddresses) r.client_addresses = parse_client_addresses(string(obj, key));
   return r;
@@ -98,6 +116,12 @@ std::string serialize_record(const HolderRecord& r) {
       .add("created_unix", r.created_unix);
   if (r.socket) w.add("socket", *r.socket);
   else w.add_null("socket");
+  if (r.version >= 2) {
+    if (r.holder_pidfs_ino) w.add("holder_pidfs_ino", *r.holder_pidfs_ino);
+    else w.add_null("holder_pidfs_ino");
+    if (r.netns_cookie) w.add("netns_cookie", *r.netns_cookie);
+    else w.add_null("netns_cookie");
+  }
   if (r.client_addresses) w.add(kClientAddresses, format_client_addresses(*r.client_addresses));
   return w.finish();
 }

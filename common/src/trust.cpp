@@ -14,7 +14,10 @@
 #include <initializer_list>
 #include <optional>
 
+#include <sys/sysmacros.h>
+
 #include "netns/fd.hpp"
+#include "netns/kernel_ids.hpp"
 #include "netns/proc.hpp"
 
 // PIDFD_GET_NET_NAMESPACE (Linux 6.11): the pidfd's process's network
@@ -265,6 +268,18 @@ Finding file_owner(const char* check, const struct stat& st, std::string_view wh
               "remove it and restart the holder pod, or name the holder's uid with --trust-uid");
 }
 
+Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners) {
+  const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  if (owners.trusted(st.st_uid) && !writable)
+    return pass_with(kConfigTrusted, [&] { return cat({quote(shown), " owned by uid ", num(st.st_uid), ", mode ", mode_text(st.st_mode)}); });
+  std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
+                                               : std::string("is writable by group or others");
+  return fail(kConfigTrusted, Errc::untrusted,
+              cat({"ceph-csi config ", quote(shown), " ", why, " (mode ", mode_text(st.st_mode),
+                   "): whoever can write it chooses the namespace every command runs in"}),
+              "mount the ceph-csi-config ConfigMap there (root-owned, mode 0644), or chown root and chmod go-w it");
+}
+
 Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown) {
   if (cluster_id.empty() || r.cluster_id == cluster_id)
     return pass_with(kRecordCluster, [&] { return cat({"cluster ", quote(r.cluster_id)}); });
@@ -358,6 +373,112 @@ Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::str
   return pass_with(kIdentity, [&] { return cat({"record, link and live holder all name ", ns_text(opened)}); });
 }
 
+namespace {
+Finding unknown(const char* check, std::string detail) {
+  Finding f = pass(check, std::move(detail));
+  f.known = false;
+  return f;
+}
+constexpr const char* kV1Record = "not checked: a version-1 record names no ";
+}  // namespace
+
+Finding holder_is_recorded_process(const HolderRecord& r, int pidfd, std::string_view shown) {
+  if (!r.holder_pidfs_ino)
+    return unknown(kHolderUnique, r.version < 2 ? cat({kV1Record, "pidfs inode"})
+                                                : std::string("not checked: the holder's kernel had no pidfs"));
+  std::optional<uint64_t> live = pidfd >= 0 ? pidfs_inode(pidfd) : std::nullopt;
+  if (!live) return unknown(kHolderUnique, "not checked: this kernel gives no pidfd on pidfs (Linux 6.9+)");
+  if (*live == *r.holder_pidfs_ino)
+    return pass_with(kHolderUnique, [&] { return cat({"pid ", num(r.pid), ", pidfs inode ", num(*live)}); });
+  return fail(kHolderUnique, Errc::stale_holder,
+              cat({record_prefix(shown), "pid ", num(r.pid), " is not the process that wrote the record (pidfs inode ",
+                   num(*live), ", the record says ", num(*r.holder_pidfs_ino),
+                   "): the holder exited and another process took its pid and start time"}),
+              kRestartHint);
+}
+
+Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown) {
+  if (!r.netns_cookie)
+    return unknown(kNamespaceCookie, r.version < 2 ? cat({kV1Record, "namespace cookie"})
+                                                   : std::string("not checked: the holder's kernel had no netns cookie"));
+  std::optional<uint64_t> opened = namespace_cookie_of_fd(nsfd);
+  if (!opened) return unknown(kNamespaceCookie, "not checked: this kernel has no NS_GET_ID (Linux 6.18+)");
+  if (*opened == *r.netns_cookie)
+    return pass_with(kNamespaceCookie, [&] { return cat({"namespace cookie ", num(*opened)}); });
+  return fail(kNamespaceCookie, Errc::identity_mismatch,
+              cat({record_prefix(shown), "the namespace opened has cookie ", num(*opened), ", the record names cookie ",
+                   num(*r.netns_cookie), ": it is another namespace that got the same inode number"}),
+              "a stale link or record: restart the holder pod so it republishes both");
+}
+
+namespace {
+// The pids of the FLOCK entries of /proc/locks on (dev, ino), as this
+// process's /proc shows them ("1: FLOCK  ADVISORY  WRITE 1234 00:1a:5678 0 EOF";
+// waiters, "1: -> FLOCK ...", hold nothing and are skipped).
+std::vector<uint64_t> flock_holders(const std::string& table, dev_t dev, ino_t ino) {
+  // "%02x:%02x:%lu" of the device's major, minor and the inode, by hand
+  // (no printf in the static holder).
+  auto hex2 = [](unsigned v) {
+    std::string h;
+    do {
+      h.insert(h.begin(), "0123456789abcdef"[v & 15]);
+      v >>= 4;
+    } while (v != 0);
+    if (h.size() < 2) h.insert(h.begin(), '0');
+    return h;
+  };
+  const std::string key = cat({hex2(major(dev)), ":", hex2(minor(dev)), ":", num(ino)});
+  std::vector<uint64_t> pids;
+  size_t at = 0;
+  while (at < table.size()) {
+    size_t end = table.find('\n', at);
+    if (end == std::string::npos) end = table.size();
+    std::string_view line(table.data() + at, end - at);
+    at = end + 1;
+    // Fields after "N:": type, advisory, access, pid, dev:ino, start, end.
+    std::vector<std::string_view> fields;
+    for (size_t i = 0; i < line.size();) {
+      while (i < line.size() && line[i] == ' ') ++i;
+      size_t j = i;
+      while (j < line.size() && line[j] != ' ') ++j;
+      if (j > i) fields.push_back(line.substr(i, j - i));
+      i = j;
+    }
+    if (fields.size() < 6 || fields[1] != "FLOCK" || fields[5] != key) continue;
+    uint64_t pid = 0;
+    for (char c : fields[4]) pid = c >= '0' && c <= '9' ? pid * 10 + static_cast<uint64_t>(c - '0') : pid;
+    pids.push_back(pid);
+  }
+  return pids;
+}
+}  // namespace
+
+Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st, std::string_view lock_shown) {
+  if (r.pidns_ino != our_pidns_ino())
+    return unknown(kLockHeld, "not checked: the holder runs in another pid namespace, whose locks /proc/locks "
+                              "does not show us");
+  // netns-holder takes the lock before it writes anything and never deletes
+  // it, and only root can remove it from a trusted directory: a record with no
+  // lock beside it was not put there by netns-holder, and there is no lock to
+  // compare (the other identity checks stand).
+  if (!lock_st) return unknown(kLockHeld, cat({"not checked: no ", quote(lock_shown), " next to the record"}));
+  std::string table;
+  try {
+    table = read_file("/proc/locks", 16 << 20);
+  } catch (const Error& e) {
+    return unknown(kLockHeld, cat({"not checked: ", e.message()}));
+  }
+  std::vector<uint64_t> pids = flock_holders(table, lock_st->st_dev, lock_st->st_ino);
+  for (uint64_t pid : pids)
+    if (pid == static_cast<uint64_t>(r.pid))
+      return pass_with(kLockHeld, [&] { return cat({quote(lock_shown), " held by pid ", num(pid)}); });
+  std::string who = pids.empty() ? std::string("nobody") : cat({"pid ", num(pids.front())});
+  return fail(kLockHeld, Errc::stale_holder,
+              cat({"lock ", quote(lock_shown), " is held by ", who, ", not by the record's holder pid ", num(r.pid),
+                   ": the holder that wrote the record is gone and pid ", num(r.pid), " is another process"}),
+              kRestartHint);
+}
+
 Finding holder_still_alive(const HolderRecord& r, int pidfd) {
   bool alive;
   if (pidfd >= 0) {
@@ -394,6 +515,38 @@ Finding socket_server(int sock, std::string_view shown, const Owners& owners, co
                      ", but the holder record next to it names pid ", num(record->pid)}),
                 "another process serves the holder's socket: restart the holder pod");
   return pass_with(kSocketServer, [&] { return cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)}); });
+}
+
+Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners, const HolderRecord* record) {
+  if (!sender.known)
+    return fail(kSocketSender, Errc::protocol,
+                cat({"the namespace from ", quote(shown), " came without its sender's credentials (SCM_CREDENTIALS)"}),
+                "is the socket a netns-holder's?");
+  const std::string who = cat({"uid ", num(sender.uid), ", pid ", num(static_cast<uint64_t>(sender.pid))});
+  if (!owners.trusted(sender.uid))
+    return fail(kSocketSender, Errc::untrusted,
+                cat({"the process that sent the namespace over ", quote(shown), " runs as ", who, ", not ",
+                     owners.text(), ": whoever listens, only a holder this node trusts may answer"}),
+                "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
+  if (!record) return pass_with(kSocketSender, [&] { return cat({who, " (no record to compare)"}); });
+  std::optional<uint64_t> inode = sender.pidfd ? pidfs_inode(sender.pidfd.get()) : std::nullopt;
+  if (inode && record->holder_pidfs_ino) {
+    if (*inode == *record->holder_pidfs_ino)
+      return pass_with(kSocketSender, [&] { return cat({who, ", pidfs inode ", num(*inode), " as in the record"}); });
+    return fail(kSocketSender, Errc::identity_mismatch,
+                cat({"the process that sent the namespace over ", quote(shown), " (", who, ", pidfs inode ", num(*inode),
+                     ") is not the record's holder (pidfs inode ", num(*record->holder_pidfs_ino), ")"}),
+                "another process answers on the holder's socket: restart the holder pod");
+  }
+  if (record->pidns_ino != our_pidns_ino() || sender.pid <= 0)
+    return unknown(kSocketSender, cat({who, ": not compared with the record (the holder is in another pid namespace, "
+                                       "and no pidfs inode came with the message)"}));
+  if (sender.pid == record->pid)
+    return pass_with(kSocketSender, [&] { return cat({who, ", the record's holder pid"}); });
+  return fail(kSocketSender, Errc::identity_mismatch,
+              cat({"the process that sent the namespace over ", quote(shown), " is pid ", num(static_cast<uint64_t>(sender.pid)),
+                   ", but the holder record next to it names pid ", num(static_cast<uint64_t>(record->pid))}),
+              "another process answers on the holder's socket: restart the holder pod");
 }
 
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "environment.hpp"
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
@@ -168,18 +169,8 @@ exec::ResolveOptions in_place_resolve_options() {
   options.remember = false;  // one resolve per process
   // ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`, `rbd ...`),
   // so the one trust opt-in a migration from Rook's record-less holders
-  // needs comes from the plugin container's environment:
-  // NETNS_EXEC_IDENTITY=if-present is `--identity if-present`. Unset or
-  // empty: the default, a record is required.
-  const char* identity = ::getenv("NETNS_EXEC_IDENTITY");
-  if (identity && *identity) {
-    try {
-      options.identity = exec::parse_identity_policy(identity);
-    } catch (Error& e) {
-      e.context("environment variable NETNS_EXEC_IDENTITY");
-      throw;
-    }
-  }
+  // needs comes from the plugin container's environment (environment.hpp).
+  options.identity = identity_from_environment(options.identity);
   const char* wait = ::getenv("NETNS_EXEC_WAIT_HOLDER");
   if (wait && *wait) options.wait_holder = parse_duration(wait, "NETNS_EXEC_WAIT_HOLDER");
   return options;

@@ -69,6 +69,7 @@ void check_socket(int dirfd, const std::string& cluster_id, const std::string& n
   if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw Error::sys("stat", shown, errno);
   require(trust::file_owner(trust::kSocketOwner, st, "holder socket", shown, owners));
   UniqueFd sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  request_sender_identity(sock.get());
   // An exec probe must not hang on a wedged holder; kubelet's timeout is the
   // backstop, this is the friendlier message.
   timeval limit{5, 0};
@@ -77,6 +78,7 @@ void check_socket(int dirfd, const std::string& cluster_id, const std::string& n
     throw Error::sys("connect", shown, err, "is the holder's socket loop alive?");
   require(trust::socket_server(sock.get(), shown, owners, &record));
   ReceivedFd got = receive_fd(sock.get(), shown);
+  require(trust::socket_sender(got.sender, shown, owners, &record));
   NsId handed;
   require(trust::network_namespace(got.fd.get(), shown, &handed));
   require(trust::header_matches(got.header, handed, cluster_id, shown));
@@ -115,6 +117,10 @@ std::string run_check(const Options& o) {
     require(trust::record_for_cluster(*record, o.cluster_id, shown(names.record)));
     require(trust::record_this_boot(*record, shown(names.record)));
     require_probe_ns(record->netns, probe, quote(shown(names.record)) + " describes");
+    {
+      UniqueFd own = open_fd("/proc/thread-self/ns/net", O_RDONLY);
+      require(trust::namespace_cookie_matches(*record, own.get(), shown(names.record)));
+    }
     check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
     if (record->socket)
       check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe, *record, owners);
@@ -128,6 +134,7 @@ std::string run_check(const Options& o) {
       UniqueFd pidfd;
       require(trust::holder_alive(*record, shown(names.record), &pidfd));
       require(trust::identity_matches(*record, probe, pidfd ? pidfd.get() : -1, shown(names.record)));
+      require(trust::holder_is_recorded_process(*record, pidfd ? pidfd.get() : -1, shown(names.record)));
       alive = "holder pid " + std::to_string(record->pid) + " is alive";
     } else {
       alive = "the probe is in another pid namespace (" + ns_text(current_pidns_id(), "pid") + ") than the holder (" +

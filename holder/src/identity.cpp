@@ -6,6 +6,7 @@
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/kernel_ids.hpp"
 #include "netns/proc.hpp"
 
 namespace netns::holder {
@@ -20,6 +21,15 @@ Identity own_identity() {
   }
   self.netns = current_netns_id();
   self.pidns_ino = current_pidns_id().ino;
+  // Read once, at start-up, from our own process and namespace: a reader
+  // compares them with what its pidfd and namespace descriptor say.
+  try {
+    UniqueFd pidfd = make_pidfd(self.pid);
+    self.pidfs_ino = pidfs_inode(pidfd.get());
+  } catch (const Error&) {
+    // No pidfd_open (ENOSYS): there is no pidfs either.
+  }
+  self.netns_cookie = own_netns_cookie();
   return self;
 }
 
@@ -48,6 +58,8 @@ HolderRecord make_record(const Identity& self, const std::string& cluster_id,
   r.boot_id = read_boot_id();
   r.created_unix = static_cast<uint64_t>(::time(nullptr));
   r.socket = socket_name;
+  r.holder_pidfs_ino = self.pidfs_ino;
+  r.netns_cookie = self.netns_cookie;
   return r;
 }
 

@@ -17,6 +17,9 @@ struct Identity {
   uint64_t pid_start_time = 0;  // field 22 of /proc/self/stat
   NsId netns;
   uint64_t pidns_ino = 0;
+  // Never reused within a boot; nullopt where the kernel has none (kernel_ids.hpp).
+  std::optional<uint64_t> pidfs_ino;
+  std::optional<uint64_t> netns_cookie;
 };
 
 // Reads /proc/self (never /proc/<pid>: when /proc belongs to another pid

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include "holder_helpers.hpp"
 #include "netns/fd.hpp"
 #include "netns/holder_record.hpp"
+#include "netns/kernel_ids.hpp"
 #include "netns/proc.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/netns_exec.h"
@@ -303,6 +305,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
           {"invalid cluster ID", "not allowed"});
   refused("config missing", {"run", "--cluster-id", kId, "--config", tmp / "absent.json"}, {"ENOENT", "absent.json"});
   write_file(tmp / "malformed.json", "[{\"clusterID\": \"ceph-a\",\n");
+  write_file(tmp / "foreign.json", netns::read_file(config));
+  ASSERT_EQ(::chown((tmp / "foreign.json").c_str(), kNobody, kNobody), 0);
+  refused("config owned by an unprivileged user", {"run", "--cluster-id", kId, "--config", tmp / "foreign.json"},
+          {"is owned by uid 65534", "foreign.json"});
+  write_file(tmp / "writable.json", netns::read_file(config), 0666);
+  ASSERT_EQ(::chmod((tmp / "writable.json").c_str(), 0666), 0);
+  refused("config writable by others", {"run", "--cluster-id", kId, "--config", tmp / "writable.json"},
+          {"is writable by group or others", "writable.json"});
   refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"}, {"parse", "malformed.json"});
   refused("cluster absent from the config", {"run", "--cluster-id", "ceph-z", "--config", config},
           {"cluster \"ceph-z\" is not in"});
@@ -429,6 +439,41 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
             {"is now in"});
   }
 
+  // --- identities the kernel never reuses --------------------------------------
+  // What a pid, its start tick and a namespace inode cannot tell apart: each
+  // row keeps every reusable field of the record matching the live holder and
+  // changes only the never-reused one, as a holder that died and a process
+  // that took its pid in the same tick (in a namespace that got the freed
+  // inode) would leave it. Each applies only where this kernel has the
+  // identity; test/privileged/trust_identity_test.cpp reproduces the
+  // impostor itself.
+  if (live_record().holder_pidfs_ino) {
+    netns::HolderRecord forged = live_record();
+    numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino), "<holder-pidfs-ino>");
+    forged.holder_pidfs_ino = *forged.holder_pidfs_ino + 1;
+    numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino), "<dead-holder-pidfs-ino>");
+    refused("record's pid and start tick taken by another process (pidfs inode differs)",
+            {"run", "--netns", fake_holder_dir("pidfs", holder_ns + "net", netns::serialize_record(forged))},
+            {"is not the process that wrote the record", "pidfs inode"});
+  }
+  if (live_record().netns_cookie &&
+      netns::namespace_cookie_of_fd(netns::open_fd(holder_ns + "net", O_RDONLY).get())) {
+    netns::HolderRecord forged = live_record();
+    numbers.emplace_back(std::to_string(*forged.netns_cookie), "<holder-netns-cookie>");
+    forged.netns_cookie = *forged.netns_cookie + 1000000;
+    numbers.emplace_back(std::to_string(*forged.netns_cookie), "<dead-netns-cookie>");
+    refused("namespace with the record's inode number but another cookie (inode reused)",
+            {"run", "--netns", fake_holder_dir("cookie", holder_ns + "net", netns::serialize_record(forged))},
+            {"another namespace that got the same inode number"});
+  }
+  {
+    // The live holder's own record, beside a <ID>.lock that nobody holds.
+    std::string link_path = fake_holder_dir("unlocked", holder_ns + "net", record_text);
+    write_file(tmp / "unlocked/ceph-a.lock", std::to_string(holder->pid()) + "\n");
+    refused("record's holder does not hold the <ID>.lock", {"run", "--netns", link_path},
+            {"is held by nobody", "not by the record's holder"});
+  }
+
   // --- sockets: who serves, what is sent ---------------------------------------
   {
     // A server that hands out the holder's own namespace with a well-formed
@@ -457,6 +502,74 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     numbers.emplace_back(std::to_string(::getpid()), "<test-pid>");
     refused("socket served by a non-root uid", {"run", "--socket", path}, {"runs as uid 65534", "not root"});
     server.join();
+  }
+  {
+    // Root called listen() (SO_PEERCRED says root) and handed the socket on:
+    // an unprivileged process answers with a namespace of its choosing under
+    // the holder's cluster ID. Here a thread of this process that drops to
+    // uid 65534 (real and effective, which the credentials the kernel
+    // attaches to a message carry) for the send.
+    make_dir(tmp / "handed");
+    std::string path = tmp / "handed/ceph-a.net.sock";
+    netns::UniqueFd listener = bind_socket(path, true);
+    netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
+    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(other_fd.get(), "other")};
+    std::thread server([&] {
+      pollfd pfd{listener.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) != 1) return;
+      netns::UniqueFd conn = netns::accept_fd(listener.get());
+      if (::syscall(SYS_setresuid, kNobody, kNobody, 0) != 0) return;
+      try {
+        netns::send_fd(conn.get(), header, other_fd.get());
+      } catch (const netns::Error&) {
+      }
+      (void)::syscall(SYS_setresuid, 0, 0, 0);
+    });
+    refused("socket listened on by root, answered by uid 65534",
+            {"run", "--socket", path}, {"sent the namespace", "runs as uid 65534"});
+    server.join();
+  }
+  {
+    // The holder listens (SO_PEERCRED names it) and a forked process, root
+    // as well, answers: the sender is compared with the record's holder,
+    // not only with root. The "holder" is this test process, with a record
+    // of its own; the answer is the real holder's namespace with a correct
+    // header, so nothing but the sender is wrong.
+    make_dir(tmp / "forked");
+    std::string path = tmp / "forked/ceph-a.net.sock";
+    netns::HolderRecord self = live_record();
+    self.pid = ::getpid();
+    self.pid_start_time = netns::pid_start_time(self.pid).value_or(0);
+    netns::UniqueFd self_pidfd = netns::make_pidfd(self.pid);
+    self.holder_pidfs_ino = netns::pidfs_inode(self_pidfd.get());
+    numbers.emplace_back(std::to_string(self.pid_start_time), "<test-start-time>");
+    if (self.holder_pidfs_ino) numbers.emplace_back(std::to_string(*self.holder_pidfs_ino), "<test-pidfs-ino>");
+    write_file(tmp / "forked/ceph-a.holder.json", netns::serialize_record(self));
+    netns::UniqueFd listener = bind_socket(path, true);
+    netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
+    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(holder_fd.get(), "holder")};
+    pid_t answerer = ::fork();
+    ASSERT_GE(answerer, 0);
+    if (answerer == 0) {
+      pollfd pfd{listener.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 10000) == 1) {
+        try {
+          netns::UniqueFd conn = netns::accept_fd(listener.get());
+          netns::send_fd(conn.get(), header, holder_fd.get());
+        } catch (...) {
+        }
+      }
+      ::_exit(0);
+    }
+    numbers.emplace_back(std::to_string(answerer), "<answerer-pid>");
+    {
+      netns::UniqueFd answerer_pidfd = netns::make_pidfd(answerer);
+      if (auto ino = netns::pidfs_inode(answerer_pidfd.get()))
+        numbers.emplace_back(std::to_string(*ino), "<answerer-pidfs-ino>");
+    }
+    refused("socket listened on by the record's holder, answered by another root process",
+            {"run", "--socket", path}, {"sent the namespace"});
+    ASSERT_EQ(::waitpid(answerer, nullptr, 0), answerer);
   }
   {
     // A root server whose header announces the holder's namespace but whose

@@ -16,6 +16,8 @@ netns::HolderRecord sample() {
   r.boot_id = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
   r.created_unix = 1764400000;
   r.socket = "ceph-a.net.sock";
+  r.holder_pidfs_ino = 17010;
+  r.netns_cookie = 4097;
   return r;
 }
 
@@ -45,6 +47,25 @@ TEST(HolderRecord, RoundTrips) {
   std::string text = netns::serialize_record(r);
   EXPECT_NE(text.find("\"socket\": null"), std::string::npos) << text;
   EXPECT_EQ(netns::parse_record(text, "x"), r);
+  // Version 2's identities are null where the holder's kernel had none.
+  r.holder_pidfs_ino.reset();
+  r.netns_cookie.reset();
+  text = netns::serialize_record(r);
+  EXPECT_NE(text.find("\"holder_pidfs_ino\": null"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"netns_cookie\": null"), std::string::npos) << text;
+  EXPECT_EQ(netns::parse_record(text, "x"), r);
+}
+
+TEST(HolderRecord, VersionTwoRequiresItsIdentities) {
+  std::string good = netns::serialize_record(sample());
+  EXPECT_NE(good.find("\"version\": 2"), std::string::npos) << good;
+  std::string msg;
+  EXPECT_EQ(parse_error(replace(good, ",\n  \"netns_cookie\": 4097", ""), &msg), netns::Errc::invalid_argument);
+  EXPECT_NE(msg.find("\"netns_cookie\" is missing"), std::string::npos) << msg;
+  EXPECT_EQ(parse_error(replace(good, "\"holder_pidfs_ino\": 17010", "\"holder_pidfs_ino\": 0")),
+            netns::Errc::invalid_argument);
+  EXPECT_EQ(parse_error(replace(good, "\"netns_cookie\": 4097", "\"netns_cookie\": \"4097\"")),
+            netns::Errc::invalid_argument);
 }
 
 TEST(HolderRecord, RejectsAFutureVersionByName) {

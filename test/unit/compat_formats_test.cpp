@@ -103,15 +103,50 @@ TEST(compat, ReceivesTheV1FdHeaderWithItsDescriptor) {
 // does not know) is refused by its version: the message names the file and
 // the version found, and the hint says what to do.
 TEST(compat, RefusesANewerRecordVersionClearly) {
-  std::string v2 = replaced(fixture("ceph-a.holder.json"), "\"version\": 1", "\"version\": 3");
-  v2 = replaced(v2, "\"socket\"", "\"netns_cookie\": 12345, \"socket\"");
+  std::string v3 = replaced(fixture("ceph-a.holder.json"), "\"version\": 1", "\"version\": 3");
+  v3 = replaced(v3, "\"socket\"", "\"netns_id_v3\": 12345, \"socket\"");
   const std::string shown = "/var/lib/kubelet/plugins/rbd.csi.ceph.com/ceph-a.holder.json";
-  netns::Error e = refusal(v2, shown);
+  netns::Error e = refusal(v3, shown);
   EXPECT_EQ(e.code(), netns::Errc::unsupported) << e.describe();
   EXPECT_NE(e.message().find(shown), std::string::npos) << e.describe();
   EXPECT_NE(e.message().find("version 3"), std::string::npos) << e.describe();
   EXPECT_NE(e.message().find("reads versions 1 to 2"), std::string::npos) << e.describe();
   EXPECT_NE(e.hint().find("netns-exec"), std::string::npos) << e.describe();
+}
+
+// The records a version-2 holder wrote, with the identities it added.
+TEST(compat, ReadsTheV2Records) {
+  const std::string v2 = NETNS_SOURCE_DIR "/test/fixtures/compat/v2";
+  netns::UniqueFd dir = netns::open_fd(v2, O_PATH | O_DIRECTORY);
+  auto a = netns::read_record_at(dir.get(), "ceph-a.holder.json", v2 + "/ceph-a.holder.json");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->version, 2u);
+  EXPECT_EQ(a->cluster_id, "ceph-a");
+  EXPECT_EQ(a->socket, std::optional<std::string>("ceph-a.net.sock"));
+  EXPECT_TRUE(a->holder_pidfs_ino.has_value());
+  EXPECT_TRUE(a->netns_cookie.has_value());
+  auto b = netns::read_record_at(dir.get(), "ceph-b.holder.json", v2 + "/ceph-b.holder.json");
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->cluster_id, "ceph-b");
+  EXPECT_EQ(b->socket, std::nullopt);
+  EXPECT_EQ(b->pid, 24825);
+  EXPECT_EQ(b->holder_pidfs_ino, std::optional<uint64_t>(57270));
+  EXPECT_EQ(b->netns_cookie, std::optional<uint64_t>(4145));
+  // And this release writes them back byte for byte.
+  EXPECT_EQ(netns::serialize_record(*b), netns::read_file(v2 + "/ceph-b.holder.json"));
+}
+
+// A version-1 record is read as it was written, with no version-2 identity,
+// and a version-1 record carrying a version-2 field is malformed, not read as
+// a version 2.
+TEST(compat, VersionOneRecordsHaveNoNeverReusedIdentities) {
+  netns::HolderRecord r = read_v1_record("ceph-a.holder.json");
+  EXPECT_FALSE(r.holder_pidfs_ino.has_value());
+  EXPECT_FALSE(r.netns_cookie.has_value());
+  std::string mixed = replaced(fixture("ceph-a.holder.json"), "\"socket\"", "\"netns_cookie\": 7, \"socket\"");
+  netns::Error e = refusal(mixed, "x.holder.json");
+  EXPECT_EQ(e.code(), netns::Errc::invalid_argument) << e.describe();
+  EXPECT_NE(e.message().find("unknown field \"netns_cookie\""), std::string::npos) << e.describe();
 }
 
 TEST(compat, RefusesANewerFdHeaderVersionClearly) {

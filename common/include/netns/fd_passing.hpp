@@ -12,6 +12,8 @@
 //   8  netns_dev u64
 //  16  netns_ino u64
 //  24  cluster_id[64], id_len bytes, the rest zero
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -42,10 +44,28 @@ FdHeader decode_fd_header(std::string_view bytes);
 // reads cannot stall the sender.
 void send_fd(int sock, const FdHeader& header, int fd);
 
+// Who sent a message, as the kernel attaches it to each one for a receiver
+// that asked (request_sender_identity): not the process that called
+// listen() (SO_PEERCRED), which can hand its socket to anyone, but the one
+// that called sendmsg.
+struct Sender {
+  bool known = false;  // SCM_CREDENTIALS arrived
+  pid_t pid = 0;       // in our pid namespace; 0 when the sender is not visible in it
+  uid_t uid = 0;
+  gid_t gid = 0;
+  UniqueFd pidfd;      // SCM_PIDFD (Linux 6.5+), for the same process
+};
+
 struct ReceivedFd {
   FdHeader header;
   UniqueFd fd;
+  Sender sender;
 };
+// SO_PASSCRED, and SO_PASSPIDFD where the kernel has it, on a socket not yet
+// connected: every message then carries its sender's credentials (and a
+// pidfd for it). Set before connect, so the holder's one message cannot
+// arrive before it.
+void request_sender_identity(int sock) noexcept;
 // One recvmsg with MSG_CMSG_CLOEXEC. Every descriptor that arrives is owned
 // (closed on error); exactly one is required. `shown` names the socket path.
 ReceivedFd receive_fd(int sock, std::string_view shown);

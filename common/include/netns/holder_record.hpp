@@ -3,10 +3,10 @@
 // compares the namespace it got with this record, and the record's pid with
 // the live process (pid + start time), before it trusts either.
 //
-// Format, a flat JSON object. Version 1: every field below except
-// client_addresses is required and no other field is allowed. Version 2 (this
-// release writes it) adds client_addresses, optional for readers; a reader
-// reads both and refuses a newer one (DESIGN §14).
+// Format, a flat JSON object; every field of its version is required and no
+// other field is allowed, except client_addresses, optional in version 2. A
+// new field means a new version (DESIGN §14): this build writes version 2 and
+// reads 1 and 2.
 //   version         1
 //   cluster_id      the validated cluster ID
 //   pid             the holder's pid, as seen in the holder's pid namespace
@@ -20,6 +20,12 @@
 //   client_addresses  (version 2) the namespace's addresses a kernel Ceph
 //                   client can be seen from, format_client_addresses() form
 //                   ("198.18.0.5/20%net1 ..."); kept current by the holder
+// Version 2 adds two identities the kernel never reuses within a boot
+// (kernel_ids.hpp), each null where the holder's kernel has none:
+//   holder_pidfs_ino  the pidfs inode of a pidfd for the holder (Linux 6.9+)
+//   netns_cookie      the holder's network namespace cookie (SO_NETNS_COOKIE,
+//                     Linux 5.14+; NS_GET_ID of its nsfs file gives the same)
+// A version-1 record has neither, and is checked without them.
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -48,6 +54,8 @@ struct HolderRecord {
   std::string boot_id;
   uint64_t created_unix = 0;
   std::optional<std::string> socket;
+  std::optional<uint64_t> holder_pidfs_ino;  // version 2
+  std::optional<uint64_t> netns_cookie;      // version 2
   // nullopt: the record does not say (version 1); empty: no usable address.
   std::optional<std::vector<ClientAddress>> client_addresses;
 

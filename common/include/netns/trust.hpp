@@ -52,6 +52,11 @@ inline constexpr const char* kSocketOwner = "socket owner";
 inline constexpr const char* kSocketServer = "socket server trusted";
 inline constexpr const char* kHeader = "header matches";
 inline constexpr const char* kLockOwner = "lock owner";
+inline constexpr const char* kHolderUnique = "holder is the record's process";
+inline constexpr const char* kNamespaceCookie = "namespace ID matches";
+inline constexpr const char* kLockHeld = "lock held by the holder";
+inline constexpr const char* kSocketSender = "sender is the holder";
+inline constexpr const char* kConfigTrusted = "config file trusted";
 
 Finding pass(const char* check, std::string detail);
 
@@ -111,6 +116,12 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners);
 
+// ceph-csi's config file (`st`, the fstat of what was opened, after every
+// symlink of a ConfigMap mount): owned by a trusted uid and not writable by
+// group or others. Its paths decide where root's commands run, the host's
+// namespace included; a file anyone else can write is not a source for them.
+Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners);
+
 // --- the holder record ----------------------------------------------------
 
 // Cheapest and most explanatory first: the cluster, then the boot (after a
@@ -127,6 +138,23 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pi
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown);
 // record_names, and the live holder (its pidfd where there is one) is still in it.
 Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::string_view shown);
+// The identities the kernel never reuses (kernel_ids.hpp). A pid, its start
+// tick and a namespace inode are all reused: a holder that dies within its
+// first 10 ms tick and a process given its pid in the same tick, in a
+// namespace that got the freed inode number, pass holder_alive() and
+// identity_matches(). Each of these passes as unknown (known = false) where
+// the record (version 1) or this kernel lacks what it compares, and says so.
+//
+// The pidfs inode of `pidfd` (for the record's pid) is the record's
+// holder_pidfs_ino.
+Finding holder_is_recorded_process(const HolderRecord& r, int pidfd, std::string_view shown);
+// NS_GET_ID of the opened namespace is the record's netns_cookie.
+Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown);
+// The holder still holds its <ID>.lock: /proc/locks has an FLOCK entry for
+// the lock file's inode (`lock_st`, its lstat; nullptr: there is no lock
+// file, which is only reported) taken by the record's pid. Only a holder in our pid namespace can be
+// seen there; otherwise the check cannot be made.
+Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st, std::string_view lock_shown);
 // Spawn-time re-check: the holder that vouched is still alive. With a pidfd
 // no pid reuse can fool it; without one, the start time is compared.
 Finding holder_still_alive(const HolderRecord& r, int pidfd);
@@ -137,6 +165,13 @@ Finding holder_still_alive(const HolderRecord& r, int pidfd);
 // where a record is given (readable next to the socket, same pid namespace),
 // the process that record names.
 Finding socket_server(int sock, std::string_view shown, const Owners& owners, const HolderRecord* record);
+// The process that sent the namespace (the credentials the kernel attached to
+// the message, receive_fd): a trusted uid, and where a record is given, the
+// record's holder: by the pidfs inode of its pidfd where the message brought
+// one and the record has one (any pid namespace), otherwise by its pid where
+// the holder is in our pid namespace. SO_PEERCRED (socket_server) only names
+// whoever called listen(), which may have passed the socket on.
+Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners, const HolderRecord* record);
 // The header names the cluster asked for (when `expected_id` is set) and the
 // namespace that came with it.
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,

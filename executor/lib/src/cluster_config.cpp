@@ -3,11 +3,18 @@
 //    "cephFS": {...}, "nfs": {...}}
 // An empty or absent netNamespaceFilePath means "no holder": ceph-csi then
 // runs the command in its own namespace, and so do we (the caller is told).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <nlohmann/json.hpp>
 
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/trust.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::exec {
@@ -35,7 +42,15 @@ std::string lookup_netns_path(const std::string& config, const std::string& id, 
 
   std::string text;
   try {
-    text = read_file(config, 4 << 20);
+    UniqueFd fd = open_regular_at(AT_FDCWD, config, 0, config);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", config, errno);
+    // The file that was opened, not the path again. Root, or the caller
+    // itself (a test, a tool run as its own user), may have written it.
+    trust::Owners owners;
+    if (::geteuid() != 0) owners.uids.push_back(::geteuid());
+    if (trust::Finding f = trust::config_file(st, config, owners); !f.ok) throw f.error();
+    text = read_all(fd.get(), config, 4 << 20);
   } catch (Error& e) {
     e.default_hint("is the ceph-csi-config ConfigMap mounted at " + quote(config) +
                    " (or pass --config)?");

@@ -135,6 +135,7 @@ bool on_procfs(int fd) {
 bool try_connect(UniqueFd& sock, const std::string& address, const std::string& shown, int& last_err) {
   UnixAddress addr = unix_address(address, shown);
   sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
+  request_sender_identity(sock.get());
   last_err = connect_unix(sock.get(), addr);
   if (last_err == 0) return true;
   sock.reset();
@@ -313,6 +314,24 @@ void check_record_origin(const LoadedRecord& loaded, const std::string& shown, c
   if (for_link) report.add(trust::record_this_pid_namespace(record, shown), step);
 }
 
+// The record's holder still holds its <ID>.lock (lstat: the file's owner
+// and inode are all that is looked at; nothing is opened or locked).
+void check_lock(int dirfd, const std::string& dir, const HolderRecord& record, const ResolveOptions& options,
+                Report& report) {
+  const std::string name = holder_file_names(record.cluster_id).lock;
+  const std::string shown = join_path(dir, name);
+  struct stat st {};
+  const bool present = ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (present && !S_ISREG(st.st_mode))
+    report.add(trust::fail(trust::kLockOwner, Errc::untrusted,
+                           quote(shown) + " is " + file_type_name(st.st_mode) + ", not the holder's lock file",
+                           "remove it and restart the holder pod"),
+               "check provenance");
+  if (present)
+    report.add(trust::file_owner(trust::kLockOwner, st, "lock", shown, owners_of(options)), "check provenance");
+  report.add(trust::lock_held_by_holder(record, present ? &st : nullptr, shown), "check holder identity");
+}
+
 // Receives the namespace over a connected holder socket and validates it like
 // any descriptor, plus: the server is trusted, the header announces what was
 // sent, for the cluster each non-empty entry of `expected_ids` names.
@@ -334,6 +353,7 @@ ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& pat
     return receive_fd(sock.get(), path);
   });
 
+  report.add(trust::socket_sender(received.sender, path, owners_of(options), record), "check holder socket");
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = received.header.cluster_id;
@@ -387,8 +407,13 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     LoadedRecord loaded;
     if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
     if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report, false);
-    return receive_namespace(o.sock, path, {cluster_id, link_id}, loaded.record ? &*loaded.record : nullptr,
-                             options, report);
+    ResolvedNamespace got = receive_namespace(o.sock, path, {cluster_id, link_id},
+                                              loaded.record ? &*loaded.record : nullptr, options, report);
+    if (loaded.record) {
+      report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown), "check holder identity");
+      check_lock(o.dirfd.get(), dir, *loaded.record, options, report);
+    }
+    return got;
   }
 
   if (o.found && report.collecting()) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
@@ -469,6 +494,16 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
                                          record_shown),
                  step);
+      // What pid, tick and inode cannot tell apart (a reused pid in the same
+      // tick, a reused inode). A cached link was checked so when it was
+      // cached, and its pidfd and descriptor still name the same two.
+      if (!o.verified_id) {
+        report.add(trust::holder_is_recorded_process(*record, out.holder_pidfd ? out.holder_pidfd.get() : -1,
+                                                     record_shown),
+                   step);
+        report.add(trust::namespace_cookie_matches(*record, o.fd.get(), record_shown), step);
+        check_lock(o.dirfd.get(), dir, *record, options, report);
+      }
       // Every check passed: remember where this link led (resolve() only,
       // and only a namespace owned by the initial user namespace, whatever
       // this call allowed: without --allow-userns that check passed above).
