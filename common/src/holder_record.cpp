@@ -122,7 +122,8 @@ std::string serialize_record(const HolderRecord& r) {
     if (r.netns_cookie) w.add("netns_cookie", *r.netns_cookie);
     else w.add_null("netns_cookie");
   }
-  if (r.client_addresses) w.add(kClientAddresses, format_client_addresses(*r.client_addresses));
+  if (r.version >= 2 && r.client_addresses)
+    w.add(kClientAddresses, format_client_addresses(*r.client_addresses));
   return w.finish();
 }
 
