@@ -139,6 +139,12 @@ TEST(PluginImageTree, TheLddCheckFailsOnAMissingLibrary) {
 
 TEST(HolderImageTree, EveryElfFindsItsLibrariesInTheTree) {
   NETNS_REQUIRE_ROOT();
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The holder image wants the static holder; a sanitizer build links it
+  // dynamically (as HolderFootprint.IsStaticallyLinked says), and rootfs.sh
+  // refuses it. The main build runs this test.
+  GTEST_SKIP() << "sanitizer builds link the holder dynamically; the holder image needs the static one";
+#endif
   TempDir tmp;
   const std::string tree = tmp / "rootfs";
   auto built = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "holder",
