@@ -127,16 +127,21 @@ e2e__descendants() {
 
 # Stop every process a scope recorded, and their descendants: TERM, up to GRACE seconds, then KILL.
 e2e_scope_kill() {
-  local scope=$1 grace=${2:-2} f pid victims=()
+  local scope=$1 grace=${2:-2} f pid start child victims=()
+  # Any of these processes may exit while we look: a start time that can no
+  # longer be read means the process is gone, and it is skipped (never an
+  # error, which under set -e would end the caller's clean-up half-way).
   for f in "$scope"/pids/*; do
     [ -e "$f" ] || continue
-    if pid=$(e2e_tracked_pid "$scope" "$(basename "$f")"); then
-      victims+=("$pid:$(e2e_starttime "$pid")")
-      for pid in $(e2e__descendants "$pid"); do
-        victims+=("$pid:$(e2e_starttime "$pid" 2>/dev/null)")
-      done
-    fi
+    pid=$(e2e_tracked_pid "$scope" "$(basename "$f")") || continue
+    start=$(e2e_starttime "$pid") || continue
+    victims+=("$pid:$start")
+    for child in $(e2e__descendants "$pid"); do
+      start=$(e2e_starttime "$child") || continue
+      victims+=("$child:$start")
+    done
   done
+  [ "${#victims[@]}" -gt 0 ] || { rm -f "$scope"/pids/*; return 0; }
   # Signal a victim only while its start time still matches what we saw.
   e2e__signal_victims() {
     local sig=$1 v alive=1
