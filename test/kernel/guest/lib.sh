@@ -209,6 +209,16 @@ ktest_ext4_mount() {
   [ "${3:-}" = untracked ] || e2e_track_mount "$KTEST_SCOPE" "$2"
 }
 
+# ktest_krbd_restarts NAME DEV RESTARTS — a krbd holder run's middle: ext4 on the mapped DEV at
+# /mnt/NAME, the workload NAME writing /mnt/NAME/data through RESTARTS plugin restarts
+# (ktest_holder_restarts), then unmounted: the data at rest, ready for ktest_expect_rbd_ext4.
+ktest_krbd_restarts() {
+  ktest_ext4_mount "$2" "/mnt/$1"
+  ktest_workload_start "$1" "/mnt/$1/data"
+  ktest_holder_restarts "$1" "$3"
+  umount "/mnt/$1"
+}
+
 # The holder runs' limit on a single write+fsync (ms), and the quiet time a control must show
 # before it counts as stalled (s): four times that limit, so neither a slow emulated write nor a
 # passing hiccup reads as the stall, and a holder run that stalls as long as a control fails.

@@ -11,10 +11,7 @@ img=kimg-$KTEST_TAG
 ktest_rbd_create "$KTEST_PLUGIN_NS" "$img"
 dev=$(ktest_map "$KTEST_PLUGIN_NS" "$img")
 e2e_log "netns-exec map gave $dev"
-ktest_ext4_mount "$dev" /mnt/krbd
-ktest_workload_start krbd /mnt/krbd/data
-ktest_holder_restarts krbd 10
-umount /mnt/krbd
+ktest_krbd_restarts krbd "$dev" 10
 
 ktest_exec "$KTEST_PLUGIN_NS" unmap --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" "$dev"
 [ ! -e "$dev" ] || e2e_die "$dev still exists after netns-exec unmap"

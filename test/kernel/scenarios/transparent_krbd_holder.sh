@@ -14,10 +14,7 @@ img=ktimg-$KTEST_TAG
 ktest_plain_rbd_create "$KTEST_PLUGIN_NS" "$img"
 dev=$(ktest_plain_rbd_map "$KTEST_PLUGIN_NS" "$img")
 e2e_log "plain rbd map through the shim gave $dev"
-ktest_ext4_mount "$dev" /mnt/tkrbd
-ktest_workload_start tkrbd /mnt/tkrbd/data
-ktest_holder_restarts tkrbd 10
-umount /mnt/tkrbd
+ktest_krbd_restarts tkrbd "$dev" 10
 
 # Unmap names no monitors: the real rbd, untouched, from the (new) plugin namespace.
 ktest_plugin_call "$KTEST_PLUGIN_NS" timeout 60 rbd unmap "$dev" --device-type krbd --options noudev
