@@ -2,13 +2,17 @@
 // programs of a pair as whole processes, alternating which goes first, so
 // the machine's load hits both alike.
 //   shim/pass_through  `rbd --version` through the shim (no monitors named:
-//                      the real rbd exec'd untouched) vs /usr/bin/rbd --version
+//                      the real rbd exec'd untouched) vs /usr/bin/rbd --version,
+//                      and the floor of any stand-in in the same rounds:
+//                      support/exec_floor.c, a C program that only execs
+//                      /usr/bin/rbd (one more execve, the loader, libc)
 //   shim/routed        `rbd -m MON --version` through the shim, MON a held
 //                      cluster's monitor (config.json without
 //                      netNamespaceFilePath, the holder's link found in its
 //                      directory, every check) vs util-linux
 //                      `nsenter --net=P -- /usr/bin/rbd -m MON --version`
-// Counters: p50 of each (µs) and the median of the per-pair ratios shim/other.
+// Counters: p50 of each (µs) and the median of the per-pair ratios shim/other
+// (pass_through also floor/other and shim/floor, per round).
 // rbd --version parses its arguments and exits without contacting anyone:
 // nothing is sent through the namespace.
 #include <benchmark/benchmark.h>
@@ -97,38 +101,57 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// argv[0] is what the caller's execvp would pass ("rbd"); the path is what it found.
-void paired(benchmark::State& state, const std::vector<std::string>& ours,
-            const std::vector<std::string>& theirs, const std::string& their_path) {
-  std::vector<double> a, b, ratio;
-  bool ours_first = false;
+struct Command {
+  std::vector<std::string> argv;  // argv[0] as the caller's execvp would pass it ("rbd")
+  std::string path;               // what it found
+};
+
+// One round runs every command once; the order rotates from round to round,
+// so each command goes first, second, ... equally often. The first command
+// is the shim, the second the anchor the goal is about.
+void rounds(benchmark::State& state, const std::vector<Command>& commands, const char* third_key) {
+  std::vector<std::vector<double>> times(commands.size());
+  std::vector<double> ratio, third_ratio, shim_vs_third;
+  size_t first = 0;
+  std::vector<double> t(commands.size());
   for (auto _ : state) {
-    double x = 0, y = 0;
-    if (ours_first) {
-      x = timed_spawn(ours, world().shim);
-      y = timed_spawn(theirs, their_path);
-    } else {
-      y = timed_spawn(theirs, their_path);
-      x = timed_spawn(ours, world().shim);
+    for (size_t k = 0; k < commands.size(); ++k) {
+      const size_t i = (first + k) % commands.size();
+      t[i] = timed_spawn(commands[i].argv, commands[i].path);
     }
-    ours_first = !ours_first;
-    a.push_back(x);
-    b.push_back(y);
-    ratio.push_back(x / y);
+    first = (first + 1) % commands.size();
+    for (size_t i = 0; i < commands.size(); ++i) times[i].push_back(t[i]);
+    ratio.push_back(t[0] / t[1]);
+    if (commands.size() > 2) {
+      third_ratio.push_back(t[2] / t[1]);
+      shim_vs_third.push_back(t[0] / t[2]);
+    }
   }
-  state.counters["p50_shim_us"] = median(a);
-  state.counters["p50_other_us"] = median(b);
+  state.counters["p50_shim_us"] = median(times[0]);
+  state.counters["p50_other_us"] = median(times[1]);
   state.counters["ratio_p50"] = median(ratio);
+  if (commands.size() > 2) {
+    const std::string key(third_key);
+    state.counters["p50_" + key + "_us"] = median(times[2]);
+    state.counters[key + "_ratio_p50"] = median(third_ratio);
+    state.counters["shim_vs_" + key + "_p50"] = median(shim_vs_third);
+  }
 }
 
 void pass_through(benchmark::State& state) {
-  paired(state, {"rbd", "--version"}, {"rbd", "--version"}, kRealRbd);
+  rounds(state,
+         {{{"rbd", "--version"}, world().shim},
+          {{"rbd", "--version"}, kRealRbd},
+          {{"exec_floor", kRealRbd, "--version"}, NETNS_BENCH_EXEC_FLOOR_BIN}},
+         "floor");
 }
 
 void routed(benchmark::State& state) {
   const std::string link = target_ns().path;
-  paired(state, {"rbd", "-m", kMon, "--version"},
-         {"nsenter", "--net=" + link, "--", kRealRbd, "-m", kMon, "--version"}, nsenter_path());
+  rounds(state,
+         {{{"rbd", "-m", kMon, "--version"}, world().shim},
+          {{"nsenter", "--net=" + link, "--", kRealRbd, "-m", kMon, "--version"}, nsenter_path()}},
+         "");
 }
 
 #ifdef NETNS_EXEC_BIN

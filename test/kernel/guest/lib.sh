@@ -33,10 +33,11 @@ ktest_node_up() {
   install -d -m 0755 -o root -g root /var/lib/kubelet/plugins "$KTEST_HOLDER_DIR"
 }
 
-# ktest_holder_start — the holder pod: a pod namespace with net1 on the storage network, the
-# holder in it (hostPID-like, symlink mode), published files waited for. Sets KTEST_HOLDER_NS.
+# ktest_holder_start [monitors-only] — the holder pod: a pod namespace with net1 on the storage
+# network, the holder in it (hostPID-like, symlink mode), published files waited for; then the
+# plugin's ceph-csi config.json (ktest_csi_config). Sets KTEST_HOLDER_NS.
 ktest_holder_start() {
-  local ns addr
+  local config=${1:-with-netns-path} ns addr
   ns=$(e2e_podnet_create "$KTEST_SCOPE" holder)
   addr=$(e2e_podnet_attach_storage "$ns" "$KTEST_STORAGE_ENV")
   e2e_spawn "$KTEST_SCOPE" holder "$ns" "$KTEST_W/holder.log" \
@@ -45,10 +46,23 @@ ktest_holder_start() {
     test -e "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" -a -e "$KTEST_HOLDER_DIR/$KTEST_CID.holder.json" ||
     e2e_die "the holder did not publish: $(cat "$KTEST_W/holder.log")"
   KTEST_HOLDER_NS=$ns
-  jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" --arg p "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" \
-    '[{clusterID: $id, monitors: [$mon], rbd: {netNamespaceFilePath: $p}, cephFS: {netNamespaceFilePath: $p}}]' \
-    >"$KTEST_CONFIG"
+  ktest_csi_config "$config"
   e2e_log "holder up in $ns (net1 $addr), published in $KTEST_HOLDER_DIR"
+}
+
+# ktest_csi_config with-netns-path|monitors-only — the plugin's ceph-csi config.json for the
+# scenario's cluster: with netNamespaceFilePath naming the holder's link (what `netns-exec
+# --cluster-id` reads), or, as Rook and ceph-csi-operator now write it, the monitors only
+# (transparent mode finds the holder from the monitors a command names).
+ktest_csi_config() {
+  case $1 in
+    with-netns-path)
+      jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" --arg p "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" \
+        '[{clusterID: $id, monitors: [$mon], rbd: {netNamespaceFilePath: $p}, cephFS: {netNamespaceFilePath: $p}}]' ;;
+    monitors-only)
+      jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" '[{clusterID: $id, monitors: [$mon]}]' ;;
+    *) e2e_die "ktest_csi_config: unknown form $1" ;;
+  esac >"$KTEST_CONFIG"
 }
 
 # ktest_plugin_start NAME [storage] — the plugin pod: a fresh pod namespace with the pod network
@@ -167,6 +181,44 @@ ktest_workload_stop() {
   KTEST_W_SHA256=$expected_sha256 KTEST_W_SIZE=$expected_size
 }
 
+# ktest_holder_restarts NAME RESTARTS — the holder runs' core: while the workload NAME (started)
+# writes, the plugin pod restarts RESTARTS times, each restart followed by 3 more writes (bounded);
+# then the workload is stopped and must show 0 I/O errors, no write over KTEST_HOLDER_STALL_MS, and
+# its data read back as written. Sets KTEST_W_* (ktest_workload_stop) and KTEST_RESTARTS.
+ktest_holder_restarts() {
+  local name=$1 restarts=$2 r
+  for r in $(seq 1 "$restarts"); do
+    ktest_plugin_restart plugin
+    ktest_wait_writes "$name" 3 30 || e2e_die "writes stalled after plugin restart $r"
+    e2e_log "restart $r: plugin namespace now $KTEST_PLUGIN_NS, $(ktest_writes "$name") writes"
+  done
+  KTEST_RESTARTS=$r
+  ktest_workload_stop "$name"
+  [ "$KTEST_W_ERRORS" -eq 0 ] || e2e_die "$KTEST_W_ERRORS I/O errors"
+  [ "$KTEST_W_STALL" -le "$KTEST_HOLDER_STALL_MS" ] || e2e_die "a write stalled for $KTEST_W_STALL ms (limit $KTEST_HOLDER_STALL_MS)"
+  [ "$KTEST_W_VERIFIED" = yes ] || e2e_die "the data read back does not match what was written"
+}
+
+# ktest_ext4_mount DEV DIR [untracked] — a fresh ext4 on the mapped device DEV, mounted on DIR,
+# tracked for cleanup unless a control's (its unmount would hang on the stalled device).
+ktest_ext4_mount() {
+  [ -b "$1" ] || e2e_die "$1 is not a block device"
+  mkfs.ext4 -q "$1"
+  mkdir -p "$2"
+  mount "$1" "$2"
+  [ "${3:-}" = untracked ] || e2e_track_mount "$KTEST_SCOPE" "$2"
+}
+
+# ktest_krbd_restarts NAME DEV RESTARTS — a krbd holder run's middle: ext4 on the mapped DEV at
+# /mnt/NAME, the workload NAME writing /mnt/NAME/data through RESTARTS plugin restarts
+# (ktest_holder_restarts), then unmounted: the data at rest, ready for ktest_expect_rbd_ext4.
+ktest_krbd_restarts() {
+  ktest_ext4_mount "$2" "/mnt/$1"
+  ktest_workload_start "$1" "/mnt/$1/data"
+  ktest_holder_restarts "$1" "$3"
+  umount "/mnt/$1"
+}
+
 # The holder runs' limit on a single write+fsync (ms), and the quiet time a control must show
 # before it counts as stalled (s): four times that limit, so neither a slow emulated write nor a
 # passing hiccup reads as the stall, and a holder run that stalls as long as a control fails.
@@ -263,6 +315,22 @@ ktest_control() {
   echo "FIGURE $figure: restarts $restarts, stalled $stalled, writes_blocked_s $blocked, workload alive $alive, workload errors $errs, cluster serving $serving"
 }
 
+# ktest_krbd_control FIGURE NAME — krbd's control from a plugin pod with net1 on storage: plain
+# `rbd create` and `rbd map` as ceph-csi calls them (ktest_plain_rbd_*, the real rbd in the pod's
+# own namespace), ext4 and the workload NAME on the device, one plugin restart (ktest_control).
+# The stalled mapping stays (not tracked); its forced unmap is bounded.
+ktest_krbd_control() {
+  local figure=$1 name=$2 dev
+  ktest_plugin_start ctl storage
+  ktest_plain_rbd_create "$KTEST_PLUGIN_NS" "$name-$KTEST_TAG"
+  dev=$(ktest_plain_rbd_map "$KTEST_PLUGIN_NS" "$name-$KTEST_TAG")
+  e2e_log "rbd map from the plugin's own namespace $KTEST_PLUGIN_NS gave $dev"
+  ktest_ext4_mount "$dev" "/mnt/$name" untracked
+  ktest_workload_start "$name" "/mnt/$name/data"
+  ktest_control "$figure" "$name" ktest_plugin_restart ctl storage
+  ktest_bounded 20 "rbd unmap -o force $dev" rbd unmap -o force "$dev"
+}
+
 # ktest_bounded SECONDS WHAT CMD... — a cleanup step that may hang on a dead session: bounded,
 # its outcome logged, never fatal (the VM is powered off after the scenario whatever happened).
 ktest_bounded() {
@@ -309,4 +377,54 @@ ktest_stacks() {
 ktest_mount_ceph() {
   ktest_exec "$1" mount --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" --kind cephfs \
     --timeout 90s --type ceph --mon "$KTEST_CEPH_MON" --id admin --keyfile "$KTEST_KEYFILE" "$2"
+}
+
+# --- Transparent mode ----------------------------------------------------------------------
+# The plugin container as the plugin image lays it out (manifests/images): netns-exec linked as
+# `rbd` in a directory first on PATH, the real rbd after it (/usr/bin); and as mount(8)'s helper
+# `/sbin/mount.ceph`. mount(8) looks for helpers in /sbin only and gives them no PATH (it drops
+# PATH from their environment), so the shim is bound over the real helper, which is copied first to
+# a directory NETNS_EXEC_REAL_PATH names. The environment is the chart's (`netns-exec-env`): the
+# config, the holder directory, the held clusters. ktest_plugin_call runs a command with it.
+KTEST_PLUGIN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# ktest_shim_install — the shims, for this scenario (the bind over mount.ceph is undone with its
+# scope). Sets KTEST_SHIM_DIR and KTEST_SHIM_ENV (where the shim finds the real mount.ceph).
+ktest_shim_install() {
+  KTEST_SHIM_DIR=$KTEST_W/shim
+  install -d -m 0755 "$KTEST_SHIM_DIR" "$KTEST_W/real"
+  ln -s "$KTEST_EXEC_BIN" "$KTEST_SHIM_DIR/rbd"
+  cp /usr/sbin/mount.ceph "$KTEST_W/real/mount.ceph"
+  mount --bind "$KTEST_EXEC_BIN" /usr/sbin/mount.ceph
+  e2e_track_mount "$KTEST_SCOPE" /usr/sbin/mount.ceph
+  KTEST_SHIM_ENV=("NETNS_EXEC_REAL_PATH=$KTEST_PLUGIN_PATH:$KTEST_W/real")
+}
+KTEST_SHIM_ENV=()
+
+# ktest_plugin_call NS CMD... — CMD as the plugin container runs it from pod namespace NS, with the
+# shims first on PATH once ktest_shim_install ran (without them: the same call, the same
+# environment, the real programs only — what a control runs).
+ktest_plugin_call() {
+  local ns=$1 path=$KTEST_PLUGIN_PATH
+  shift
+  [ -z "${KTEST_SHIM_DIR:-}" ] || path=$KTEST_SHIM_DIR:$path
+  nsenter --net="/run/netns/$ns" -- env "PATH=$path" "NETNS_EXEC_CONFIG=$KTEST_CONFIG" \
+    "NETNS_EXEC_HOLDER_DIR=$KTEST_HOLDER_DIR" "NETNS_EXEC_HELD_CLUSTERS=$KTEST_CID" \
+    "${KTEST_SHIM_ENV[@]}" "$@"
+}
+
+# How ceph-csi calls rbd for a kernel mapping (internal/rbd: --id, -m, --keyfile, then the action;
+# `--device-type krbd --options noudev` on every map and unmap, DESIGN §17).
+ktest_rbd_auth() { echo --id admin -m "$KTEST_CEPH_MON" --keyfile="$KTEST_KEYFILE"; }
+
+# ktest_plain_rbd_map NS IMAGE — plain `rbd ... map` (pool rbd) from NS; prints the device.
+ktest_plain_rbd_map() {
+  # shellcheck disable=SC2046
+  ktest_plugin_call "$1" timeout 90 rbd $(ktest_rbd_auth) map "rbd/$2" --device-type krbd --options noudev
+}
+
+# ktest_plain_rbd_create NS IMAGE — plain `rbd ... create` (pool rbd, 64 MiB) from NS.
+ktest_plain_rbd_create() {
+  # shellcheck disable=SC2046
+  ktest_plugin_call "$1" timeout 60 rbd $(ktest_rbd_auth) --client-mount-timeout 10 create --size 64 "rbd/$2"
 }

@@ -8,23 +8,13 @@
 ktest_holder_start
 ktest_plugin_start plugin
 mkdir -p /mnt/cephfs
-ktest_exec "$KTEST_PLUGIN_NS" mount --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" --kind cephfs \
-  --timeout 90s --type ceph --mon "$KTEST_CEPH_MON" --id admin --keyfile "$KTEST_KEYFILE" /mnt/cephfs
+ktest_mount_ceph "$KTEST_PLUGIN_NS" /mnt/cephfs
 grep -q ' /mnt/cephfs ceph ' /proc/mounts || e2e_die "/mnt/cephfs is not a ceph mount: $(grep cephfs /proc/mounts)"
 e2e_log "netns-exec mount --type ceph: $(grep ' /mnt/cephfs ' /proc/mounts | cut -d' ' -f1-3)"
 
 ktest_workload_start cephfs "/mnt/cephfs/cephfs-$KTEST_TAG"
-restarts=10
-for r in $(seq 1 $restarts); do
-  ktest_plugin_restart plugin
-  ktest_wait_writes cephfs 3 30 || e2e_die "writes stalled after plugin restart $r"
-  e2e_log "restart $r: plugin namespace now $KTEST_PLUGIN_NS, $(ktest_writes cephfs) writes"
-done
-ktest_workload_stop cephfs
-[ "$KTEST_W_ERRORS" -eq 0 ] || e2e_die "$KTEST_W_ERRORS I/O errors"
-[ "$KTEST_W_STALL" -le "$KTEST_HOLDER_STALL_MS" ] || e2e_die "a write stalled for $KTEST_W_STALL ms (limit $KTEST_HOLDER_STALL_MS)"
-[ "$KTEST_W_VERIFIED" = yes ] || e2e_die "the data read back does not match what was written"
+ktest_holder_restarts cephfs 10
 ktest_expect_cephfs kernel.cephfs.holder "/mnt/cephfs/cephfs-$KTEST_TAG"
 ktest_exec "$KTEST_PLUGIN_NS" umount --cluster-id "$KTEST_CID" --config "$KTEST_CONFIG" --kind cephfs /mnt/cephfs
 ! grep -q ' /mnt/cephfs ' /proc/mounts || e2e_die "/mnt/cephfs is still mounted after netns-exec umount"
-echo "FIGURE kernel.cephfs.holder: restarts $restarts, writes $KTEST_W_WRITES, errors $KTEST_W_ERRORS, max_stall_ms $KTEST_W_STALL, verified $KTEST_W_VERIFIED"
+echo "FIGURE kernel.cephfs.holder: restarts $KTEST_RESTARTS, writes $KTEST_W_WRITES, errors $KTEST_W_ERRORS, max_stall_ms $KTEST_W_STALL, verified $KTEST_W_VERIFIED"
