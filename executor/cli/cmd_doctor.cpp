@@ -1,14 +1,19 @@
 // netns-exec doctor SOURCE [--mon ADDR:PORT ...] [--connect-timeout D] [--json]
+//                   [--holder-dir DIR ...] [--node-netns PATH] [kernel roots]
 // One line per check, PASS/FAIL/SKIP with a hint under each FAIL (or, with
-// --json, one document with an entry per check). Exit 0 when
-// nothing failed, 1 when a check failed, 125 when the source fails the
-// executor's validation (its message is logged after the check lines).
+// --json, one document with an entry per check). Then one line per kernel
+// rbd mapping and ceph mount on the node: FAIL when no live holder (nor the
+// node) has its client address, so a node check alerts on stranded
+// mappings. Exit 0 when nothing failed, 1 when a check failed, 125 when the
+// source fails the executor's validation (its message is logged after the
+// check lines, the node's mappings included).
 #include <fcntl.h>
 
 #include <chrono>
 #include <cstdio>
 
 #include "command.hpp"
+#include "mapping_scan.hpp"
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
@@ -37,6 +42,7 @@ class DoctorCommand final : public Command {
     app.add_option("--connect-timeout", connect_timeout_, "Bound for each TCP connect")
         ->capture_default_str();
     app.add_flag("--json", json_, "One JSON document on stdout: {\"ok\", \"checks\": [...]}");
+    mappings_.add_to(app);
   }
 
   int run() override {
@@ -59,7 +65,11 @@ class DoctorCommand final : public Command {
     exec::Inspection inspection = exec::inspect_source(source, options);
     auto found = inspect::checks_from(inspection.findings);
     checks.insert(checks.end(), found.begin(), found.end());
+    // Node-wide, whatever the source: a stranded mapping is worth an alert
+    // even when this source is broken too.
+    std::vector<Check> node = mapping_checks(scan_mappings(mappings_));
     if (inspection.error) {
+      checks.insert(checks.end(), node.begin(), node.end());
       print(checks);  // the lines so far, then main() logs the executor's message: 125
       throw *inspection.error;
     }
@@ -71,6 +81,7 @@ class DoctorCommand final : public Command {
     auto inside = inspect::check_inside(fd.get(), ns.path.empty() ? "own namespace" : ns.path,
                                         monitors, timeout);
     checks.insert(checks.end(), inside.begin(), inside.end());
+    checks.insert(checks.end(), node.begin(), node.end());
     print(checks);
     return inspect::all_passed(checks) ? 0 : 1;
   }
@@ -83,6 +94,7 @@ class DoctorCommand final : public Command {
   }
 
   SourceOptions source_;
+  MappingScanOptions mappings_;
   std::vector<std::string> mons_;
   std::string connect_timeout_ = "3s";
   bool json_ = false;

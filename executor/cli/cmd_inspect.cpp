@@ -1,6 +1,8 @@
 // netns-exec inspect SOURCE [--json] [--sockets] [--mon-ports L] [--osd-ports L]
 // Shows the namespace's identity, interfaces, addresses, routes and Ceph
-// sessions, read from inside it without spawning anything.
+// sessions, read from inside it without spawning anything; then every kernel
+// rbd mapping and ceph mount on the node and whether a live holder serves it
+// (mapping_scan.hpp).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "mapping_scan.hpp"
 #include "log.hpp"
 #include "netns/fd.hpp"
 #include "netns_exec/inspect_report.hpp"
@@ -39,6 +42,7 @@ class InspectCommand final : public Command {
     app.add_option("--osd-ports", osd_ports_, "OSD/MDS ports and ranges")->capture_default_str();
     app.add_flag("--no-owners", no_owners_,
                  "Do not scan /proc to tell kernel sockets from processes' sockets");
+    mappings_.add_to(app);
   }
 
   int run() override {
@@ -61,14 +65,27 @@ class InspectCommand final : public Command {
     UniqueFd fd = namespace_fd(ns);
     auto report = inspect::collect_report(fd.get(), shown, std::move(identity), options);
 
-    std::string out = json_ ? inspect::render_json(report, all_sockets_).dump(2) + "\n"
-                            : inspect::render_table(report, all_sockets_);
+    MappingScan scan = scan_mappings(mappings_);
+    std::string out;
+    if (json_) {
+      auto j = inspect::render_json(report, all_sockets_);
+      j["node_mappings"] = mapping_scan_json(scan);
+      out = j.dump(2) + "\n";
+    } else {
+      out = inspect::render_table(report, all_sockets_) + "\nKernel mappings on this node:\n";
+      for (const auto& v : scan.verdicts)
+        out += std::string(v.orphaned ? "  ORPHANED " : "  ") + v.kind + " " + v.object + " (" +
+               v.image + (v.address.empty() ? "" : ", client " + v.address) + "): " + v.meaning + "\n";
+      if (scan.verdicts.empty()) out += "  none\n";
+      for (const auto& n : scan.notes) out += "  note: " + n + "\n";
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     return std::fflush(stdout) == 0 ? 0 : 1;
   }
 
  private:
   SourceOptions source_;
+  MappingScanOptions mappings_;
   bool json_ = false;
   bool all_sockets_ = false;
   bool no_owners_ = false;

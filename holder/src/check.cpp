@@ -155,6 +155,16 @@ std::string run_check(const Options& o) {
                     "daemon on this node");
       alive += "; required interfaces ready";
     }
+    if (!o.require_reachable.empty()) {
+      // Probed again on every run (the holder itself probes only before it
+      // publishes: its pause loop has no timers), bounded well inside the
+      // probe's timeoutSeconds.
+      ReachOutcome r = probe_reachable(o.require_reachable, kReachAttemptMs, -1);
+      if (!r.reached)
+        throw Error(Errc::timeout, "no monitor reachable from this namespace: " + r.summary,
+                    "the storage network's route to the monitors, and whether the monitors run");
+      alive += "; monitor reachable: " + r.summary;
+    }
     return "ok: cluster " + quote(o.cluster_id) + ": the published files match this namespace " +
            ns_text(probe) + "; " + alive;
   } catch (Error& e) {

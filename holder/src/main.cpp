@@ -84,14 +84,15 @@ int hold(const Options& o) {
   // Subscribed before the first read of the addresses, so a change between
   // that read and the pause loop wakes the loop.
   NetworkWatch network;
-  if (!o.require_interfaces.empty()) {
-    // Nothing is published before the storage network is there, so no map
-    // can go out through a namespace that lacks it (netns-exec's
-    // --wait-holder covers the gap). The lock is held meanwhile: a second
-    // holder for this ID still refuses.
-    if (int sig = wait_until_ready(signals.get(), network, o.require_interfaces)) {
+  if (!o.require_interfaces.empty() || !o.require_reachable.empty()) {
+    // Nothing is published before the storage network is there (and, with
+    // --require-reachable, reaches a monitor), so no map can go out through a
+    // namespace that lacks it (netns-exec's --wait-holder covers the gap).
+    // The lock is held meanwhile: a second holder for this ID still refuses.
+    if (int sig = wait_until_ready(signals.get(), network, o.require_interfaces,
+                                   o.require_reachable)) {
       log_line(std::string(sig == SIGINT ? "received SIGINT" : "received SIGTERM") +
-               " before the required interfaces were ready; published nothing; exiting");
+               " before the storage network was ready; published nothing; exiting");
       return kExitOk;
     }
   }

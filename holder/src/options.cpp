@@ -12,9 +12,10 @@ namespace netns::holder {
 namespace {
 
 constexpr std::string_view kHoldFlags =
-    "--cluster-id, --dir, --socket, --allow-uid, --allow-host-netns, --require-interface, --help, "
-    "--version";
-constexpr std::string_view kCheckFlags = "--cluster-id, --dir, --require-interface, --help";
+    "--cluster-id, --dir, --socket, --allow-uid, --allow-host-netns, --require-interface, "
+    "--require-reachable, --help, --version";
+constexpr std::string_view kCheckFlags =
+    "--cluster-id, --dir, --require-interface, --require-reachable, --help";
 
 Error usage(std::string message, std::string hint = "run netns-holder --help") {
   return Error(Errc::invalid_argument, std::move(message), std::move(hint));
@@ -100,6 +101,8 @@ Options parse_options(int argc, char** argv) {
       std::string ifname = value();
       validate_interface_name(ifname);
       o.require_interfaces.push_back(ifname);
+    } else if (name == "--require-reachable") {
+      o.require_reachable.push_back(parse_reach_target(value()));
     } else if (name == "--allow-uid" && !check) {
       o.allow_uids.push_back(parse_uid(value()));
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -121,8 +124,9 @@ Options parse_options(int argc, char** argv) {
 const char* usage_text() {
   return
       "usage: netns-holder --cluster-id ID --dir DIR [--socket] [--allow-uid UID ...] [--allow-host-netns]\n"
-      "                    [--require-interface NAME ...]\n"
+      "                    [--require-interface NAME ...] [--require-reachable ADDR:PORT ...]\n"
       "       netns-holder check --cluster-id ID --dir DIR [--require-interface NAME ...]\n"
+      "                    [--require-reachable ADDR:PORT ...]\n"
       "       netns-holder --help | --version\n"
       "\n"
       "Keeps this process's network namespace alive and publishes it in DIR for the\n"
@@ -140,6 +144,9 @@ const char* usage_text() {
       "  --require-interface NAME  publish only once NAME exists, is up and has an\n"
       "                    address (repeatable; the storage network's Multus interface);\n"
       "                    losing it later fails check, the files stay\n"
+      "  --require-reachable ADDR:PORT  publish only once one of these monitors\n"
+      "                    accepts a TCP connect from this namespace (repeatable; any one\n"
+      "                    is enough; 3 s per attempt, retried); check probes it again\n"
       "  check             exec probe: exit 0 only if DIR's files for ID resolve to the\n"
       "                    namespace the probe runs in and name a live holder\n"
       "\n"

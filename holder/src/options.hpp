@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "reachability.hpp"
+
 namespace netns::holder {
 
 enum class Command { hold, check, help, version };
@@ -20,6 +22,9 @@ struct Options {
   // Interfaces that must exist, be up and have a client address before the
   // holder publishes (and for `check` to pass). Hold and check alike.
   std::vector<std::string> require_interfaces;
+  // Monitors of which one must accept a TCP connection from the namespace
+  // before the holder publishes (and for `check` to pass). Hold and check alike.
+  std::vector<ReachTarget> require_reachable;
 };
 
 // Throws Error(invalid_argument) with a one-line message naming the value and

@@ -44,18 +44,37 @@ std::string interfaces_not_ready(const NetSnapshot& state,
   return out;
 }
 
-int wait_until_ready(int signal_fd, NetworkWatch& watch, const std::vector<std::string>& required) {
+int wait_until_ready(int signal_fd, NetworkWatch& watch, const std::vector<std::string>& required,
+                     const std::vector<ReachTarget>& reachable) {
   std::string logged;
+  unsigned failures = 0;
   for (;;) {
     std::string why = interfaces_not_ready(watch.state(), required);
+    int wait_ms = -1;  // interfaces: only a network change can help, so no timeout
+    if (why.empty() && !reachable.empty()) {
+      ReachOutcome r = probe_reachable(reachable, kReachAttemptMs, signal_fd);
+      if (r.signal != 0) return r.signal;
+      if (r.reached) {
+        log_line("monitor reachable: " + r.summary + " (--require-reachable)");
+        return 0;
+      }
+      ++failures;
+      why = "no monitor reachable: " + r.summary;
+      wait_ms = failures >= 5 ? 10000 : 1000 << (failures - 1);
+      if (failures % 10 == 0) logged.clear();  // say it again now and then
+    }
     if (why.empty()) return 0;
     if (why != logged) {
       log_line("not publishing yet: " + why +
-               " (waiting for the storage network; --require-interface)");
+               (reachable.empty() || wait_ms < 0
+                    ? std::string(" (waiting for the storage network; --require-interface)")
+                    : " (attempt " + std::to_string(failures) + ", next in " +
+                          std::to_string(wait_ms / 1000) + " s or at a network change)"));
       logged = why;
     }
     pollfd fds[2] = {{signal_fd, POLLIN, 0}, {watch.notify_fd(), POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    int n = ::poll(fds, 2, wait_ms);
+    if (n < 0) {
       if (errno == EINTR) continue;
       throw Error::sys("poll", "signalfd and rtnetlink socket", errno);
     }

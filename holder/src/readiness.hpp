@@ -15,6 +15,7 @@
 
 #include "netns/net_snapshot.hpp"
 #include "network_watch.hpp"
+#include "reachability.hpp"
 
 namespace netns::holder {
 
@@ -27,10 +28,20 @@ void validate_interface_name(std::string_view name);
 std::string interfaces_not_ready(const NetSnapshot& state,
                                  const std::vector<std::string>& required);
 
+// One attempt's bound (ms) for --require-reachable, in the holder and in
+// `check` alike: well inside the chart's probe timeout (5 s).
+inline constexpr int kReachAttemptMs = 3000;
+
 // Before publishing: waits, woken only by the network watch and signals,
-// until interfaces_not_ready() is "" (returns 0) or SIGTERM/SIGINT arrives
-// (returns it). Reaps children meanwhile. Logs what it waits for, once per
-// change of the reason.
-int wait_until_ready(int signal_fd, NetworkWatch& watch, const std::vector<std::string>& required);
+// until interfaces_not_ready() is "" and, when `reachable` is not empty, one
+// of those monitors accepts a TCP connection (returns 0), or SIGTERM/SIGINT
+// arrives (returns it). Reaps children meanwhile. The interfaces come first:
+// no connect is tried through a namespace that lacks its storage network.
+// A failed connect is retried after 1, 2, 4, 8, then every 10 s, and at once
+// after any network change (a route or address that arrives is what makes a
+// monitor reachable). Logs what it waits for whenever the reason changes, and
+// every tenth failed attempt.
+int wait_until_ready(int signal_fd, NetworkWatch& watch, const std::vector<std::string>& required,
+                     const std::vector<ReachTarget>& reachable);
 
 }  // namespace netns::holder

@@ -57,6 +57,14 @@ const refusals = [
     one({ mode: "socket", kubeletDir: `/${"k".repeat(40)}`, clusters: [{ id: "c".repeat(40) }] }), /unix socket path holds at most 107/],
   ["cephCsiConfig.create without monitors", one({ cephCsiConfig: { create: true } }), /has no monitors/],
   ["a label the selector uses", one({ labels: { "app.kubernetes.io/instance": "x" } }), /which the chart sets itself/],
+  ["a monitor to reach without a port", one({ clusters: [{ id: "a", requireReachable: ["198.18.0.1"] }] }), /requireReachable/],
+  ["a monitor to reach by name", one({ clusters: [{ id: "a", requireReachable: ["mon.example:3300"] }] }), /requireReachable/],
+  ["an interface name with '/'", one({ clusters: [{ id: "a", requireInterfaces: ["a/b"] }] }), /requireInterfaces/],
+  ["a fence class without its secret", one({ fencing: { networkFenceClass: { create: true } } }), /needs fencing\.networkFenceClass\.secretName/],
+  ["a fence of a cluster that is not held", one({ fencing: { networkFences: [{ node: "n1", cluster: "other", cidrs: ["198.18.0.1/32"] }] } }), /cluster "other" has no rbd holder/],
+  ["a fence without CIDRs", one({ fencing: { networkFences: [{ node: "n1", cluster: "ceph-a", cidrs: [] }] } }), /cidrs/],
+  ["a fence CIDR without a prefix", one({ fencing: { networkFences: [{ node: "n1", cluster: "ceph-a", cidrs: ["198.18.0.1"] }] } }), /cidrs/],
+  ["a fence state that is not one", one({ fencing: { networkFences: [{ node: "n1", cluster: "ceph-a", cidrs: ["198.18.0.1/32"], fenceState: "Off" }] } }), /fenceState/],
 ];
 
 describe("bad values fail the render", () => {
@@ -158,5 +166,81 @@ describe("NOTES.txt", () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the storage network: --require-interface and --require-reachable", () => {
+  const argvOf = (values) => {
+    const c = holdersOf(render(values))[0].spec.template.spec.containers[0];
+    const required = (argv) => argv.filter((a, i) => /^--require-/.test(argv[i - 1] ?? "") || /^--require-/.test(a));
+    return { holder: required(c.command), ready: required(c.readinessProbe.exec.command), live: required(c.livenessProbe.exec.command) };
+  };
+  test("Multus's interfaces are required by default: net1, net2, ... or NAME@IF's IF", () => {
+    const r = argvOf(one({ clusters: [{ id: "ceph-a", multus: "storage/a, storage/b@stor9" }] }));
+    assert.deepEqual(r.holder, ["--require-interface", "net1", "--require-interface", "stor9"]);
+    assert.deepEqual(r.ready, r.holder);
+    assert.deepEqual(r.live, []);
+    const json = argvOf(one({ clusters: [{ id: "ceph-a", multus: '[{"name":"x","interface":"eth5"},{"name":"y"}]' }] }));
+    assert.deepEqual(json.holder, ["--require-interface", "eth5", "--require-interface", "net2"]);
+  });
+  test("requireInterfaces replaces the default, [] turns it off, and no Multus requires nothing", () => {
+    assert.deepEqual(argvOf(one({ clusters: [{ id: "ceph-a", multus: "storage/a", requireInterfaces: ["bond0"] }] })).holder, ["--require-interface", "bond0"]);
+    assert.deepEqual(argvOf(one({ clusters: [{ id: "ceph-a", multus: "storage/a", requireInterfaces: [] }] })).holder, []);
+    assert.deepEqual(argvOf(one()).holder, []);
+  });
+  test("requireReachable goes to the holder and its readiness probe, never to liveness", () => {
+    const r = argvOf(one({ clusters: [{ id: "ceph-a", requireReachable: ["198.18.0.10:3300", "[2001:db8::1]:6789"] }] }));
+    assert.deepEqual(r.holder, ["--require-reachable", "198.18.0.10:3300", "--require-reachable", "[2001:db8::1]:6789"]);
+    assert.deepEqual(r.ready, r.holder);
+    assert.deepEqual(r.live, []);
+  });
+});
+
+describe("fencing: NetworkFenceClass and NetworkFence (csiaddons.openshift.io/v1alpha1)", () => {
+  const values = one({
+    clusters: [{ id: "ceph-a" }, { id: "Ceph_West.2", drivers: ["rbd.csi.ceph.com"] }],
+    fencing: {
+      networkFenceClass: { create: true, secretName: "csi-rbd-secret" },
+      networkFences: [{ node: "Worker-3.example", cluster: "ceph-a", cidrs: ["198.18.0.21/32", "198.18.4.7/32"] }],
+    },
+  });
+  const docs = render(values);
+  const classes = docs.filter((d) => d.kind === "NetworkFenceClass");
+  const fences = docs.filter((d) => d.kind === "NetworkFence");
+  test("nothing is rendered unless asked for", () => {
+    assert.deepEqual(render(one()).filter((d) => d.apiVersion === "csiaddons.openshift.io/v1alpha1"), []);
+  });
+  test("one class per cluster and driver kind, named like its holder DaemonSet", () => {
+    assert.deepEqual(classes.map((c) => c.metadata.name).sort(),
+      ["netns-holder-cephfs-ceph-a", "netns-holder-rbd-ceph-a", "netns-holder-rbd-ceph-west-2-28b8be01"]);
+    const rbd = classes.find((c) => c.metadata.name === "netns-holder-rbd-ceph-a");
+    assert.equal(rbd.metadata.namespace, undefined);  // cluster-scoped
+    assert.deepEqual(rbd.spec, {
+      provisioner: "rbd.csi.ceph.com",
+      parameters: {
+        clusterID: "ceph-a",
+        "csiaddons.openshift.io/networkfence-secret-name": "csi-rbd-secret",
+        "csiaddons.openshift.io/networkfence-secret-namespace": "ceph-csi",
+      },
+    });
+    const holderNames = holdersOf(docs).map((d) => d.metadata.name);
+    for (const c of classes) assert.ok(holderNames.includes(c.metadata.name), c.metadata.name);
+  });
+  test("a fence lists exactly the CIDRs given (fence-info's) and names its class", () => {
+    assert.equal(fences.length, 1);
+    assert.equal(fences[0].metadata.name, "netns-holder-rbd-ceph-a-worker-3-example");
+    assert.deepEqual(fences[0].spec, {
+      networkFenceClassName: "netns-holder-rbd-ceph-a",
+      fenceState: "Fenced",
+      cidrs: ["198.18.0.21/32", "198.18.4.7/32"],
+    });
+    assert.ok(classes.some((c) => c.metadata.name === fences[0].spec.networkFenceClassName));
+  });
+  test("Unfenced, a kind, a name and a class of one's own are kept", () => {
+    const f = render(one({
+      fencing: { networkFences: [{ node: "n1", cluster: "ceph-a", kind: "cephfs", cidrs: ["2001:db8::7/128"], fenceState: "Unfenced", name: "n1-cephfs", networkFenceClassName: "mine" }] },
+    })).filter((d) => d.kind === "NetworkFence");
+    assert.deepEqual(f.map((d) => [d.metadata.name, d.spec.networkFenceClassName, d.spec.fenceState, d.spec.cidrs]),
+      [["n1-cephfs", "mine", "Unfenced", ["2001:db8::7/128"]]]);
   });
 });

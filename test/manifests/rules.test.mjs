@@ -81,6 +81,11 @@ const holderBreakages = {
   "holder-host-pid-only-in-symlink-mode": (ds) => { podSpec(ds).hostPID = false; },
   "holder-host-path-dir": (ds) => { podSpec(ds).volumes[0].hostPath.path = "/var/lib/other"; },
   "holder-probes-check": (ds) => { holderC(ds).livenessProbe.exec.command = ["/bin/true"]; },
+  // The first sample cluster has Multus, so its holder requires net1.
+  "holder-readiness-follows-the-storage-network": (ds) => {
+    const probe = holderC(ds).readinessProbe.exec;
+    probe.command = probe.command.slice(0, probe.command.indexOf("--require-interface"));
+  },
   "holder-pre-stop-guard": (ds) => { delete holderC(ds).lifecycle; },
   "holder-grace-covers-guard": (ds) => { podSpec(ds).terminationGracePeriodSeconds = 30; },
   "holder-no-api-token": (ds) => { delete podSpec(ds).automountServiceAccountToken; },
@@ -127,6 +132,11 @@ describe("each holder rule can fail", () => {
     const i = cmd.indexOf("--holder-record") + 1;
     cmd[i] = cmd[i].replace(/[^/]*\.holder\.json$/, "some-other-cluster.holder.json");
     assert.match(runRules(holderRules, ds).join(), /holder-pre-stop-guard: preStop guard does not pass --holder-record/);
+  });
+  test("a liveness probe that requires the storage network is refused", () => {
+    const ds = structuredClone(symlink[0]);
+    holderC(ds).livenessProbe.exec.command = [...holderC(ds).readinessProbe.exec.command];
+    assert.match(runRules(holderRules, ds).join(), /holder-readiness-follows-the-storage-network: the liveness probe requires \[--require-interface net1\]/);
   });
   test("every rule has a breakage and no breakage is orphaned", () => {
     assert.deepEqual(Object.keys(holderBreakages).sort(), holderRules.map((r) => r.id).sort());

@@ -656,6 +656,21 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     netns_exec_request_free(req);
   }
 
+  // A holder whose storage interface has not arrived (a pod created while
+  // Multus restarts): it holds the lock and publishes nothing, so the plugin
+  // finds no namespace to run in rather than one without the storage network.
+  {
+    const std::string dir = tmp / "waiting";
+    make_dir(dir);
+    Holder waiting(dir, kId, {"--require-interface", "net1"});
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] { return waiting.err().find("not publishing yet: net1 does not exist") != std::string::npos; }, 10s))
+        << waiting.err();
+    refused("holder waiting for its storage interface (--require-interface net1, net1 missing)",
+            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"}, {std::string(kId) + ".net.ns"});
+    waiting.stop(SIGTERM);
+  }
+
   // Holder that dies between resolve and exec: only the library can stop
   // there. Resolve, kill the holder, then run with the resolved namespace.
   {

@@ -38,5 +38,18 @@ export const VALUE_MATRIX = {
     guardMaxWait: 600,
     cephCsiConfig: { create: true, name: "my-ceph-csi-config" },
   }),
+  "storage-network readiness and fencing": sampleValues("socket", {
+    clusters: [
+      { id: "ceph-east", multus: "storage/ceph-east, storage/backup@bk0", requireReachable: ["198.18.10.1:3300", "[2001:db8::1]:6789"] },
+      { id: "Ceph_West.2", requireInterfaces: ["storage0"] },
+    ],
+    fencing: {
+      networkFenceClass: { create: true, secretName: "csi-rbd-secret", secretNamespace: "ceph-csi" },
+      networkFences: [
+        { node: "worker-3", cluster: "ceph-east", cidrs: ["198.18.0.21/32", "198.18.10.7/32"] },
+        { node: "worker-3", cluster: "Ceph_West.2", kind: "cephfs", cidrs: ["2001:db8::7/128"], fenceState: "Unfenced" },
+      ],
+    },
+  }),
   "no tag: the chart's appVersion": { mode: "symlink", image: { repository: IMAGE.repository }, clusters: SAMPLE_CLUSTERS },
 };

@@ -236,6 +236,26 @@ export const holderRules = [
     },
   },
   {
+    id: "holder-readiness-follows-the-storage-network",
+    why: "the readiness probe checks every --require-interface/--require-reachable the holder waits for; liveness none (a restart cannot bring a network back, and the stopping holder would withdraw its files)",
+    check: (ds) => {
+      const f = holderFacts(ds);
+      const required = (argv) => {
+        const out = [];
+        argv.forEach((a, i) => {
+          if (a === "--require-interface" || a === "--require-reachable") out.push(`${a} ${argv[i + 1]}`);
+        });
+        return out.join(", ");
+      };
+      const holder = required([...(f.container.command ?? []), ...(f.container.args ?? [])]);
+      const ready = required(f.container.readinessProbe?.exec?.command ?? []);
+      const live = required(f.container.livenessProbe?.exec?.command ?? []);
+      if (ready !== holder) return fail(`the holder requires [${holder}], its readiness probe [${ready}]`);
+      if (live !== "") return fail(`the liveness probe requires [${live}]`);
+      return ok;
+    },
+  },
+  {
     id: "holder-pre-stop-guard",
     why: "deleting a holder waits for (and reports, in the holder's log) live Ceph sessions in the pod's namespace",
     check: (ds) => {

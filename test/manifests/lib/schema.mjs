@@ -9,6 +9,8 @@
 // object, so we hand them a Proxy that records which keys were read, and any
 // key nobody read is unknown to the schema.
 
+import { validateCsiAddons } from "./csiaddons.mjs";
+
 const modelCache = new Map();
 
 // apiVersion "apps/v1" + kind "DaemonSet" -> kubernetes-models/apps/v1/DaemonSet
@@ -84,6 +86,8 @@ function unknownFields(value, seen, path, out) {
 // Returns a list of error strings; empty means valid.
 export async function validateObject(obj) {
   if (!isPlainObject(obj)) return ["document is not a mapping"];
+  const crd = validateCsiAddons(obj);
+  if (crd) return crd;
   const Model = await modelFor(obj.apiVersion, obj.kind);
   if (!Model) return [`unknown apiVersion/kind ${obj.apiVersion}/${obj.kind}`];
   const errors = [];

@@ -59,7 +59,8 @@ appended, so two IDs never share a name. Input: dict "kind" "id".
 {{/*
 Every holder the values ask for, checked, as JSON {"holders": [...]}: cluster,
 driver, kind, name, dir, path (ceph-csi's netNamespaceFilePath), record (the
-holder's <ID>.holder.json, for the preStop guard), multus.
+holder's <ID>.holder.json, for the preStop guard), multus, requireInterfaces
+(given, or the interfaces Multus creates for the networks), requireReachable.
 */}}
 {{- define "netns-holder.holders" -}}
 {{- $v := .Values -}}
@@ -95,10 +96,37 @@ holder's <ID>.holder.json, for the preStop guard), multus.
 {{- if and $socket (gt (len $path) 107) -}}
 {{- fail (printf "socket path %q is %d bytes; a unix socket path holds at most 107: use a shorter cluster ID, driver name or kubeletDir, or symlink mode" $path (len $path)) -}}
 {{- end -}}
-{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "record" (printf "%s/%s.holder.json" $dir $c.id) "multus" ($c.multus | default "") "monitors" ($c.monitors | default list)) -}}
+{{- $ifaces := list -}}
+{{- if hasKey $c "requireInterfaces" -}}
+{{- $ifaces = $c.requireInterfaces | default list -}}
+{{- else if $c.multus -}}
+{{- $ifaces = (include "netns-holder.multusInterfaces" $c.multus | fromJson).interfaces -}}
+{{- end -}}
+{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "record" (printf "%s/%s.holder.json" $dir $c.id) "multus" ($c.multus | default "") "monitors" ($c.monitors | default list) "requireInterfaces" $ifaces "requireReachable" ($c.requireReachable | default list)) -}}
 {{- end -}}
 {{- end -}}
 {{- toJson (dict "holders" $holders) -}}
+{{- end -}}
+
+{{/*
+The interfaces Multus adds to a pod for a k8s.v1.cni.cncf.io/networks value, as
+JSON {"interfaces": [...]}: an entry's own name (NAME@IFNAME, or "interface" in
+the JSON form), else net1, net2, ... by its position (Multus's default names).
+*/}}
+{{- define "netns-holder.multusInterfaces" -}}
+{{- $entries := list -}}
+{{- $m := trim . -}}
+{{- if hasPrefix "[" $m -}}
+{{- range $i, $e := fromJsonArray $m -}}
+{{- $entries = append $entries (ternary (get $e "interface") (printf "net%d" (add1 $i)) (and (kindIs "map" $e) (hasKey $e "interface"))) -}}
+{{- end -}}
+{{- else -}}
+{{- range $i, $e := splitList "," $m -}}
+{{- $parts := splitList "@" (trim $e) -}}
+{{- $entries = append $entries (ternary (last $parts) (printf "net%d" (add1 $i)) (gt (len $parts) 1)) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson (dict "interfaces" $entries) -}}
 {{- end -}}
 
 {{- define "netns-holder.image" -}}
