@@ -93,7 +93,7 @@ TEST(CephCsiConfig, WhatGoRefusesIsRefusedWhole) {
   // uses no cluster of the file, not even a well-formed one before it.
   EXPECT_THAT(refusal(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1"}},
                          {"clusterID":"b","monitors":"198.18.0.1"}])"),
-              HasSubstr("entry 2, key \"monitors\" is a string, not a list of strings"));
+              HasSubstr("entry 2, field \"monitors\" is a string, not a list of strings"));
   EXPECT_THAT(refusal(R"([{"clusterID":"a","rbd":{"mirrorDaemonCount":1.0}}])"),
               HasSubstr("\"mirrorDaemonCount\" is 1.0"));
   EXPECT_THAT(refusal(R"([{"clusterID":"a","rbd":{"mirrorDaemonCount":9223372036854775808}}])"),

@@ -190,10 +190,10 @@ class Decoder {
   }
 
   Error malformed(const std::string& what) const {
-    // "entry 2, key \"rbd\".\"mirrorDaemonCount\"", "entry 1, key \"monitors\"[3]"
+    // "entry 2, field \"rbd\".\"mirrorDaemonCount\"", "entry 1, field \"monitors\"[3]"
     std::string where = where_.empty() ? "the top level" : where_.front();
     for (size_t i = 1; i < where_.size(); ++i)
-      where += (i == 1 ? ", key " : where_[i][0] == '[' ? "" : ".") + where_[i];
+      where += (i == 1 ? ", field " : where_[i][0] == '[' ? "" : ".") + where_[i];
     return Error(Errc::invalid_argument,
                  "parse " + quote(shown_) + ": " + where + " " + what +
                      ": Go's encoding/json refuses the whole file, so ceph-csi uses no cluster of it",
