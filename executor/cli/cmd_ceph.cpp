@@ -55,7 +55,8 @@ class CephCommand : public Command {
  private:
   int run_checked() {
     exec::ResolvedNamespace ns = resolve_source(source_);
-    if (ns.own_namespace) log_warn(ns.describe());
+    if (ns.own_namespace)
+      log_warn(ns.warning.empty() ? ns.describe() : ns.warning + " (" + ns_text(ns.id) + ")");
     set_log_field("step", name());
     ceph::Settings settings;
     settings.timeout = parse_duration(timeout_, "--timeout");

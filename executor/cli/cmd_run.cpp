@@ -78,7 +78,7 @@ class RunCommand final : public Command {
     if (::isatty(STDIN_FILENO) == 1) cmd.group = spawn::ProcessGroup::inherit;
     exec::ResolvedNamespace ns = resolve_source(source_);
     if (ns.own_namespace)
-      log_warn(ns.describe());
+      log_warn(ns.warning.empty() ? ns.describe() : ns.warning + " (" + ns_text(ns.id) + ")");
     else
       log_info("running " + exec::redacted_command_line(argv_) + " in " + ns.describe());
 

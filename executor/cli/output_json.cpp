@@ -38,7 +38,8 @@ nlohmann::json namespace_json(const exec::ResolvedNamespace& ns) {
                    {"own_namespace", ns.own_namespace},
                    {"path", ns.path},
                    {"cluster_id", ns.cluster_id},
-                   {"description", ns.describe()}};
+                   {"description", ns.describe()},
+                   {"warning", ns.warning}};
   if (ns.record) {
     j["holder"] = {{"pid", ns.record->pid},
                    {"pid_start_time", ns.record->pid_start_time},

@@ -202,6 +202,43 @@ int main(int argc, char **argv) {
   netns_exec_result_free(res);
   netns_exec_request_free(req);
 
+  /* ceph-csi's config.json, read by ceph-csi's rules: "RBD" and
+   * "NetNamespaceFilePath" name the holder; an entry with no path runs here
+   * and says so in netns_exec_result_warning(). */
+  {
+    char cfg[4096], text[8192], id[128];
+    snprintf(cfg, sizeof cfg, "%s/config.json", dir);
+    /* The holder's cluster ID: its link is <dir>/<ID>.net.ns. */
+    const char *base = strrchr(netns, '/') ? strrchr(netns, '/') + 1 : netns;
+    snprintf(id, sizeof id, "%s", base);
+    char *suffix = strstr(id, ".net.ns");
+    if (suffix == NULL) return fail("the holder file is not <ID>.net.ns", NULL);
+    *suffix = '\0';
+    int n = snprintf(text, sizeof text,
+                     "[{\"ClusterID\": \"%s\", \"RBD\": {\"NetNamespaceFilePath\": \"%s\"}},"
+                     " {\"clusterID\": \"abi-none\", \"rbd\": {}}]",
+                     id, netns);
+    int cfd = open(cfg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (cfd < 0 || fchmod(cfd, 0644) != 0 || write(cfd, text, (size_t)n) != n || close(cfd) != 0)
+      return fail("write config.json", NULL);
+    req = request(netns, readlink_cmd);
+    if (netns_exec_request_set_cluster(req, id, cfg, NETNS_EXEC_KIND_RBD) != 0)
+      return fail("set_cluster", NULL);
+    res = netns_exec_run(req);
+    if (netns_exec_result_exit_code(res) != 0 || strcmp(netns_exec_result_stdout(res, NULL), expected) != 0 ||
+        netns_exec_result_own_namespace(res) != 0 || strcmp(netns_exec_result_warning(res), "") != 0)
+      return fail("\"RBD\": {\"NetNamespaceFilePath\"} did not name the holder", res);
+    netns_exec_result_free(res);
+    netns_exec_request_set_cluster(req, "abi-none", cfg, NETNS_EXEC_KIND_RBD);
+    res = netns_exec_run(req);
+    if (netns_exec_result_exit_code(res) != 0 || netns_exec_result_own_namespace(res) != 1 ||
+        strstr(netns_exec_result_warning(res), "\"abi-none\"") == NULL ||
+        strstr(netns_exec_result_warning(res), "rbd.netNamespaceFilePath") == NULL)
+      return fail("an entry without a path gave no warning", res);
+    netns_exec_result_free(res);
+    netns_exec_request_free(req);
+  }
+
   /* A spawn failure: the stage and errno. */
   const char *missing_cmd[] = {"no-such-program-abi", NULL};
   req = request(netns, missing_cmd);

@@ -1,17 +1,15 @@
-// ceph-csi's cluster config (a ConfigMap, JSON), through the executor's
-// lookup_netns_path(). The input's first byte picks the section (rbd, cephFS,
-// nfs); the rest is the file, handed over as /proc/self/fd/N of a memfd so
-// the real read path runs without touching the disk. Properties: only
-// netns::Error escapes (no nlohmann exception, no crash on deep nesting or
-// odd types), and a returned path is no longer than the file.
-#include <sys/mman.h>
-#include <unistd.h>
-
+// ceph-csi's cluster config (a ConfigMap, JSON), through the decoder every
+// reader of it uses (netns::exec::decode_ceph_csi_config: ceph-csi's own
+// Go encoding/json rules). The input's first byte picks the kind (rbd,
+// cephFS, nfs); the rest is the file. Properties: only netns::Error escapes
+// (no crash, no stack overflow on deep nesting), decoding is deterministic,
+// find() returns the first entry with the ID, and a decoded path is never
+// longer than three bytes per input byte (U+FFFD for one bad byte).
+// test/go-config compares the same decoder with encoding/json itself.
 #include <string>
 
 #include "fuzz_target.hpp"
-#include "netns/unique_fd.hpp"
-#include "netns_exec/source.hpp"
+#include "netns_exec/ceph_csi_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -20,13 +18,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                   netns::exec::ConfigKind::nfs};
   netns::exec::ConfigKind kind = kinds[data[0] % 3];
   std::string_view json = netns::fuzz::as_text(data + 1, size - 1);
-
-  netns::UniqueFd file(::memfd_create("fuzz-csi-config", MFD_CLOEXEC));
-  NETNS_FUZZ_CHECK(file.get() >= 0);
-  NETNS_FUZZ_CHECK(::write(file.get(), json.data(), json.size()) == static_cast<ssize_t>(json.size()));
-  const std::string path = "/proc/self/fd/" + std::to_string(file.get());
   return netns::fuzz::rejecting_errors([&] {
-    std::string found = netns::exec::lookup_netns_path(path, "ceph-a", kind);
-    NETNS_FUZZ_CHECK(found.size() <= json.size());
+    const auto config = netns::exec::decode_ceph_csi_config(json, "config.json");
+    const auto again = netns::exec::decode_ceph_csi_config(json, "config.json");
+    NETNS_FUZZ_CHECK(again.clusters.size() == config.clusters.size());
+    for (size_t i = 0; i < config.clusters.size(); ++i) {
+      const auto& c = config.clusters[i];
+      NETNS_FUZZ_CHECK(c.netns_path(kind) == again.clusters[i].netns_path(kind));
+      NETNS_FUZZ_CHECK(c.netns_path(kind).size() <= 3 * json.size());
+      const auto* first = config.find(c.cluster_id);
+      NETNS_FUZZ_CHECK(first != nullptr && first <= &c && first->cluster_id == c.cluster_id);
+    }
   });
 }

@@ -143,6 +143,37 @@ TEST_F(ExecRun, EmptyNetNamespaceFilePathRunsInOwnNamespaceAndSaysSo) {
   }
 }
 
+// ceph-csi decodes config.json with Go's encoding/json: "RBD" and
+// "NetNamespaceFilePath" are its rbd.netNamespaceFilePath, and of "rbd" and
+// "Rbd" the later wins. netns-exec must run where ceph-csi's commands run
+// (the holder), not in its own namespace (here the host's) nor in the first
+// section's. The control: a key Go does not fold ("R_BD") names no holder,
+// and the command runs here, with the warning.
+TEST_F(ExecRun, ConfigKeysAreReadAsCephCsiReadsThem) {
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  const std::string holder_ns = "net:[" + std::to_string(ns.ns_id().ino) + "]\n";
+  for (const std::string& entry :
+       {R"("RBD": {"NetNamespaceFilePath": ")" + link + R"("})",
+        R"("rbd": {"netNamespaceFilePath": "/nowhere/ceph-a.net.ns"}, "Rbd": {"netNamespaceFilePath": ")" +
+            link + R"("})"}) {
+    std::string cfg = config(R"([{"ClusterID": "ceph-a", )" + entry + "}]");
+    auto r = exec({"run", "--cluster-id", "ceph-a", "--config", cfg, "--", "readlink",
+                   "/proc/self/ns/net"});
+    ASSERT_TRUE(r.ok()) << entry << ": " << r.describe();
+    EXPECT_EQ(r.out, holder_ns) << entry;
+  }
+  std::string cfg = config(R"([{"clusterID": "ceph-a", "R_BD": {"netNamespaceFilePath": ")" + link + R"("}}])");
+  auto r = exec({"run", "--json", "--cluster-id", "ceph-a", "--config", cfg, "--", "readlink",
+                 "/proc/self/ns/net"});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["stdout"]["data"], ns_link("net") + "\n");
+  EXPECT_NE(doc["netns"]["warning"].get<std::string>().find("rbd.netNamespaceFilePath"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("has an entry in"), std::string::npos) << r.err;
+}
+
 TEST_F(ExecRun, ClusterIdFromConfig) {
   NetnsChild ns;
   publish_holder(holder_dir, "ceph-a", ns);

@@ -314,6 +314,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   refused("config writable by others", {"run", "--cluster-id", kId, "--config", tmp / "writable.json"},
           {"is writable by group or others", "writable.json"});
   refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"}, {"parse", "malformed.json"});
+  // ceph-csi's encoding/json fails the whole file on a wrong type anywhere,
+  // so ceph-csi uses no cluster of it: neither does netns-exec, though this
+  // entry (keys spelled as Go folds them) names the live holder.
+  write_file(tmp / "mistyped.json", "[{\"ClusterID\": \"ceph-a\", \"RBD\": {\"NetNamespaceFilePath\": \"" +
+                                        link + "\"}}, {\"clusterID\": \"ceph-b\", \"monitors\": \"198.18.0.1\"}]\n");
+  refused("config with a wrong type in another cluster's entry",
+          {"run", "--cluster-id", kId, "--config", tmp / "mistyped.json"},
+          {"entry 2, field \"monitors\" is a string", "ceph-csi uses no cluster of it"});
   refused("cluster absent from the config", {"run", "--cluster-id", "ceph-z", "--config", config},
           {"cluster \"ceph-z\" is not in"});
 

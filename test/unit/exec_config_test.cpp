@@ -58,7 +58,12 @@ TEST_F(ExecConfig, Refusals) {
   auto cfg = write(R"([{"clusterID": "a", "rbd": {"netNamespaceFilePath": 7}}])");
   EXPECT_EQ(code_of([&] { ex::lookup_netns_path(cfg, "a", ex::ConfigKind::rbd); }),
             Errc::invalid_argument);
+  // A wrong type anywhere fails Go's Unmarshal, so ceph-csi uses no cluster
+  // of the file: another cluster's lookup is refused too.
   EXPECT_EQ(code_of([&] { ex::lookup_netns_path(cfg, "zz", ex::ConfigKind::rbd); }),
+            Errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { ex::lookup_netns_path(write(R"([{"clusterID": "a"}])"), "zz",
+                                                ex::ConfigKind::rbd); }),
             Errc::not_found);
   EXPECT_EQ(code_of([&] { ex::lookup_netns_path(cfg, "../a", ex::ConfigKind::rbd); }),
             Errc::invalid_argument);

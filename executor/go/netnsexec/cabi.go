@@ -46,6 +46,7 @@ type result struct {
 	netnsDev uint64
 	netnsIno uint64
 	own      bool
+	warning  string
 }
 
 // cancelHandle is the C ABI's cancellation handle: fire() may be called from
@@ -206,6 +207,7 @@ func run(r *request, cancel *cancelHandle) (*result, error) {
 		netnsDev: uint64(C.netns_exec_result_netns_dev(res)),
 		netnsIno: uint64(C.netns_exec_result_netns_ino(res)),
 		own:      C.netns_exec_result_own_namespace(res) != 0,
+		warning:  C.GoString(C.netns_exec_result_warning(res)),
 	}, nil
 }
 

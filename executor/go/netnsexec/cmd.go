@@ -33,6 +33,10 @@ type Namespace struct {
 	// Own: the source named no holder (ceph-csi's empty netNamespaceFilePath)
 	// and the command ran in the caller's own namespace, as ceph-csi does.
 	Own bool
+	// Warning is nil, or a *ConfigWarning (errors.Is ErrNoHolderPath) when
+	// Own because the cluster's config entry names no holder for the kind;
+	// it is also logged, once per process.
+	Warning error
 }
 
 // Cmd is one command to run inside a holder's network namespace. Shaped like
@@ -242,6 +246,11 @@ func (c *Cmd) outcome(ctx context.Context, res *result, copyErr error, clamped b
 	}
 
 	c.Namespace = Namespace{Dev: res.netnsDev, Ino: res.netnsIno, Own: res.own}
+	if res.warning != "" {
+		w := &ConfigWarning{Source: c.Source, Message: res.warning}
+		c.Namespace.Warning = w
+		logOnce(w)
+	}
 	var exit *ExitError
 	switch res.outcome {
 	case outcomeExited:

@@ -25,6 +25,14 @@
 //   - when the context ends the command, its whole process group is killed
 //     with SIGKILL and the error wraps ctx.Err() and the *ExitError.
 //
+// A Cluster source whose entry in ceph-csi's config.json has no
+// netNamespaceFilePath for the kind runs the command in the caller's own
+// namespace, as ceph-csi does; Cmd.Namespace.Own says so, and
+// Cmd.Namespace.Warning carries the warning (errors.Is ErrNoHolderPath),
+// which is also logged once per process. The config is read by ceph-csi's
+// own rules (Go's encoding/json: keys case-insensitively, later duplicates
+// win, sections merge), so the holder chosen is the one ceph-csi would use.
+//
 // Standard streams are streamed through pipes (or handed over directly when
 // they are *os.File): no size limit, nothing kept by the package.
 //

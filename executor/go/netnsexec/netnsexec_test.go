@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -78,6 +80,113 @@ func TestNoHolderConfiguredRunsHereAndSaysSo(t *testing.T) {
 	out, cmd := readlinkNs(t, netnsexec.Cluster("no-holder").WithConfig(cfg))
 	if out != nsLine(holdertest.NetnsIno(t)) || !cmd.Namespace.Own {
 		t.Fatalf("ran in %q (Namespace %+v), want our own namespace reported as Own", out, cmd.Namespace)
+	}
+	if !errors.Is(cmd.Namespace.Warning, netnsexec.ErrNoHolderPath) {
+		t.Fatalf("Namespace.Warning = %v, want ErrNoHolderPath", cmd.Namespace.Warning)
+	}
+	// With a holder path there is nothing to warn about.
+	if _, cmd := readlinkNs(t, netnsexec.Cluster(h.ID).WithConfig(cfg)); cmd.Namespace.Warning != nil {
+		t.Fatalf("warning %v for a cluster whose holder is configured", cmd.Namespace.Warning)
+	}
+}
+
+// writeRawConfig writes a ceph-csi config.json exactly as given.
+func writeRawConfig(t *testing.T, text string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "config")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// ceph-csi decodes config.json with encoding/json: "RBD" and
+// "NetNamespaceFilePath" are its rbd.netNamespaceFilePath, "ClusterId" its
+// clusterID, and of "rbd" and "Rbd" the later wins. The package runs where
+// ceph-csi's own commands would: in those holders, never in our namespace.
+func TestClusterConfigReadAsCephCSIReadsIt(t *testing.T) {
+	a := holdertest.Start(t)
+	b := holdertest.Start(t, "--socket")
+	text := fmt.Sprintf(`[{"clusterID": %q, "RBD": {"NetNamespaceFilePath": %q}},
+		{"ClusterId": %q, "rbd": {"netNamespaceFilePath": %q}, "Rbd": {"netNamespaceFilePath": %q}}]`,
+		a.ID, a.Link, b.ID, a.Link, b.Socket)
+	cfg := writeRawConfig(t, text)
+
+	// The control: ceph-csi's decoder (the same struct tags) names these paths.
+	var decoded []struct {
+		ClusterID string `json:"clusterID"`
+		RBD       struct {
+			NetNamespaceFilePath string `json:"netNamespaceFilePath"`
+		} `json:"rbd"`
+	}
+	if err := json.Unmarshal([]byte(text), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if len(decoded) != 2 || decoded[0].RBD.NetNamespaceFilePath != a.Link ||
+		decoded[1].ClusterID != b.ID || decoded[1].RBD.NetNamespaceFilePath != b.Socket {
+		t.Fatalf("encoding/json reads %+v", decoded)
+	}
+
+	for _, tc := range []struct {
+		id  string
+		ino uint64
+	}{{a.ID, a.Ino}, {b.ID, b.Ino}} {
+		out, cmd := readlinkNs(t, netnsexec.Cluster(tc.id).WithConfig(cfg))
+		if out != nsLine(tc.ino) || cmd.Namespace.Own || cmd.Namespace.Warning != nil {
+			t.Errorf("cluster %s: ran in %q (Namespace %+v), want its holder's %q", tc.id, out,
+				cmd.Namespace, nsLine(tc.ino))
+		}
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// An entry without a path for the kind: a warning a caller can check, with
+// the cluster, file and section in it, and one log line however often it
+// recurs.
+func TestNoHolderPathIsAWarningLoggedOnce(t *testing.T) {
+	var logged lockedBuffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	defer slog.SetDefault(prev)
+	cfg := writeRawConfig(t, `[{"clusterID": "pathless", "monitors": ["198.18.0.1"],
+		"rbd": {"radosNamespace": "t"}, "cephFS": {"netNamespaceFilePath": "/elsewhere.net.ns"}}]`)
+	for i := 0; i < 3; i++ {
+		out, cmd := readlinkNs(t, netnsexec.Cluster("pathless").WithConfig(cfg))
+		if out != nsLine(holdertest.NetnsIno(t)) || !cmd.Namespace.Own {
+			t.Fatalf("ran in %q (Namespace %+v), want our own namespace", out, cmd.Namespace)
+		}
+		var w *netnsexec.ConfigWarning
+		if !errors.As(cmd.Namespace.Warning, &w) || !errors.Is(w, netnsexec.ErrNoHolderPath) {
+			t.Fatalf("Namespace.Warning = %#v, want a *ConfigWarning wrapping ErrNoHolderPath", cmd.Namespace.Warning)
+		}
+		for _, part := range []string{`"pathless"`, cfg, "rbd.netNamespaceFilePath"} {
+			if !strings.Contains(w.Message, part) {
+				t.Errorf("warning %q does not name %s", w.Message, part)
+			}
+		}
+	}
+	if n := strings.Count(logged.String(), "level=WARN"); n != 1 || !strings.Contains(logged.String(), "pathless") {
+		t.Fatalf("the warning was logged %d times, want once:\n%s", n, logged.String())
 	}
 }
 

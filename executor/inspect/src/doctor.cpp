@@ -7,6 +7,7 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/nsfd.hpp"
+#include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/netns_thread.hpp"
 #include "netns_exec/rtnl.hpp"
 #include "netns_exec/tcp_probe.hpp"
@@ -169,33 +170,20 @@ bool all_passed(const std::vector<Check>& checks) {
                       [](const Check& c) { return c.status == CheckStatus::fail; });
 }
 
+// Through the executor's reader: the monitors ceph-csi itself would use
+// (keys matched as Go's encoding/json matches them, the first entry of the
+// ID), and the file opened under the same checks as --cluster-id's.
 std::vector<Endpoint> monitors_from_config(const std::string& config, const std::string& cluster_id) {
-  std::string text = read_file(config);
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_array())
-    throw Error(Errc::invalid_argument, "ceph-csi config " + quote(config) + ": not a JSON array",
-                "the config is a JSON array of {\"clusterID\", \"monitors\", ...}");
-  for (const auto& entry : doc) {
-    if (!entry.is_object() || !entry.contains("clusterID") || !entry["clusterID"].is_string() ||
-        entry["clusterID"].get<std::string>() != cluster_id)
-      continue;
-    std::vector<Endpoint> out;
-    if (!entry.contains("monitors")) return out;
-    if (!entry["monitors"].is_array())
-      throw Error(Errc::invalid_argument, "ceph-csi config " + quote(config) + ": cluster " +
-                                              quote(cluster_id) + ": \"monitors\" is not an array");
-    for (const auto& m : entry["monitors"]) {
-      if (!m.is_string())
-        throw Error(Errc::invalid_argument, "ceph-csi config " + quote(config) + ": cluster " +
-                                                quote(cluster_id) + ": a monitor is not a string");
-      out.push_back(Endpoint::parse(m.get<std::string>(),
-                                    "ceph-csi config " + quote(config) + " monitor", 6789));
-    }
-    return out;
-  }
-  throw Error(Errc::not_found,
-              "ceph-csi config " + quote(config) + ": no cluster " + quote(cluster_id),
-              "check the clusterID in the StorageClass and the ceph-csi-config ConfigMap");
+  const exec::CephCsiConfig decoded = exec::read_ceph_csi_config(config);
+  const exec::CephCsiCluster* entry = decoded.find(cluster_id);
+  if (!entry)
+    throw Error(Errc::not_found,
+                "ceph-csi config " + quote(config) + ": no cluster " + quote(cluster_id),
+                "check the clusterID in the StorageClass and the ceph-csi-config ConfigMap");
+  std::vector<Endpoint> out;
+  for (const auto& m : entry->monitors)
+    out.push_back(Endpoint::parse(m, "ceph-csi config " + quote(config) + " monitor", 6789));
+  return out;
 }
 
 }  // namespace netns::inspect

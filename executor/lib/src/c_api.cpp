@@ -44,6 +44,7 @@ struct netns_exec_result {
   std::string stage;  // spawn_failed: where
   netns::NsId netns;
   bool own_namespace = false;
+  std::string warning;
 };
 
 namespace {
@@ -73,6 +74,7 @@ void fill_from(netns_exec_result& res, const RunResult& r) {
   res.exit_code = r.exit_code();
   res.netns = r.netns;
   res.own_namespace = r.own_namespace;
+  res.warning = r.warning;
   // The command's own bytes, untouched: redaction is for our messages and
   // logs, never for the command's data.
   res.out = r.result.out.data;
@@ -464,6 +466,9 @@ uint64_t netns_exec_result_netns_dev(const netns_exec_result* res) {
 }
 int netns_exec_result_own_namespace(const netns_exec_result* res) {
   return res != nullptr && res->own_namespace ? 1 : 0;
+}
+const char* netns_exec_result_warning(const netns_exec_result* res) {
+  return str_or_empty(res, &netns_exec_result::warning);
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 // ceph-csi's cluster config: a JSON array of
 //   {"clusterID": "...", "monitors": [...], "rbd": {"netNamespaceFilePath": "..."},
 //    "cephFS": {...}, "nfs": {...}}
+// opened here and decoded by ceph-csi's own rules (ceph_csi_config.cpp).
 // An empty or absent netNamespaceFilePath means "no holder": ceph-csi then
 // runs the command in its own namespace, and so do we (the caller is told).
 #include <fcntl.h>
@@ -9,37 +10,16 @@
 
 #include <cerrno>
 
-#include <nlohmann/json.hpp>
-
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/trust.hpp"
+#include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::exec {
 
-namespace {
-const char* config_key(ConfigKind kind) {
-  switch (kind) {
-    case ConfigKind::rbd: return "rbd";
-    case ConfigKind::cephfs: return "cephFS";
-    case ConfigKind::nfs: return "nfs";
-  }
-  return "rbd";
-}
-
-Error malformed(const std::string& config, const std::string& why) {
-  return Error(Errc::invalid_argument, "parse " + quote(config) + ": " + why,
-               "is the ceph-csi-config ConfigMap valid JSON: a list of {\"clusterID\", "
-               "\"monitors\", \"rbd\": {\"netNamespaceFilePath\"}, ...}?");
-}
-}  // namespace
-
-std::string lookup_netns_path(const std::string& config, const std::string& id, ConfigKind kind) {
-  // Before anything is looked up or built from it: the ID becomes a file name.
-  validate_cluster_id(id);
-
+CephCsiConfig read_ceph_csi_config(const std::string& config) {
   std::string text;
   try {
     UniqueFd fd = open_regular_at(AT_FDCWD, config, 0, config);
@@ -56,34 +36,27 @@ std::string lookup_netns_path(const std::string& config, const std::string& id, 
                    " (or pass --config)?");
     throw;
   }
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw malformed(config, e.what());
-  }
-  if (!doc.is_array()) throw malformed(config, "the top level is not a JSON array");
+  return decode_ceph_csi_config(text, config);
+}
 
-  for (const auto& entry : doc) {
-    if (!entry.is_object()) throw malformed(config, "an entry is not a JSON object");
-    auto cid = entry.find("clusterID");
-    if (cid == entry.end() || !cid->is_string() || cid->get_ref<const std::string&>() != id)
-      continue;
-    auto section = entry.find(config_key(kind));
-    if (section == entry.end() || section->is_null()) return {};
-    if (!section->is_object())
-      throw malformed(config, "cluster " + quote(id) + ": \"" + config_key(kind) +
-                                  "\" is not an object");
-    auto path = section->find("netNamespaceFilePath");
-    if (path == section->end() || path->is_null()) return {};
-    if (!path->is_string())
-      throw malformed(config, "cluster " + quote(id) + ": \"" + config_key(kind) +
-                                  ".netNamespaceFilePath\" is not a string");
-    return path->get<std::string>();
-  }
-  throw Error(Errc::not_found, "cluster " + quote(id) + " is not in " + quote(config),
-              "is the cluster ID spelled as in the ceph-csi-config ConfigMap, and is the "
-              "ConfigMap up to date on this node?");
+std::string lookup_netns_path(const std::string& config, const std::string& id, ConfigKind kind) {
+  // Before anything is looked up or built from it: the ID becomes a file name.
+  validate_cluster_id(id);
+  const CephCsiConfig decoded = read_ceph_csi_config(config);
+  const CephCsiCluster* cluster = decoded.find(id);
+  if (!cluster)
+    throw Error(Errc::not_found, "cluster " + quote(id) + " is not in " + quote(config),
+                "is the cluster ID spelled as in the ceph-csi-config ConfigMap, and is the "
+                "ConfigMap up to date on this node?");
+  const std::string& path = cluster->netns_path(kind);
+  // ceph-csi's nsenter call cannot carry a NUL either (Go's exec refuses the
+  // argument), and a C path would silently end there.
+  if (path.find('\0') != std::string::npos)
+    throw Error(Errc::invalid_argument,
+                "parse " + quote(config) + ": cluster " + quote(id) + ": the " +
+                    config_kind_name(kind) + " netNamespaceFilePath contains a NUL byte",
+                "is the ceph-csi-config ConfigMap's netNamespaceFilePath a plain path?");
+  return path;
 }
 
 }  // namespace netns::exec

@@ -23,6 +23,7 @@
 #include "netns/fd_passing.hpp"
 #include "netns/trust.hpp"
 #include "netns/unix_address.hpp"
+#include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/source.hpp"
 #include "record_cache.hpp"
 #include "wait_path.hpp"
@@ -548,6 +549,7 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
           own.own_namespace = true;
           own.cluster_id = source.cluster_id;
           own.id = current_netns_id();
+          own.warning = no_holder_path_warning(source.config, source.cluster_id, source.config_kind);
           return own;
         }
         return open_namespace_file(path, source.cluster_id, options, false, report);

@@ -16,6 +16,7 @@ RunResult spawn_in(const ResolvedNamespace& ns, spawn::Command command) {
   out.netns = ns.id;
   out.own_namespace = ns.own_namespace;
   out.netns_description = ns.describe();
+  out.warning = ns.warning;
   return out;
 }
 

@@ -4,11 +4,11 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns_exec/ceph_csi_config.hpp"
 
 namespace netns::exec::shim {
 
@@ -18,6 +18,7 @@ struct ConfigEntry {
   std::string id;
   std::string monitors_text;
   std::vector<Endpoint> monitors;
+  std::string netns_path;  // the driver's kind's netNamespaceFilePath ("" for none)
 };
 
 Error unreadable_config(const std::string& config, const std::string& why) {
@@ -28,29 +29,24 @@ Error unreadable_config(const std::string& config, const std::string& why) {
                "is the ceph-csi-config ConfigMap mounted there, or NETNS_EXEC_CONFIG set to it?");
 }
 
-// Only what the decision needs: each entry's clusterID and monitors. The
-// netNamespaceFilePath is read through exec::lookup_netns_path, ceph-csi's
-// rules in one place.
-std::vector<ConfigEntry> read_entries(const std::string& config) {
-  std::string text;
+// The config read once, by ceph-csi's own rules (exec::read_ceph_csi_config:
+// the same opening checks and the same decoder as --cluster-id), so the
+// monitors and the holder path here are the ones ceph-csi would use. Only
+// the first entry of each ID counts (ceph-csi's lookup stops there, so a
+// later duplicate's monitors and path are never a volume's); an entry with
+// no ID is never asked for.
+std::vector<ConfigEntry> read_entries(const std::string& config, ConfigKind kind) {
+  CephCsiConfig decoded;
   try {
-    text = read_file(config, 4 << 20);
+    decoded = read_ceph_csi_config(config);
   } catch (const Error& e) {
     throw unreadable_config(config, e.what());
   }
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_array())
-    throw unreadable_config(config, "it is not a JSON array of cluster entries");
   std::vector<ConfigEntry> entries;
-  for (const auto& entry : doc) {
-    if (!entry.is_object()) continue;
-    auto id = entry.find("clusterID");
-    auto mons = entry.find("monitors");
-    if (id == entry.end() || !id->is_string() || mons == entry.end() || !mons->is_array()) continue;
-    ConfigEntry e{id->get<std::string>(), {}, {}};
-    for (const auto& m : *mons) {
-      if (!m.is_string()) continue;
-      const auto& s = m.get_ref<const std::string&>();
+  for (const auto& c : decoded.clusters) {
+    if (c.cluster_id.empty() || decoded.find(c.cluster_id) != &c) continue;
+    ConfigEntry e{c.cluster_id, {}, {}, c.netns_path(kind)};
+    for (const auto& s : c.monitors) {
       e.monitors_text += (e.monitors_text.empty() ? "" : ",") + s;
       auto eps = parse_monitors(s);
       e.monitors.insert(e.monitors.end(), eps.begin(), eps.end());
@@ -137,7 +133,8 @@ Route route(Tool tool, const std::vector<std::string>& args, const Environment& 
             "cluster is held, the real program runs as is";
     return r;
   }
-  const std::vector<ConfigEntry> entries = read_entries(env.config);
+  const ConfigKind kind = config_kind_of(tool);
+  const std::vector<ConfigEntry> entries = read_entries(env.config, kind);
   std::vector<std::string> matched;
   for (const auto& e : entries)
     if (share_a_monitor(r.monitors.endpoints, e.monitors)) matched.push_back(e.id);
@@ -164,8 +161,13 @@ Route route(Tool tool, const std::vector<std::string>& args, const Environment& 
     return r;
   }
 
-  const ConfigKind kind = config_kind_of(tool);
-  const std::string configured = lookup_netns_path(env.config, r.cluster_id, kind);
+  std::string configured;
+  for (const auto& e : entries)
+    if (e.id == r.cluster_id) configured = e.netns_path;
+  if (configured.find('\0') != std::string::npos)
+    throw unreadable_config(env.config, "cluster " + quote(r.cluster_id) + "'s " +
+                                            config_kind_name(kind) +
+                                            " netNamespaceFilePath contains a NUL byte");
   if (!configured.empty()) {
     r.source = Source::cluster(r.cluster_id, env.config, kind);
     r.holder_path = configured;

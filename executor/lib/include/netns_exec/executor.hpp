@@ -25,6 +25,7 @@ struct RunResult {
   NsId netns;               // the namespace the command ran in
   bool own_namespace = false;  // no holder configured: ran in the caller's namespace
   std::string netns_description;  // ResolvedNamespace::describe()
+  std::string warning;            // ResolvedNamespace::warning ("" for none)
 
   // The exit code per SPEC: the command's own, 124 timeout, 125 the executor
   // failed, 126 not executable, 127 not found, 128+N signal N.

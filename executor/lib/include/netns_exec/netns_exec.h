@@ -201,6 +201,13 @@ uint64_t netns_exec_result_netns_dev(const netns_exec_result *res);
 /* 1 when the config named no holder and the command ran in the caller's own
  * namespace (as ceph-csi does for an empty netNamespaceFilePath). */
 int netns_exec_result_own_namespace(const netns_exec_result *res);
+/* What the caller should be told although the command ran, "" for nothing:
+ * set with own_namespace when the cluster has an entry in ceph-csi's
+ * config.json but no netNamespaceFilePath for the kind (keys matched as
+ * ceph-csi matches them, so "RBD" or "NetNamespaceFilePath" count): one line
+ * naming the cluster, the config file and the section. Valid until
+ * netns_exec_result_free(). */
+const char *netns_exec_result_warning(const netns_exec_result *res);
 
 #ifdef __cplusplus
 }

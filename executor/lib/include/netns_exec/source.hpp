@@ -83,6 +83,10 @@ struct ResolvedNamespace {
   std::string cluster_id;  // given or derived from the file name ("" if unknown)
   std::optional<HolderRecord> record;  // the record that vouched for fd, if any
   UniqueFd holder_pidfd;  // pidfd of the record's holder (spawn-time re-check), if any
+  // Not a refusal, but what the caller should be told: set with
+  // own_namespace, when the cluster's config entry names no holder for the
+  // kind (no_holder_path_warning(): perhaps a holder whose path is missing).
+  std::string warning;
 
   // One line for logs and JSON: where, which namespace, who vouched for it.
   [[nodiscard]] std::string describe() const;
