@@ -103,7 +103,7 @@ constexpr ErrcName kErrcNames[] = {
 
 }  // namespace
 
-namespace netns::exec::c_abi {
+namespace netns::exec::detail::c_abi {
 
 netns_exec_errc errc_of(netns::Errc code) {
   std::string_view name = netns::errc_name(code);
@@ -128,13 +128,13 @@ void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std:
   res.sys_errno = err;
 }
 
-}  // namespace netns::exec::c_abi
+}  // namespace netns::exec::detail::c_abi
 
 namespace {
 
-using netns::exec::c_abi::errc_of;
-using netns::exec::c_abi::fired;
-using netns::exec::c_abi::refuse;
+using netns::exec::detail::c_abi::errc_of;
+using netns::exec::detail::c_abi::fired;
+using netns::exec::detail::c_abi::refuse;
 
 // What fill_from leaves out: the cancelled outcome, and the stage and errno
 // of a spawn failure.

@@ -30,9 +30,9 @@ struct netns_exec_ceph {
 namespace {
 
 namespace ceph = netns::ceph;
-using netns::exec::c_abi::errc_of;
-using netns::exec::c_abi::fired;
-using netns::exec::c_abi::refuse;
+using netns::exec::detail::c_abi::errc_of;
+using netns::exec::detail::c_abi::fired;
+using netns::exec::detail::c_abi::refuse;
 
 // Where each field goes; false: no such field.
 bool set_field(netns_exec_ceph& c, std::string_view field, const char* value) {

@@ -50,7 +50,7 @@ struct netns_exec_result {
   bool already_done = false;
 };
 
-namespace netns::exec::c_abi {
+namespace netns::exec::detail::c_abi {
 
 // The C enum value of a netns::Errc (by name; NETNS_EXEC_ERR_SYSTEM for one
 // this ABI does not know yet).
@@ -63,4 +63,4 @@ bool fired(const netns_exec_cancel* cancel);
 void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std::string message,
             int err = 0);
 
-}  // namespace netns::exec::c_abi
+}  // namespace netns::exec::detail::c_abi
