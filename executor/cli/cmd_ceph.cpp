@@ -2,6 +2,11 @@
 // run inside the namespace SOURCE names. A key is never taken on argv: give
 // --keyfile FILE, or --key-stdin to read it from our stdin (it is handed to
 // the command on its stdin).
+//
+// Neither --timeout nor SIGINT/SIGTERM/SIGHUP/SIGQUIT cuts a started
+// command off: it gets --cancel-grace to finish, then SIGTERM, 5 s, SIGKILL,
+// and a map or mount it made is undone before netns-exec exits 124 (timeout)
+// or 137 (signal); netns_exec/ceph.hpp has the rules.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +21,7 @@
 #include "netns_exec/ceph.hpp"
 #include "netns_exec/redact.hpp"
 #include "output_json.hpp"
+#include "signals.hpp"
 #include "source_options.hpp"
 
 namespace netns::cli {
@@ -37,7 +43,13 @@ class CephCommand : public Command {
  public:
   void setup(CLI::App& app) override {
     source_.add_to(app);
-    app.add_option("--timeout", timeout_, "Kill the command after this long; exit 124")
+    app.add_option("--timeout", timeout_,
+                   "Stop the command after this long (after --cancel-grace), "
+                   "undo what it made; exit 124")
+        ->capture_default_str();
+    app.add_option("--cancel-grace", cancel_grace_,
+                   "After the timeout or a signal, how long a started command "
+                   "may still finish")
         ->capture_default_str();
     app.add_flag("--json", json_, "Print one JSON object with the outcome");
     add_options(app);
@@ -60,11 +72,15 @@ class CephCommand : public Command {
     set_log_field("step", name());
     ceph::Settings settings;
     settings.timeout = parse_duration(timeout_, "--timeout");
+    settings.cancel_grace = parse_duration(cancel_grace_, "--cancel-grace");
+    // A signal meant for us cancels, the graceful way: blocked here, pending
+    // on the signalfd, which is what the Runner watches (it never reads it).
+    UniqueFd signals = block_forwarded_signals();
     ceph::Runner runner(settings);
     ceph::Target target;
     target.netns_fd = ns.own_namespace ? -1 : ns.fd.get();
     target.initial_netns = is_initial_netns(ns);
-    ceph::OperationResult r = operate(runner, target);
+    ceph::OperationResult r = operate(runner, target, ceph::Cancellation{signals.get()});
     if (json_) {
       print_json({{"format", kJsonFormat},
                   {"operation", name()},
@@ -74,6 +90,9 @@ class CephCommand : public Command {
                   {"device", r.device},
                   {"already_done", r.already_done},
                   {"shared", r.shared},
+                  {"cancel", ceph::cancel_name(r.cancel)},
+                  {"undo_command", r.undo_argv},
+                  {"leftover", r.leftover},
                   {"command", exec::redact_argv(r.argv)},
                   {"exit_code", r.exit_code()},
                   {"netns", namespace_json(ns)},
@@ -89,7 +108,8 @@ class CephCommand : public Command {
 
  protected:
   virtual void add_options(CLI::App& app) = 0;
-  virtual ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) = 0;
+  virtual ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
+                                        const ceph::Cancellation& cancel) = 0;
 
   // --id, --keyfile | --key-stdin
   void add_credentials(CLI::App& app) {
@@ -113,6 +133,7 @@ class CephCommand : public Command {
 
   SourceOptions source_;
   std::string timeout_ = "2m";
+  std::string cancel_grace_ = "30s";
   bool json_ = false;
   ceph::Credentials credentials_;
   bool key_stdin_ = false;
@@ -136,9 +157,10 @@ class MapCommand final : public CephCommand {
     app.add_flag("--read-only", request_.read_only);
     add_credentials(app);
   }
-  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
+                                const ceph::Cancellation& cancel) override {
     request_.credentials = credentials();
-    return runner.map(request_, target);
+    return runner.map(request_, target, cancel);
   }
   ceph::MapRequest request_;
 };
@@ -155,8 +177,9 @@ class UnmapCommand final : public CephCommand {
     app.add_option("device", request_.device_or_spec, "/dev/rbdN or pool/image")->required();
     app.add_option("--options", request_.unmap_options, "krbd unmap options, comma-separated");
   }
-  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
-    return runner.unmap(request_, target);
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
+                                const ceph::Cancellation& cancel) override {
+    return runner.unmap(request_, target, cancel);
   }
   ceph::UnmapRequest request_;
 };
@@ -185,19 +208,20 @@ class MountCommand final : public CephCommand {
     auto* s = app.add_flag("--key-stdin", key_stdin_, "Read the key from stdin");
     f->excludes(s);
   }
-  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
+                                const ceph::Cancellation& cancel) override {
     if (type_ == "nfs") {
       nfs_.export_path = path_;
       nfs_.target = target_;
       nfs_.mount_options = options_;
-      return runner.mount_nfs(nfs_, target);
+      return runner.mount_nfs(nfs_, target, cancel);
     }
     cephfs_.root_path = path_;
     cephfs_.target = target_;
     cephfs_.mount_options = options_;
     cephfs_.credentials = credentials();
-    return type_ == "ceph-fuse" ? runner.mount_ceph_fuse(cephfs_, target)
-                                : runner.mount_cephfs(cephfs_, target);
+    return type_ == "ceph-fuse" ? runner.mount_ceph_fuse(cephfs_, target, cancel)
+                                : runner.mount_cephfs(cephfs_, target, cancel);
   }
   std::string type_ = "ceph";
   std::string target_;
@@ -211,15 +235,17 @@ class UmountCommand final : public CephCommand {
  public:
   [[nodiscard]] const char* name() const override { return "umount"; }
   [[nodiscard]] const char* description() const override {
-    return "umount a mount point (from inside the namespace, as ceph-csi would)";
+    return "umount a mount point (from inside the namespace, as ceph-csi "
+           "would)";
   }
 
  private:
   void add_options(CLI::App& app) override {
     app.add_option("target", request_.target, "Mount point")->required();
   }
-  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target) override {
-    return runner.umount(request_, target);
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
+                                const ceph::Cancellation& cancel) override {
+    return runner.umount(request_, target, cancel);
   }
   ceph::UmountRequest request_;
 };

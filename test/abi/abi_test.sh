@@ -65,6 +65,24 @@ start_holder "$work/holder" "abi-$$"
 cc -std=c11 -Wall -Wextra -Werror "$src/abi_c.c" $(pkg-config --cflags --libs netns_exec) -pthread -o "$work/abi_c"
 "$work/abi_c" "$link" "$ino" "$work/scratch"
 
+# The Ceph operations' cancellation through the installed C ABI, with a
+# stand-in rbd and sysfs (this host has no krbd).
+ceph=$work/ceph
+mkdir -p "$ceph/sys/devices"
+d=$ceph/sys/devices/0
+cat >"$ceph/rbd" <<RBD
+#!/bin/sh
+case " \$* " in
+*" unmap "*) echo "unmap \$2" >> $ceph/log; rm -rf $d ;;
+*" map "*) echo map-start >> $ceph/log; sleep 1; mkdir -p $d; echo rbd > $d/pool; echo img > $d/name
+  echo - > $d/current_snap; : > $d/pool_ns; echo '198.18.0.10:6789 name=admin rbd img -' > $d/config_info
+  echo map-done >> $ceph/log; echo /dev/rbd0 ;;
+esac
+RBD
+chmod 755 "$ceph/rbd"
+cc -std=c11 -Wall -Wextra -Werror "$src/abi_ceph_cancel.c" $(pkg-config --cflags --libs netns_exec) -pthread -o "$work/abi_ceph_cancel"
+"$work/abi_ceph_cancel" "$link" "$ceph"
+
 . "$src/find_go.sh"
 mkdir -p "$work/go"
 cp "$src/go/main.go" "$work/go/main.go"

@@ -291,6 +291,7 @@ TEST(CephRunner, TimeoutIsClassified) {
   write_script(f.settings.rbd, "exec sleep 100");
   f.settings.timeout = 200ms;
   f.settings.kill_grace = 200ms;
+  f.settings.cancel_grace = 200ms;  // a stopped map is given this long to finish
   Runner runner(f.settings);
   OperationResult r = runner.map(map_request(), Target{});
   EXPECT_EQ(r.failure, Failure::timed_out);

@@ -98,8 +98,11 @@ std::optional<std::string> mapped_device(const Settings& settings, const MapRequ
   return std::nullopt;
 }
 
-bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type,
-                const std::vector<std::string>& monitors) {
+namespace {
+
+// Calls f(type, source) for each mount at TARGET until it returns true.
+template <typename F>
+bool any_mount_at(const Settings& settings, const std::string& target, F&& f) {
   std::string all;
   try {
     all = read_file(settings.proc_mountinfo, 16 << 20);
@@ -115,13 +118,29 @@ bool mounted_as(const Settings& settings, const std::string& target, const std::
     while (fields >> word && word != "-") {
     }
     std::string type, source;
-    if (word != "-" || !(fields >> type >> source) || type != fs_type || unescape(point) != target) continue;
+    if (word != "-" || !(fields >> type >> source) || unescape(point) != target) continue;
+    if (f(type, unescape(source))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type,
+                const std::vector<std::string>& monitors) {
+  return any_mount_at(settings, target, [&](const std::string& type, const std::string& source) {
     // SOURCE is "<monitors>:<path>" (the kernel client's own spelling, or
     // "<fsid>.<fs>=<path>" with the new device syntax, which names no
     // monitor: not taken for ours).
-    if (same_cluster(unescape(source).substr(0, unescape(source).rfind(':')), monitors)) return true;
-  }
-  return false;
+    return type == fs_type && same_cluster(source.substr(0, source.rfind(':')), monitors);
+  });
+}
+
+bool mounted_at(const Settings& settings, const std::string& target,
+                std::string_view fs_type_prefix) {
+  return any_mount_at(settings, target, [&](const std::string& type, const std::string&) {
+    return type.rfind(fs_type_prefix, 0) == 0;
+  });
 }
 
 }  // namespace netns::ceph::detail

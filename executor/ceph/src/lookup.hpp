@@ -3,6 +3,7 @@
 // under the volume lock, so the answer cannot change before we act on it.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "netns_exec/ceph.hpp"
@@ -19,5 +20,10 @@ std::optional<std::string> mapped_device(const Settings& settings, const MapRequ
 // source names one of MONITORS' hosts (the same cluster).
 bool mounted_as(const Settings& settings, const std::string& target, const std::string& fs_type,
                 const std::vector<std::string>& monitors);
+
+// Whether TARGET is a mount point in PROC_MOUNTINFO whose type starts with
+// FS_TYPE_PREFIX ("nfs" for nfs and nfs4, "fuse" for ceph-fuse's).
+bool mounted_at(const Settings& settings, const std::string& target,
+                std::string_view fs_type_prefix);
 
 }  // namespace netns::ceph::detail

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "cancel.hpp"
 #include "classify.hpp"
 #include "commands.hpp"
 #include "lookup.hpp"
@@ -27,6 +28,7 @@ const char* failure_name(Failure failure) noexcept {
     case Failure::signalled: return "signalled";
     case Failure::command_failed: return "command_failed";
     case Failure::bad_output: return "bad_output";
+    case Failure::cancelled: return "cancelled";
   }
   return "unknown";
 }
@@ -34,6 +36,8 @@ const char* failure_name(Failure failure) noexcept {
 int OperationResult::exit_code() const noexcept {
   switch (failure) {
     case Failure::none: return 0;
+    case Failure::cancelled: return cancel == Cancel::not_started ? 125 : 137;
+    case Failure::timed_out: return 124;
     case Failure::kernel_module_missing:
     case Failure::bad_output: {
       const spawn::Outcome& o = process.outcome;
@@ -63,9 +67,13 @@ struct Runner::Impl {
   // Whether the work is already done, checked under the volume lock; nullopt: run the command.
   using Lookup = std::function<std::optional<OperationResult>()>;
 
+  // undo: a map, unmap, mount or umount, whose command is let finish after
+  // a cancel or the timeout (see detail::settle); nullptr: any other
+  // command, stopped the spawn engine's usual way.
   OperationResult run(std::string_view operation, std::string_view volume_key,
                       spawn::Command command, const Target& target, bool cross_process,
-                      const Lookup& lookup);
+                      const Lookup& lookup, const Cancellation& cancel = {},
+                      const detail::Undo* undo = nullptr);
 };
 
 namespace {
@@ -110,8 +118,12 @@ OperationResult Runner::run_serialized(std::string_view operation, std::string_v
 
 OperationResult Runner::Impl::run(std::string_view operation, std::string_view volume_key,
                                   spawn::Command command, const Target& target,
-                                  bool cross_process, const Lookup& lookup) {
+                                  bool cross_process, const Lookup& lookup,
+                                  const Cancellation& cancel, const detail::Undo* undo) {
   command.netns_fd = target.netns_fd;
+  command.cancel_fd = cancel.fd;
+  // The timeout is a stop like a cancel: the same grace, the same undo.
+  if (undo != nullptr) command.finish_grace = settings.cancel_grace;
   // Identical means: same operation, same argv, same stdin (a different key
   // is a different request) and the same namespace by identity, not by fd
   // number (each caller opened its own descriptor).
@@ -120,15 +132,23 @@ OperationResult Runner::Impl::run(std::string_view operation, std::string_view v
   fingerprint += '\0';
   fingerprint += command.stdin_data ? "stdin:" + *command.stdin_data : std::string("nostdin");
   fingerprint += '\0' + namespace_identity(target);
+  // Callers with their own cancellation do not share one execution: one
+  // caller's cancel must not undo another's mapping. They run one after the
+  // other instead, and the second finds the first one's work done.
+  if (cancel.fd >= 0) fingerprint += "\0cancel:" + std::to_string(cancel.fd);
 
   std::string what = std::string(operation) + " " + quote(volume_key);
   std::string program = command.argv.empty() ? std::string() : command.argv.front();
+  if (cancel.fired()) return detail::not_started(what, command.argv);
   auto landing = flights.run(std::string(volume_key), fingerprint, [&] {
     // Threads of this process are serialized by the flight; other processes
     // by the lock, held while we look and run, so a second `netns-exec map`
     // sees the first one's mapping instead of making another.
     detail::VolumeLock lock;
     if (cross_process) lock = detail::VolumeLock::acquire(settings.lock_dir, volume_key);
+    // The lock may have taken long: look again, so that a cancel that came
+    // while we waited starts nothing.
+    if (cancel.fired()) return detail::not_started(what, command.argv);
     if (lookup) {
       if (std::optional<OperationResult> done = lookup()) {
         done->argv = redact_argv(command.argv);
@@ -140,10 +160,14 @@ OperationResult Runner::Impl::run(std::string_view operation, std::string_view v
     OperationResult r;
     r.argv = redact_argv(command.argv);
     r.process = spawn::run(command);
+    if (r.process.outcome == spawn::Outcome::spawn_failed(spawn::Stage::prepare, ECANCELED))
+      return detail::not_started(what, command.argv);  // fired between the look and the start
     // The message is redacted (Ceph tools echo a key they cannot decode);
     // the command's own output is returned as it was: redaction is for
     // messages and logs, never for the command's data.
     detail::classify(r, what, program);
+    if (undo != nullptr && r.process.stop != spawn::StopRequest::none)
+      detail::settle(r, what, settings, target, *undo);
     return r;
   });
   OperationResult result = *landing.result;
@@ -151,7 +175,8 @@ OperationResult Runner::Impl::run(std::string_view operation, std::string_view v
   return result;
 }
 
-OperationResult Runner::map(const MapRequest& request, const Target& target) {
+OperationResult Runner::map(const MapRequest& request, const Target& target,
+                            const Cancellation& cancel) {
   const Settings& s = impl_->settings;
   std::vector<std::string> argv = map_argv(request, target, s);
   const std::string spec = request.image_spec();
@@ -163,6 +188,19 @@ OperationResult Runner::map(const MapRequest& request, const Target& target) {
                        "mounted) or use a kernel with CONFIG_BLK_DEV_RBD",
                    argv);
 
+  // Stopped: the device rbd printed, else whatever sysfs now shows for this
+  // image (a map stopped after the kernel's add_single_major); the lookup
+  // above ran under the same lock and found none before the command.
+  const detail::Undo undo{
+      [&](const OperationResult& stopped) -> std::optional<std::string> {
+        std::string printed = trim_line(stopped.process.out.data);
+        if (stopped.process.outcome.success() && printed.rfind("/dev/", 0) == 0) return printed;
+        return detail::mapped_device(s, request);
+      },
+      [&](const std::string& device) {
+        return unmap_argv(UnmapRequest{.device_or_spec = device, .unmap_options = ""}, target, s);
+      },
+      "mapped"};
   OperationResult r = impl_->run(
       "map", spec, impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)),
       target, true, [&]() -> std::optional<OperationResult> {
@@ -172,7 +210,8 @@ OperationResult Runner::map(const MapRequest& request, const Target& target) {
         // rbd prints the device; the lookup says it the same way.
         done.process.out.data = *device + "\n";
         return done;
-      });
+      },
+      cancel, &undo);
   if (r.ok()) {
     r.device = trim_line(r.process.out.data);
     if (r.device.rfind("/dev/", 0) != 0) {
@@ -181,7 +220,7 @@ OperationResult Runner::map(const MapRequest& request, const Target& target) {
                          quote(r.process.out.data.substr(0, 200)));
       r.device.clear();
     }
-  } else if (detail::says_rbd_module_missing(r.process.err.data)) {
+  } else if (r.cancel == Cancel::none && detail::says_rbd_module_missing(r.process.err.data)) {
     r.failure = Failure::kernel_module_missing;
     r.message = redact(what + ": the rbd kernel module is not available on this node: " +
                        detail::output_excerpt(r.process) +
@@ -190,7 +229,8 @@ OperationResult Runner::map(const MapRequest& request, const Target& target) {
   return r;
 }
 
-OperationResult Runner::unmap(const UnmapRequest& request, const Target& target) {
+OperationResult Runner::unmap(const UnmapRequest& request, const Target& target,
+                              const Cancellation& cancel) {
   const Settings& s = impl_->settings;
   std::vector<std::string> argv = unmap_argv(request, target, s);
   // Without the module nothing can be mapped: there is nothing to undo.
@@ -199,9 +239,11 @@ OperationResult Runner::unmap(const UnmapRequest& request, const Target& target)
     r.already_done = true;
     return r;
   }
+  if (cancel.fired()) return detail::not_started("unmap " + quote(request.device_or_spec), argv);
+  const detail::Undo completes{};
   OperationResult r = impl_->run("unmap", request.device_or_spec,
                                  impl_->command(std::move(argv), target, std::nullopt), target, true,
-                                 {});
+                                 {}, cancel, &completes);
   // ceph-csi treats an image spec that is not mapped as unmapped.
   if (!r.ok() && r.failure == Failure::command_failed &&
       r.process.err.data.find("not a mapped image or snapshot") != std::string::npos) {
@@ -232,51 +274,81 @@ void reclassify_filesystem(OperationResult& r, std::string_view what, std::strin
                      std::string(fs_type) + ")");
 }
 
+// A stopped mount made what is now mounted at its target (kernel mounts: the
+// lookup found none of this cluster there before the command).
+detail::Undo mount_undo(const Settings& s, const std::string& mount_target,
+                        std::function<bool()> mounted) {
+  return detail::Undo{[mounted = std::move(mounted),
+                       mount_target](const OperationResult&) -> std::optional<std::string> {
+                        if (!mounted()) return std::nullopt;
+                        return mount_target;
+                      },
+                      [&s](const std::string& t) { return umount_argv(UmountRequest{.target = t}, s); },
+                      "mounted"};
+}
+
 }  // namespace
 
-OperationResult Runner::mount_cephfs(const CephfsMountRequest& request, const Target& target) {
+OperationResult Runner::mount_cephfs(const CephfsMountRequest& request, const Target& target,
+                                     const Cancellation& cancel) {
   const Settings& s = impl_->settings;
   std::vector<std::string> argv = cephfs_mount_argv(request, s);
   const std::string what = "mount " + quote(request.target);
   if (auto problem = detail::filesystem_support_problem(s, "ceph"))
     return filesystem_missing(what, "ceph", *problem, argv);
+  const detail::Undo undo = mount_undo(s, request.target, [&] {
+    return detail::mounted_as(s, request.target, "ceph", request.monitors);
+  });
   OperationResult r = impl_->run(
       "mount", request.target,
       impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target,
-      true, [&]() -> std::optional<OperationResult> {
+      true,
+      [&]() -> std::optional<OperationResult> {
         if (!detail::mounted_as(s, request.target, "ceph", request.monitors)) return std::nullopt;
         return OperationResult{};
-      });
-  reclassify_filesystem(r, what, "ceph");
+      },
+      cancel, &undo);
+  if (r.cancel == Cancel::none) reclassify_filesystem(r, what, "ceph");
   return r;
 }
 
-OperationResult Runner::mount_ceph_fuse(const CephfsMountRequest& request, const Target& target) {
-  std::vector<std::string> argv = ceph_fuse_argv(request, impl_->settings);
+OperationResult Runner::mount_ceph_fuse(const CephfsMountRequest& request, const Target& target,
+                                        const Cancellation& cancel) {
+  const Settings& s = impl_->settings;
+  std::vector<std::string> argv = ceph_fuse_argv(request, s);
+  const detail::Undo undo =
+      mount_undo(s, request.target, [&] { return detail::mounted_at(s, request.target, "fuse"); });
   // ceph-fuse daemonizes: the engine returns when the launching process
   // exits, without waiting for the daemon that keeps the pipes open.
-  return run_serialized(
+  return impl_->run(
       "mount", request.target,
-      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target);
+      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target,
+      false, {}, cancel, &undo);
 }
 
-OperationResult Runner::mount_nfs(const NfsMountRequest& request, const Target& target) {
+OperationResult Runner::mount_nfs(const NfsMountRequest& request, const Target& target,
+                                  const Cancellation& cancel) {
   const Settings& s = impl_->settings;
   std::vector<std::string> argv = nfs_mount_argv(request, s);
   const std::string what = "mount " + quote(request.target);
   if (auto problem = detail::filesystem_support_problem(s, "nfs"))
     return filesystem_missing(what, "nfs", *problem, argv);
-  OperationResult r = run_serialized("mount", request.target,
-                                     impl_->command(std::move(argv), target, std::nullopt), target);
-  reclassify_filesystem(r, what, "nfs");
+  const detail::Undo undo =
+      mount_undo(s, request.target, [&] { return detail::mounted_at(s, request.target, "nfs"); });
+  OperationResult r = impl_->run("mount", request.target,
+                                 impl_->command(std::move(argv), target, std::nullopt), target,
+                                 false, {}, cancel, &undo);
+  if (r.cancel == Cancel::none) reclassify_filesystem(r, what, "nfs");
   return r;
 }
 
-OperationResult Runner::umount(const UmountRequest& request, const Target& target) {
+OperationResult Runner::umount(const UmountRequest& request, const Target& target,
+                               const Cancellation& cancel) {
   std::vector<std::string> argv = umount_argv(request, impl_->settings);
+  const detail::Undo completes{};
   OperationResult r = impl_->run("umount", request.target,
                                  impl_->command(std::move(argv), target, std::nullopt), target, true,
-                                 {});
+                                 {}, cancel, &completes);
   // As ceph-csi: a mount point that is not mounted (or gone) is unmounted.
   const std::string& err = r.process.err.data;
   if (r.failure == Failure::command_failed &&

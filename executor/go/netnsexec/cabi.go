@@ -247,3 +247,128 @@ func (r *result) cause() error {
 	}
 	return ErrSystem // a code newer than this package
 }
+
+// cephRequest is one Ceph operation for netns_exec_ceph_run: the op, its
+// fields (netns_exec_ceph_set's names; "mon" repeats), an optional key.
+type cephRequest struct {
+	source      Source
+	op          int // cephMap, ...
+	fields      [][2]string
+	key         []byte
+	env         []string
+	timeout     time.Duration
+	cancelGrace time.Duration
+	killGrace   time.Duration
+	waitHolder  time.Duration
+}
+
+const (
+	cephMap    = C.NETNS_EXEC_CEPH_MAP
+	cephUnmap  = C.NETNS_EXEC_CEPH_UNMAP
+	cephMount  = C.NETNS_EXEC_CEPH_MOUNT
+	cephUmount = C.NETNS_EXEC_CEPH_UMOUNT
+)
+
+// cephResult is a result plus the Ceph operation's own fields.
+type cephResult struct {
+	result
+	device      string
+	leftover    string
+	cancelState CancelState
+	alreadyDone bool
+	stdout      []byte
+	stderr      []byte
+}
+
+func runCeph(r *cephRequest, cancel *cancelHandle) (*cephResult, error) {
+	req := C.netns_exec_request_new()
+	if req == nil {
+		return nil, errors.New("netnsexec: netns_exec_request_new: out of memory")
+	}
+	defer C.netns_exec_request_free(req)
+	op := C.netns_exec_ceph_new(C.netns_exec_ceph_op(r.op))
+	if op == nil {
+		return nil, errors.New("netnsexec: netns_exec_ceph_new: out of memory")
+	}
+	defer C.netns_exec_ceph_free(op)
+
+	if err := setSource(req, r.source); err != nil {
+		return nil, err
+	}
+	for _, f := range r.fields {
+		name, value := C.CString(f[0]), C.CString(f[1])
+		rc := C.netns_exec_ceph_set(op, name, value)
+		C.free(unsafe.Pointer(name))
+		C.free(unsafe.Pointer(value))
+		if err := check(rc, "ceph_set "+f[0]); err != nil {
+			return nil, err
+		}
+	}
+	if r.key != nil {
+		k := C.CBytes(r.key)
+		rc := C.netns_exec_ceph_set_key(op, k, C.size_t(len(r.key)))
+		C.free(k)
+		if err := check(rc, "ceph_set_key"); err != nil {
+			return nil, err
+		}
+	}
+	env := newCStrings(r.env)
+	defer env.free()
+	if err := check(C.netns_exec_request_set_env(req, env.p), "set_env"); err != nil {
+		return nil, err
+	}
+	for _, d := range []struct {
+		v   time.Duration
+		set func(C.uint64_t) C.int
+		nm  string
+	}{
+		{r.timeout, func(v C.uint64_t) C.int { return C.netns_exec_request_set_timeout_ms(req, v) }, "set_timeout_ms"},
+		{r.cancelGrace, func(v C.uint64_t) C.int { return C.netns_exec_request_set_cancel_grace_ms(req, v) }, "set_cancel_grace_ms"},
+		{r.killGrace, func(v C.uint64_t) C.int { return C.netns_exec_request_set_kill_grace_ms(req, v) }, "set_kill_grace_ms"},
+		{r.waitHolder, func(v C.uint64_t) C.int { return C.netns_exec_request_set_wait_holder_ms(req, v) }, "set_wait_holder_ms"},
+	} {
+		if d.v > 0 {
+			if err := check(d.set(C.uint64_t(d.v/time.Millisecond)), d.nm); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := check(C.netns_exec_request_set_cancel(req, cancel.c), "set_cancel"); err != nil {
+		return nil, err
+	}
+
+	res := C.netns_exec_ceph_run(req, op)
+	if res == nil {
+		return nil, errors.New("netnsexec: netns_exec_ceph_run: out of memory")
+	}
+	defer C.netns_exec_result_free(res)
+	var outLen, errLen C.size_t
+	out := C.netns_exec_result_stdout(res, &outLen)
+	errb := C.netns_exec_result_stderr(res, &errLen)
+	return &cephResult{
+		result: result{
+			outcome:  C.netns_exec_result_outcome(res),
+			exitCode: int(C.netns_exec_result_exit_code(res)),
+			status:   int(C.netns_exec_result_status(res)),
+			signal:   syscall.Signal(C.netns_exec_result_signal(res)),
+			errc:     C.netns_exec_result_errc(res),
+			errCode:  C.GoString(C.netns_exec_result_error_code(res)),
+			errno:    syscall.Errno(C.netns_exec_result_errno(res)),
+			stage:    C.GoString(C.netns_exec_result_stage(res)),
+			message:  C.GoString(C.netns_exec_result_error(res)),
+			netnsDev: uint64(C.netns_exec_result_netns_dev(res)),
+			netnsIno: uint64(C.netns_exec_result_netns_ino(res)),
+			own:      C.netns_exec_result_own_namespace(res) != 0,
+		},
+		device:      C.GoString(C.netns_exec_result_device(res)),
+		leftover:    C.GoString(C.netns_exec_result_leftover(res)),
+		cancelState: CancelState(C.netns_exec_result_cancel_state(res)),
+		alreadyDone: C.netns_exec_result_already_done(res) != 0,
+		stdout:      C.GoBytes(unsafe.Pointer(out), C.int(outLen)),
+		stderr:      C.GoBytes(unsafe.Pointer(errb), C.int(errLen)),
+	}, nil
+}
+
+func cancelStateName(s CancelState) string {
+	return C.GoString(C.netns_exec_cancel_state_name(C.netns_exec_cancel_state(s)))
+}

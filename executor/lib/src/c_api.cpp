@@ -15,37 +15,7 @@
 #include "netns_exec/netns_exec.h"
 #include "netns_exec/redact.hpp"
 
-struct netns_exec_request {
-  netns::exec::Source source;
-  bool has_source = false;
-  netns::spawn::Command command;
-  netns::exec::ResolveOptions resolve;
-  netns_exec_cancel* cancel = nullptr;  // not owned
-};
-
-// A pipe nobody reads: firing writes a byte, which leaves the read end
-// readable for good — what the spawn engine's cancel_fd polls for. write(2)
-// is async-signal-safe, and a full pipe (EAGAIN) is just as readable.
-struct netns_exec_cancel {
-  netns::Pipe pipe;
-};
-
-struct netns_exec_result {
-  netns_exec_outcome outcome = NETNS_EXEC_OUTCOME_REFUSED;
-  int exit_code = 125;
-  int status = 0;
-  int signal = 0;
-  std::string out, err;
-  bool out_truncated = false, err_truncated = false;
-  std::string error;
-  std::string error_code;
-  netns_exec_errc errc = NETNS_EXEC_ERR_NONE;
-  int sys_errno = 0;
-  std::string stage;  // spawn_failed: where
-  netns::NsId netns;
-  bool own_namespace = false;
-  std::string warning;
-};
+#include "c_api_types.hpp"
 
 namespace {
 
@@ -132,6 +102,10 @@ constexpr ErrcName kErrcNames[] = {
     {NETNS_EXEC_ERR_UNTRUSTED, "untrusted"},
 };
 
+}  // namespace
+
+namespace netns::exec::detail::c_abi {
+
 netns_exec_errc errc_of(netns::Errc code) {
   std::string_view name = netns::errc_name(code);
   for (const ErrcName& e : kErrcNames)
@@ -139,7 +113,6 @@ netns_exec_errc errc_of(netns::Errc code) {
   return NETNS_EXEC_ERR_SYSTEM;
 }
 
-// Whether the handle has fired: its pipe has a byte (never read, so it stays).
 bool fired(const netns_exec_cancel* cancel) {
   if (cancel == nullptr) return false;
   pollfd p{cancel->pipe.read.get(), POLLIN, 0};
@@ -147,7 +120,7 @@ bool fired(const netns_exec_cancel* cancel) {
 }
 
 void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std::string message,
-            int err = 0) {
+            int err) {
   res.outcome = NETNS_EXEC_OUTCOME_REFUSED;
   res.exit_code = 125;
   res.errc = errc;
@@ -155,6 +128,14 @@ void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std:
   res.error = std::move(message);
   res.sys_errno = err;
 }
+
+}  // namespace netns::exec::detail::c_abi
+
+namespace {
+
+using netns::exec::detail::c_abi::errc_of;
+using netns::exec::detail::c_abi::fired;
+using netns::exec::detail::c_abi::refuse;
 
 // What fill_from leaves out: the cancelled outcome, and the stage and errno
 // of a spawn failure.
@@ -321,6 +302,7 @@ void netns_exec_cancel_free(netns_exec_cancel* cancel) { delete cancel; }
 int netns_exec_request_set_timeout_ms(netns_exec_request* req, uint64_t timeout_ms) {
   return guarded(req, [&](netns_exec_request& r) {
     r.command.timeout = ms(timeout_ms);
+    r.timeout_set = true;
     return 0;
   });
 }

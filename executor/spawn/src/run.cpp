@@ -277,8 +277,11 @@ class Runner {
     std::string_view input = cmd_.stdin_data ? std::string_view(*cmd_.stdin_data) : std::string_view();
     if (prep_.stdin_write && input.empty()) prep_.stdin_write.reset();  // EOF at once
 
-    enum class Phase { running, terminating, killed } phase = Phase::running;
+    // finishing: a stop was asked for under finish_grace; the command is
+    // left alone until the grace ends, and an exit meanwhile is its own.
+    enum class Phase { running, finishing, terminating, killed } phase = Phase::running;
     bool cancelled = false;
+    bool cancel_seen = false;
     const bool has_deadline = cmd_.timeout > std::chrono::nanoseconds::zero();
     Clock::time_point deadline =
         has_deadline ? Clock::now() + std::chrono::duration_cast<Clock::duration>(cmd_.timeout)
@@ -311,7 +314,7 @@ class Runner {
         i_sig = static_cast<int>(count);
         fds[count++] = pollfd{cmd_.forward_signal_fd, POLLIN, 0};
       }
-      if (cmd_.cancel_fd >= 0 && !cancelled) {
+      if (cmd_.cancel_fd >= 0 && !cancelled && !cancel_seen) {
         i_cancel = static_cast<int>(count);
         fds[count++] = pollfd{cmd_.cancel_fd, POLLIN, 0};
       }
@@ -347,7 +350,18 @@ class Runner {
         // An exit in the same round wins: the command finished by itself.
         // Any event counts as cancel (POLLHUP: the caller closed its end of
         // a pipe; POLLNVAL: it closed the descriptor itself).
-        if (!exited && i_cancel >= 0 && fds[i_cancel].revents != 0) {
+        if (!exited && i_cancel >= 0 && fds[i_cancel].revents != 0 && cmd_.finish_grace) {
+          // Polled once: a readable descriptor stays readable.
+          cancel_seen = true;
+          if (phase == Phase::running) {
+            cancelled = true;
+            result.stop = StopRequest::cancel;
+            phase = Phase::finishing;
+            deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::max(
+                                          *cmd_.finish_grace, std::chrono::nanoseconds::zero()));
+          }
+        } else if (!exited && i_cancel >= 0 && fds[i_cancel].revents != 0) {
+          result.stop = StopRequest::cancel;
           send_signal(pidfd.get(), pid, cmd_.group, SIGKILL);
           cancelled = true;
           last_signal = SIGKILL;
@@ -359,7 +373,14 @@ class Runner {
       if (exited) break;
 
       if (Clock::now() >= deadline) {
-        if (phase == Phase::running) {
+        if (phase == Phase::running && cmd_.finish_grace) {
+          // The timeout under finish_grace: the same wait as for a cancel.
+          result.stop = StopRequest::timeout;
+          phase = Phase::finishing;
+          deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::max(
+                                        *cmd_.finish_grace, std::chrono::nanoseconds::zero()));
+        } else if (phase == Phase::running || phase == Phase::finishing) {
+          if (result.stop == StopRequest::none) result.stop = StopRequest::timeout;
           send_signal(pidfd.get(), pid, cmd_.group, SIGTERM);
           last_signal = SIGTERM;
           phase = Phase::terminating;
@@ -380,7 +401,8 @@ class Runner {
       }
     }
 
-    if (phase != Phase::running) {
+    const bool own_exit = phase == Phase::running || phase == Phase::finishing;
+    if (!own_exit) {
       // The leader is gone but unreaped, so its pgid is still ours: end any
       // member that survived SIGTERM.
       if (cmd_.group != ProcessGroup::inherit && last_signal != SIGKILL) {
@@ -394,7 +416,7 @@ class Runner {
 
     siginfo_t info{};
     int wait_error = reap(pidfd.get(), info);
-    result.outcome = phase == Phase::running ? outcome_of(wait_error, info, pidfd.get())
+    result.outcome = own_exit                ? outcome_of(wait_error, info, pidfd.get())
                      : cancelled             ? Outcome::cancelled(last_signal)
                                              : Outcome::timed_out(last_signal);
   }

@@ -3,15 +3,16 @@
 // them, run through the spawn engine inside an already-validated network
 // namespace:
 //   map      rbd --id ID -m MONS --keyfile=F map POOL[/NS]/IMAGE[@SNAP]
-//              --device-type krbd --options noudev [--options USER] [--read-only]
+//              --device-type krbd --options noudev [--options USER]
+//              [--read-only]
 //            (noudev always, as ceph-csi: udev events do not cross network
 //            namespaces, and a node without udevd never sends them; the
 //            device node comes from devtmpfs either way)
-//   unmap    rbd unmap DEVICE|SPEC --device-type krbd --options noudev [--options USER]
-//   mount    mount -t ceph MONS:PATH TARGET -o name=ID,secretfile=F[,mds_namespace=FS][,...]
-//   fuse     ceph-fuse TARGET -m MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...]
-//   nfs      mount -t nfs SERVER:PATH TARGET [-o ...]
-//   umount   umount TARGET
+//   unmap    rbd unmap DEVICE|SPEC --device-type krbd --options noudev
+//   [--options USER] mount    mount -t ceph MONS:PATH TARGET -o
+//   name=ID,secretfile=F[,mds_namespace=FS][,...] fuse     ceph-fuse TARGET -m
+//   MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...] nfs      mount -t
+//   nfs SERVER:PATH TARGET [-o ...] umount   umount TARGET
 //
 // Secrets: a key given by value goes to the child's stdin and the command
 // reads it from /dev/stdin (--keyfile=/dev/stdin, secretfile=/dev/stdin); it
@@ -27,6 +28,18 @@
 // mounts first look whether the work is already done (the image mapped in
 // /sys/bus/rbd/devices, the target already a ceph mount): the second caller
 // gets the first one's device, already_done set, and nothing runs twice.
+//
+// Cancellation (Cancellation::fd, and Settings::timeout, which is handled
+// the same way): map, unmap, mount and umount are never cut off mid-way.
+// Cancelled before the command starts (checked again once the volume lock
+// is held): nothing runs. Cancelled or timed out after it started: the
+// command is given Settings::cancel_grace to finish by itself, then SIGTERM,
+// Settings::kill_grace, SIGKILL (the hard bound). Then, still under the
+// volume lock, a map or mount that made its mapping or mount (it printed a
+// device, or the image / target is now mapped / mounted) is undone (rbd
+// unmap DEVICE, umount TARGET, without a cancel) before the call returns
+// cancelled or timed_out; an unmap or umount that finished keeps its own
+// result. OperationResult::cancel says which of these happened.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -61,6 +74,9 @@ struct Credentials {
 struct Settings {
   std::chrono::nanoseconds timeout = std::chrono::minutes(2);
   std::chrono::nanoseconds kill_grace = std::chrono::seconds(5);
+  // After a cancel or the timeout, how long a started command may still run
+  // to finish its kernel step before SIGTERM (then kill_grace, SIGKILL).
+  std::chrono::nanoseconds cancel_grace = std::chrono::seconds(30);
   // The programs, searched in PATH unless they contain '/'.
   std::string rbd = "rbd";
   std::string mount = "mount";
@@ -119,6 +135,28 @@ struct UmountRequest {
   std::string target;
 };
 
+// A descriptor the caller owns that becomes readable to cancel (an eventfd,
+// a pipe with a byte in it, a signalfd, a timerfd); never read, so one
+// descriptor can cancel many operations. -1: none.
+struct Cancellation {
+  int fd = -1;
+  // Readable now.
+  [[nodiscard]] bool fired() const noexcept;
+};
+
+// How a cancelled or timed-out operation ended (Failure::cancelled or
+// Failure::timed_out; none otherwise).
+enum class Cancel : uint8_t {
+  none,          // not cancelled, not timed out
+  not_started,   // cancelled before the command started: nothing ran
+  undone,        // map/mount: the mapping or mount it made was undone
+  nothing_left,  // map/mount: it failed or was stopped, and left nothing
+  left_behind,   // the undo failed, or an unmap/umount was killed at the hard
+                 // bound: OperationResult::leftover is still there
+  completed,     // unmap/umount: finished after the cancel; its result stands
+};
+const char* cancel_name(Cancel cancel) noexcept;
+
 // Why an operation did not succeed, for callers that branch on it.
 enum class Failure : uint8_t {
   none,
@@ -130,6 +168,8 @@ enum class Failure : uint8_t {
   signalled,              // 128+N
   command_failed,         // the command's own non-zero exit code
   bad_output,             // exit 0, but the output is not what it must be
+  cancelled,              // Cancellation::fd fired (OperationResult::cancel says how it
+                          // ended)
 };
 const char* failure_name(Failure failure) noexcept;
 
@@ -149,11 +189,18 @@ struct OperationResult {
   bool shared = false;
   // The argv that ran (redacted), for logs.
   std::vector<std::string> argv;
+  // Cancelled or timed out: how it ended; the undo that ran (redacted argv,
+  // empty when none) and what is still mapped or mounted (left_behind).
+  Cancel cancel = Cancel::none;
+  std::vector<std::string> undo_argv;
+  std::string leftover;
 
   [[nodiscard]] bool ok() const noexcept { return failure == Failure::none; }
   // The exit code per SPEC for a CLI: 0, the command's own, 124..127, 128+N.
   // kernel_module_missing and bad_output are 125 unless the command itself
-  // failed with its own code.
+  // failed with its own code. cancelled is 137 (as a cancelled `run`; 125
+  // when nothing started) and timed_out 124, whatever the command's own
+  // status was.
   [[nodiscard]] int exit_code() const noexcept;
 };
 
@@ -190,12 +237,18 @@ class Runner {
 
   [[nodiscard]] const Settings& settings() const noexcept;
 
-  OperationResult map(const MapRequest& request, const Target& target);
-  OperationResult unmap(const UnmapRequest& request, const Target& target);
-  OperationResult mount_cephfs(const CephfsMountRequest& request, const Target& target);
-  OperationResult mount_ceph_fuse(const CephfsMountRequest& request, const Target& target);
-  OperationResult mount_nfs(const NfsMountRequest& request, const Target& target);
-  OperationResult umount(const UmountRequest& request, const Target& target);
+  OperationResult map(const MapRequest& request, const Target& target,
+                      const Cancellation& cancel = {});
+  OperationResult unmap(const UnmapRequest& request, const Target& target,
+                        const Cancellation& cancel = {});
+  OperationResult mount_cephfs(const CephfsMountRequest& request, const Target& target,
+                               const Cancellation& cancel = {});
+  OperationResult mount_ceph_fuse(const CephfsMountRequest& request, const Target& target,
+                                  const Cancellation& cancel = {});
+  OperationResult mount_nfs(const NfsMountRequest& request, const Target& target,
+                            const Cancellation& cancel = {});
+  OperationResult umount(const UmountRequest& request, const Target& target,
+                         const Cancellation& cancel = {});
 
   // The general form the operations above use, exposed for tests and for
   // callers with their own commands: runs `command` (its netns_fd is taken

@@ -209,6 +209,77 @@ int netns_exec_result_own_namespace(const netns_exec_result *res);
  * netns_exec_result_free(). */
 const char *netns_exec_result_warning(const netns_exec_result *res);
 
+/* Ceph operations: rbd map / unmap (krbd), mount (kernel CephFS,
+ * ceph-fuse, NFS) and umount, built as ceph-csi builds them and run inside
+ * the request's namespace (its source, identity, wait_holder, env, timeout,
+ * kill_grace and cancel handle apply; its argv, cwd and stdio do not: the
+ * output is captured).
+ *
+ * Cancellation never leaves half a mapping. A cancel handle that fired
+ * before the command started: nothing runs (REFUSED, NETNS_EXEC_ERR_CANCELLED,
+ * exit code 125). Fired while it runs, or the timeout reached: the command
+ * is NOT killed at once; it gets the cancel grace (default 30 s,
+ * netns_exec_request_set_cancel_grace_ms) to finish, then SIGTERM, the kill
+ * grace, SIGKILL. Then a map or mount that made its device or mount is
+ * undone (rbd unmap DEVICE, umount TARGET) before netns_exec_ceph_run
+ * returns NETNS_EXEC_OUTCOME_CANCELLED (exit code 137) or _TIMED_OUT (124);
+ * an unmap or umount that finished keeps its own outcome.
+ * netns_exec_result_cancel_state() says which of these happened. A request
+ * timeout of 0 means the default of 2 minutes here, never "none". */
+typedef enum netns_exec_ceph_op {
+  NETNS_EXEC_CEPH_MAP = 0,
+  NETNS_EXEC_CEPH_UNMAP = 1,
+  NETNS_EXEC_CEPH_MOUNT = 2,
+  NETNS_EXEC_CEPH_UMOUNT = 3
+} netns_exec_ceph_op;
+
+typedef enum netns_exec_cancel_state {
+  NETNS_EXEC_CANCEL_NONE = 0,         /* not cancelled, not timed out */
+  NETNS_EXEC_CANCEL_NOT_STARTED = 1,  /* cancelled before the start: nothing ran */
+  NETNS_EXEC_CANCEL_UNDONE = 2,       /* map/mount: what it made was undone */
+  NETNS_EXEC_CANCEL_NOTHING_LEFT = 3, /* map/mount: it failed or was stopped, nothing left */
+  NETNS_EXEC_CANCEL_LEFT_BEHIND = 4,  /* the undo failed, or an unmap/umount was killed:
+                                         netns_exec_result_leftover(), the error says what to run */
+  NETNS_EXEC_CANCEL_COMPLETED = 5 /* unmap/umount finished after the cancel: its outcome stands */
+} netns_exec_cancel_state;
+
+/* "none", "not_started", "undone", "nothing_left", "left_behind", "completed";
+ * "" if unknown. */
+const char *netns_exec_cancel_state_name(netns_exec_cancel_state state);
+
+typedef struct netns_exec_ceph netns_exec_ceph;
+/* NULL for an unknown op or when out of memory. */
+netns_exec_ceph *netns_exec_ceph_new(netns_exec_ceph_op op);
+void netns_exec_ceph_free(netns_exec_ceph *op);
+/* One field of the operation, copied; -EINVAL for an unknown field or NULL.
+ *   map     pool, image, rados_namespace, snap, mon (repeat), id, keyfile,
+ *           options, read_only ("1")
+ *   unmap   device (/dev/rbdN or pool/image), options
+ *   mount   type (ceph (default), ceph-fuse, nfs), target, mon (repeat),
+ *           path (default /), fs, server, options, id, keyfile, ceph_conf
+ *   umount  target
+ * and, for any op, where things are on this node: rbd_program,
+ * mount_program, umount_program, ceph_fuse_program, modprobe_program,
+ * sys_bus_rbd, proc_filesystems, proc_mountinfo, lock_dir. The request is
+ * validated by netns_exec_ceph_run (REFUSED, INVALID_ARGUMENT). */
+int netns_exec_ceph_set(netns_exec_ceph *op, const char *field, const char *value);
+/* The cephx key by value (handed to the command on its stdin, never argv);
+ * replaces a keyfile. */
+int netns_exec_ceph_set_key(netns_exec_ceph *op, const void *key, size_t len);
+/* Default 30000. */
+int netns_exec_request_set_cancel_grace_ms(netns_exec_request *req, uint64_t grace_ms);
+
+/* Resolves and validates the source, runs the operation, waits for it (and
+ * for its undo). NULL only for NULL arguments or when out of memory. */
+netns_exec_result *netns_exec_ceph_run(const netns_exec_request *req, const netns_exec_ceph *op);
+/* map: the device ("/dev/rbd0"); "" otherwise, and when cancelled. */
+const char *netns_exec_result_device(const netns_exec_result *res);
+netns_exec_cancel_state netns_exec_result_cancel_state(const netns_exec_result *res);
+/* LEFT_BEHIND: the device or mount point still there ("" when unknown). */
+const char *netns_exec_result_leftover(const netns_exec_result *res);
+/* 1 when the work was already done (mapped, mounted, or already gone). */
+int netns_exec_result_already_done(const netns_exec_result *res);
+
 #ifdef __cplusplus
 }
 #endif

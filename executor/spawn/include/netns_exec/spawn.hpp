@@ -204,7 +204,20 @@ struct Command {
   // run() never reads from it: it stays readable, so one descriptor can
   // cancel many runs. -1: none. Must be open when given.
   int cancel_fd = -1;
+
+  // Optional: let a command that has started finish what it is doing. With
+  // a value, neither cancel_fd nor the timeout signals the command at once:
+  // it is given this long to exit by itself (a kernel step such as rbd map
+  // that must not be cut off half-way), then SIGTERM, kill_grace, SIGKILL.
+  // A command that exits within it has its own outcome (exited, signalled);
+  // Result::stop says that a stop was asked for. nullopt (the default):
+  // cancel_fd kills at once with SIGKILL, the timeout sends SIGTERM at once.
+  std::optional<std::chrono::nanoseconds> finish_grace = std::nullopt;
 };
+
+// Whether the caller asked the command to stop while it ran (set even when,
+// under Command::finish_grace, it then finished by itself).
+enum class StopRequest : uint8_t { none, timeout, cancel };
 
 struct CapturedOutput {
   std::string data;          // at most output_limit bytes: the last ones written
@@ -221,6 +234,8 @@ struct Result {
   // Whether every byte of stdin_data was written (false when the command
   // exited or closed stdin early).
   bool stdin_complete = true;
+  // The first stop asked for while the command ran (timeout or cancel_fd).
+  StopRequest stop = StopRequest::none;
 };
 
 // Runs the command and waits for it. Throws netns::Error(invalid_argument)
