@@ -100,6 +100,8 @@ constexpr const char* kRestartHint = "the holder died without cleaning up; resta
 
 Error Finding::error() const { return Error(code, detail, hint); }
 
+
+
 namespace {
 thread_local bool quiet_passes = false;
 }  // namespace
@@ -220,6 +222,15 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
               "(--allow-host-netns permits this deliberately)");
 }
 
+std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only, const Owners& owners) {
+  if (!owners.trusted(st.st_uid)) return cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()});
+  const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  if (writable && !read_only && !(sticky_ok && (st.st_mode & S_ISVTX) != 0)) return "is writable by group or others";
+  return {};
+}
+
+std::string mode_octal(mode_t mode) { return mode_text(mode); }
+
 Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
   struct stat st {};
   if (::fstat(dirfd, &st) != 0) return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
@@ -228,16 +239,12 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
   std::string up;
   // Bounded: a path has at most PATH_MAX/2 components.
   for (int depth = 0; depth < 2048; ++depth) {
-    const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-    const bool sticky_above_trusted = depth > 0 && (st.st_mode & S_ISVTX) != 0;
-    if (!owners.trusted(st.st_uid) || (writable && !sticky_above_trusted)) {
+    if (std::string why = directory_problem(st, depth > 0, false, owners); !why.empty()) {
       std::string which = quote(shown);
       if (depth > 0) {
         UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
         which = cat({quote(at ? fd_shown(at.get()) : cat({shown, "/", up})), " (above ", quote(shown), ")"});
       }
-      std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
-                                                   : std::string("is writable by group or others");
       return fail(kDirTrusted, Errc::untrusted,
                   cat({"directory ", which, " ", why, " (mode ", mode_text(st.st_mode),
                        "): whoever can write it can plant a holder's files"}),

@@ -84,14 +84,15 @@ NsenterCall parse_call(int argc, char** argv) {
   return call;
 }
 
-// The checks hold a few descriptors at once (the directory, the link's
-// target, the record, the holder's pidfd); nsenter holds one. So that a
-// caller at its limit (`ulimit -n 6`, a nearly full table) is not refused
-// for our sake, the limit is raised for the checks and put back before the
-// exec: the command starts with exactly the caller's limit. Raising the hard
-// limit needs CAP_SYS_RESOURCE (the plugin is privileged); without it the
-// soft limit goes as far as the hard one allows, and a real shortage is
-// still the EMFILE it was.
+// resolve() holds at most three descriptors at once (the walk's two and
+// the holder directory; then the namespace, the holder's pidfd and one more
+// being read: the directory is closed before the pidfd is opened), so a
+// caller with three free slots (`ulimit -Hn 6`, as util-linux nsenter needs)
+// is served with no help. The limit is still raised for the checks where it
+// can be, and put back before the exec, so the command starts with exactly
+// the caller's limit: raising the hard limit needs CAP_SYS_RESOURCE; without
+// it the soft limit goes as far as the hard one allows, and a real shortage
+// is still the EMFILE it was.
 class DescriptorHeadroom {
  public:
   static constexpr rlim_t kHeadroom = 16;

@@ -44,8 +44,11 @@ int shim_main(int argc, char** argv) {
   // ceph-csi with a netNamespaceFilePath still calls `nsenter --net=HOLDER --
   // rbd ...`: then this process is already in the holder's namespace, and
   // the record (required) proves that it is the holder's, not the plugin's.
-  // Without a record to prove it, our own namespace stays refused.
+  // Without a record to prove it (NETNS_EXEC_IDENTITY=if-present, or a file
+  // outside a holder directory, which needs none), our own namespace stays
+  // refused.
   options.allow_own_netns = options.identity == exec::IdentityPolicy::require;
+  options.own_netns_needs_record = true;
   try {
     return enter_and_exec(*route.source, options, real.path.c_str(), argv, name);
   } catch (Error& e) {

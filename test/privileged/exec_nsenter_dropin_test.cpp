@@ -2,6 +2,8 @@
 // that is not a network-namespace entry by file, and for the ones that are,
 // it fails the way nsenter fails: each case side by side with util-linux
 // nsenter, byte for byte (stdout, stderr, status).
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,6 +172,28 @@ TEST_F(NsenterDropIn, RunsWithNoMoreFreeDescriptorsThanNsenter) {
     expect_same(mine, real, what);
     EXPECT_EQ(mine.out, ns_line() + std::to_string(c.soft) + "\n" + std::to_string(c.hard) + "\n");
   }
+}
+
+// With the hard limit at 6 as well and no CAP_SYS_RESOURCE, the limit
+// cannot be raised: the checks themselves fit in the three free
+// descriptors, as util-linux nsenter's open of the file does.
+TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
+  RunOptions tight;
+  tight.env = env;
+  tight.child_setup = [] {
+    rlimit r{6, 6};
+    ::setrlimit(RLIMIT_NOFILE, &r);
+    // Out of the bounding set: neither sh nor what it execs has it.
+    ::prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);
+  };
+  const std::vector<std::string> cmd{"--net=" + link, "--", "sh", "-c",
+                                     "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn; "
+                                     "ulimit -Hn 7 2>/dev/null && echo raised || echo cannot-raise"};
+  auto real = theirs(cmd, tight);
+  ASSERT_TRUE(real.ok()) << "the control: nsenter runs at 6:6: " << real.describe();
+  ASSERT_EQ(real.out, ns_line() + "6\n6\ncannot-raise\n") << "the arrangement: no CAP_SYS_RESOURCE";
+  auto mine = ours(cmd, tight);
+  expect_same(mine, real, "limit 6:6 without CAP_SYS_RESOURCE");
 }
 
 // A net entry mixed with other namespaces is refused (its file would be

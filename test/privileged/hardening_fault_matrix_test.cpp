@@ -108,6 +108,27 @@ std::string normalize(std::string text, const std::string& tmp, const Placeholde
   return out;
 }
 
+// fs.protected_symlinks set for a scope and put back: the sysctl is the
+// machine's, and a row needs the value that check must not depend on.
+class ProtectedSymlinks {
+ public:
+  explicit ProtectedSymlinks(const std::string& value) {
+    saved_ = netns::read_file(kPath);
+    set(value);
+  }
+  ~ProtectedSymlinks() { set(saved_); }
+  ProtectedSymlinks(const ProtectedSymlinks&) = delete;
+  ProtectedSymlinks& operator=(const ProtectedSymlinks&) = delete;
+
+ private:
+  static constexpr const char* kPath = "/proc/sys/fs/protected_symlinks";
+  static void set(const std::string& value) {
+    netns::UniqueFd fd = netns::open_fd(kPath, O_WRONLY);
+    netns::write_all(fd.get(), value, kPath);
+  }
+  std::string saved_;
+};
+
 class FaultMatrix : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -384,6 +405,62 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
             {"run", "--netns", path}, {"must come with its record", "--identity if-present"});
     RunResult r = exec({"run", "--identity", "if-present", "--netns", path});
     EXPECT_TRUE(r.ok() && marker_exists()) << "--identity if-present accepts it: " << r.describe();
+  }
+
+  // --- provenance over every hop ----------------------------------------------
+  // Each directory and symlink on the way, the link's own target path and
+  // the way to the config included (walked from "/", trusted_path.hpp).
+  {
+    // The link's target runs through a directory uid 65534 owns: it could
+    // put another namespace at that name at any moment.
+    make_dir(tmp / "users-tree");
+    make_link(holder_ns + "net", tmp / "users-tree/net");
+    ASSERT_EQ(::chown((tmp / "users-tree").c_str(), kNobody, kNobody), 0);
+    refused("link whose target runs through a directory owned by uid 65534",
+            {"run", "--netns", fake_holder_dir("hop-target", tmp / "users-tree/net", record_text)},
+            {"owned by uid 65534", "on the way to"});
+  }
+  {
+    // uid 65534's symlink earlier in the path, in a sticky world-writable
+    // directory, to the live holder's own directory, with
+    // fs.protected_symlinks=0 (the kernel would follow it for root).
+    make_dir(tmp / "sticky", 01777);
+    make_link(holder_dir, tmp / "sticky/holders");
+    const std::string via = tmp / "sticky/holders/ceph-a.net.ns";
+    ProtectedSymlinks unprotected("0");
+    ASSERT_EQ(::lchown((tmp / "sticky/holders").c_str(), kNobody, kNobody), 0);
+    refused("uid 65534's symlink earlier in the path (sticky directory, fs.protected_symlinks=0)",
+            {"run", "--netns", via}, {"symlink", "owned by uid 65534"});
+    // The control: root's symlink there leads to the live holder and runs.
+    ASSERT_EQ(::lchown((tmp / "sticky/holders").c_str(), 0, 0), 0);
+    RunResult r = exec({"run", "--netns", via});
+    EXPECT_TRUE(r.ok() && marker_exists()) << "root's symlink: " << r.describe();
+  }
+  {
+    // A root-owned, 0644 config in a directory uid 65534 owns: it could
+    // replace the file (and the path in it) at any moment.
+    make_dir(tmp / "users-config");
+    write_file(tmp / "users-config/config.json", netns::read_file(config));
+    ASSERT_EQ(::chown((tmp / "users-config").c_str(), kNobody, kNobody), 0);
+    refused("config in a directory owned by uid 65534 (the file root's, 0644)",
+            {"run", "--cluster-id", kId, "--config", tmp / "users-config/config.json"},
+            {"owned by uid 65534", "users-config"});
+  }
+
+  // --- the record for every file in a holder directory --------------------------
+  {
+    // A second link in the live holder's own directory, named otherwise, to
+    // a namespace no record describes (a reused pid behind a Rook-era name).
+    NetnsChild stray;
+    make_link(stray.ns_path(), holder_dir + "/rook-a.net");
+    refused("a link named otherwise in a holder directory (no cluster named)",
+            {"run", "--netns", holder_dir + "/rook-a.net"}, {"is a holder directory", "without a cluster ID"});
+    const std::string for_b = tmp / "config-b.json";
+    write_file(for_b, "[{\"clusterID\": \"ceph-b\", \"rbd\": {\"netNamespaceFilePath\": \"" + holder_dir +
+                          "/rook-a.net\"}}]\n");
+    refused("a file named otherwise in a holder directory, for a cluster with no record there",
+            {"run", "--cluster-id", "ceph-b", "--config", for_b}, {"ceph-b.holder.json", "is a holder directory"});
+    ASSERT_EQ(::unlink((holder_dir + "/rook-a.net").c_str()), 0);
   }
 
   // --- which namespace ------------------------------------------------------

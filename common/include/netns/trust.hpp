@@ -57,6 +57,8 @@ inline constexpr const char* kNamespaceCookie = "namespace ID matches";
 inline constexpr const char* kLockHeld = "lock held by the holder";
 inline constexpr const char* kSocketSender = "sender is the holder";
 inline constexpr const char* kConfigTrusted = "config file trusted";
+inline constexpr const char* kHolderDirectory = "holder directory";
+inline constexpr const char* kEveryHop = "every hop trusted";  // trusted_path.hpp
 
 Finding pass(const char* check, std::string detail);
 
@@ -112,6 +114,15 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
 // others; a sticky directory (like /tmp) may be writable above a trusted one,
 // since nobody else can then rename or replace that one.
 Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners);
+// The rule for one directory, shared by directory_chain and the walk of
+// every hop (trusted_path.hpp): "" when `st` may hold what is trusted, else
+// why not ("is owned by uid 1000, not root", "is writable by group or
+// others"). `sticky_ok`: a sticky directory may be writable (above the
+// holder directory); `read_only`: it is on a read-only mount (its mode bits
+// then let nobody write it through this mount).
+std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only, const Owners& owners);
+// "0755": a mode as messages show it.
+std::string mode_octal(mode_t mode);
 // `st` (a link's lstat, a record's, a lock's, a socket's) belongs to a trusted uid.
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners);
@@ -121,6 +132,25 @@ Finding file_owner(const char* check, const struct stat& st, std::string_view wh
 // group or others. Its paths decide where root's commands run, the host's
 // namespace included; a file anyone else can write is not a source for them.
 Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners);
+
+// --- which files need a record --------------------------------------------
+
+// A holder directory is one that holds a holder's files: an <ID>.holder.json
+// or an <ID>.lock, for any ID (netns-holder takes the lock before it writes
+// anything and never deletes it, so a directory a holder ever published in
+// stays one). Every namespace file in a holder directory needs its cluster's
+// record, whatever the file's name: a second link, a Rook-era name or a
+// renamed one is no less a link into /proc. `example` receives one of the
+// names found. Reads the directory through one descriptor of its own,
+// closed before it returns.
+bool holds_holder_files(int dirfd, std::string* example);
+// The finding for a namespace file in the directory `dir_shown` that no
+// record vouches for: a failure when that is a holder directory (`example`,
+// from holds_holder_files, names what makes it one), a pass otherwise.
+// `record_shown` is the record that was looked for ("" when no cluster was
+// named, so none could be).
+Finding record_required(std::string_view path, std::string_view dir_shown, bool holder_directory,
+                        std::string_view example, std::string_view record_shown);
 
 // --- the holder record ----------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include "netns/fd.hpp"
 #include "netns/trust.hpp"
 #include "netns_exec/ceph_csi_config.hpp"
+#include "netns/trusted_path.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::exec {
@@ -22,13 +23,15 @@ namespace netns::exec {
 CephCsiConfig read_ceph_csi_config(const std::string& config) {
   std::string text;
   try {
-    UniqueFd fd = open_regular_at(AT_FDCWD, config, 0, config);
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", config, errno);
-    // The file that was opened, not the path again. Root, or the caller
-    // itself (a test, a tool run as its own user), may have written it.
+    // Root, or the caller itself (a test, a tool run as its own user), may
+    // have written it, and every directory and symlink on the way to it
+    // (the ConfigMap mount's ..data links included). Then the file that was
+    // opened, not the path again.
     trust::Owners owners;
     if (::geteuid() != 0) owners.uids.push_back(::geteuid());
+    UniqueFd fd = trust::open_trusted_regular(config, owners);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", config, errno);
     if (trust::Finding f = trust::config_file(st, config, owners); !f.ok) throw f.error();
     text = read_all(fd.get(), config, 4 << 20);
   } catch (Error& e) {

@@ -22,6 +22,7 @@
 #include "netns/fd.hpp"
 #include "netns/fd_passing.hpp"
 #include "netns/trust.hpp"
+#include "netns/trusted_path.hpp"
 #include "netns/unix_address.hpp"
 #include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/source.hpp"
@@ -166,40 +167,38 @@ struct Opened {
   // fd is the one this link led to when it was verified before (open_verified):
   // on nsfs, a network namespace owned by the initial user namespace.
   std::optional<NsId> verified_id;
+  // Every directory and symlink the path went through (a failure: nothing
+  // else was opened).
+  trust::Finding hops = trust::pass(trust::kEveryHop, "");
 };
 
 Opened open_path(const std::string& path, const ResolveOptions& options, bool socket_only) {
   if (path.empty() || path.back() == '/')
     throw Error(Errc::invalid_argument, "namespace file path " + quote(path) + " names no file");
-  const auto split = split_path(path);
-  const std::string& dir = split.first;
-  const std::string& name = split.second;
   Opened o;
-  // The directory is opened once and the link, the record and the socket are
-  // all read relative to it, so they come from the same directory even if the
-  // path is renamed meanwhile.
+  // The path is walked from "/" one component at a time (trusted_path.hpp):
+  // every directory and symlink on the way, the link's own target path
+  // included, is judged as it is opened, and the directory that holds the
+  // link is kept, so the link, the record and the socket are all read
+  // relative to it even if the path is renamed meanwhile.
   o.found = wait_for_path(path, options.wait_holder, [&] {
     o.sock_err = 0;  // what the last attempt found is what is reported
-    try {
-      o.dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
-    } catch (Error& e) {
-      if (e.sys_errno() == ENOENT) return false;
-      throw;
-    }
-    // O_PATH first: it opens anything without side effects (a FIFO or a
+    trust::WalkedPath walked;
+    o.hops = trust::walk_path(path, owners_of(options), {}, &walked);
+    if (!o.hops.ok) return true;  // refused: nothing to wait for
+    o.dirfd = std::move(walked.dir);
+    if (!walked.found) return false;
+    // O_PATH: the walk opened everything without side effects (a FIFO or a
     // terminal cannot block or adopt us, a socket does not fail with ENXIO),
-    // and what it opened is then looked at, not the path again.
-    auto opened = open_at_if_exists(o.dirfd.get(), name, O_PATH, path);
-    if (!opened) return false;
-    struct stat st {};
-    if (::fstat(opened->get(), &st) != 0) throw Error::sys("fstat", path, errno);
-    // The entry itself (a link's owner). The directory's provenance check
-    // makes sure nobody untrusted can swap the entry between the two.
-    if (::fstatat(o.dirfd.get(), name.c_str(), &o.entry, AT_SYMLINK_NOFOLLOW) != 0) o.entry = st;
+    // and what it opened is then looked at, not the path again. The entry's
+    // own lstat is the link's owner; the directory's provenance check makes
+    // sure nobody untrusted can swap the entry meanwhile.
+    o.entry = walked.entry;
+    const struct stat& st = walked.target_st;
     if (S_ISSOCK(st.st_mode)) {
       // Socket mode through a path: connect through the O_PATH descriptor, so
       // to the socket just checked, and with no 108-byte sun_path limit.
-      return try_connect(o.sock, fd_path(opened->get()), path, o.sock_err);
+      return try_connect(o.sock, fd_path(walked.target.get()), path, o.sock_err);
     }
     if (socket_only)
       throw Error(Errc::invalid_argument, quote(path) + " is " + file_type_name(st.st_mode) + ", not a socket",
@@ -207,7 +206,7 @@ Opened open_path(const std::string& path, const ResolveOptions& options, bool so
     // O_RDONLY as setns needs; O_NONBLOCK|O_NOCTTY as above, for whatever
     // the nsfs check is about to reject.
     try {
-      o.fd = open_fd(fd_path(opened->get()), O_RDONLY | O_NONBLOCK | O_NOCTTY);
+      o.fd = open_fd(fd_path(walked.target.get()), O_RDONLY | O_NONBLOCK | O_NOCTTY);
     } catch (Error& e) {
       throw Error::sys("open", path, e.sys_errno());
     }
@@ -226,12 +225,22 @@ struct Verified {
   struct stat record {};  // the record file's fstatat, for load_record
   UniqueFd holder_pidfd;  // the record's holder, alive when looked up
 };
-std::optional<Verified> open_verified(const std::string& dir, const std::string& name, const std::string& record_name,
-                                      CacheUse& cache) {
-  // Not open_fd(): nothing here may throw. Whatever fails is the full
-  // path's to report, with its own steps and words.
-  UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!dirfd) return std::nullopt;
+std::optional<Verified> open_verified(const std::string& path, const std::string& name, const std::string& record_name,
+                                      const ResolveOptions& options, CacheUse& cache) {
+  // Nothing here may throw. Whatever fails is the full path's to report,
+  // with its own steps and words. The way to the directory is walked as on
+  // the full path (the link's target, a namespace already verified, is not
+  // followed again).
+  UniqueFd dirfd;
+  try {
+    trust::WalkedPath walked;
+    trust::WalkOptions only_to_the_link;
+    only_to_the_link.follow_entry = false;
+    if (!trust::walk_path(path, owners_of(options), only_to_the_link, &walked).ok || !walked.found) return std::nullopt;
+    dirfd = std::move(walked.dir);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
   Verified v;
   if (::fstatat(dirfd.get(), name.c_str(), &v.opened.entry, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISLNK(v.opened.entry.st_mode) ||
@@ -316,21 +325,44 @@ void check_record_origin(const LoadedRecord& loaded, const std::string& shown, c
 }
 
 // The record's holder still holds its <ID>.lock (lstat: the file's owner
-// and inode are all that is looked at; nothing is opened or locked).
-void check_lock(int dirfd, const std::string& dir, const HolderRecord& record, const ResolveOptions& options,
-                Report& report) {
-  const std::string name = holder_file_names(record.cluster_id).lock;
-  const std::string shown = join_path(dir, name);
+// and inode are all that is looked at; nothing is opened or locked). The
+// lstat is taken while the directory is open and judged later, so that the
+// directory can be closed before the holder's pidfd and what it gives are
+// open: the nsenter form must need no more free descriptors than nsenter
+// (three, under `ulimit -Hn 6`).
+struct LockFile {
+  std::string shown;
+  bool present = false;
   struct stat st {};
-  const bool present = ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-  if (present && !S_ISREG(st.st_mode))
+};
+LockFile stat_lock(int dirfd, const std::string& dir, const HolderRecord& record) {
+  LockFile lock;
+  const std::string name = holder_file_names(record.cluster_id).lock;
+  lock.shown = join_path(dir, name);
+  lock.present = ::fstatat(dirfd, name.c_str(), &lock.st, AT_SYMLINK_NOFOLLOW) == 0;
+  return lock;
+}
+void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveOptions& options, Report& report) {
+  if (lock.present && !S_ISREG(lock.st.st_mode))
     report.add(trust::fail(trust::kLockOwner, Errc::untrusted,
-                           quote(shown) + " is " + file_type_name(st.st_mode) + ", not the holder's lock file",
+                           quote(lock.shown) + " is " + file_type_name(lock.st.st_mode) +
+                               ", not the holder's lock file",
                            "remove it and restart the holder pod"),
                "check provenance");
-  if (present)
-    report.add(trust::file_owner(trust::kLockOwner, st, "lock", shown, owners_of(options)), "check provenance");
-  report.add(trust::lock_held_by_holder(record, present ? &st : nullptr, shown), "check holder identity");
+  if (lock.present)
+    report.add(trust::file_owner(trust::kLockOwner, lock.st, "lock", lock.shown, owners_of(options)),
+               "check provenance");
+  report.add(trust::lock_held_by_holder(record, lock.present ? &lock.st : nullptr, lock.shown),
+             "check holder identity");
+}
+
+// A namespace file no record vouches for (none named after it, none for the
+// cluster asked about): refused in a holder directory, whatever its name.
+void require_record_in_holder_directory(int dirfd, const std::string& path, const std::string& dir,
+                                        const std::string& record_shown, Report& report) {
+  std::string example;
+  const bool holder_directory = trust::holds_holder_files(dirfd, &example);
+  report.add(trust::record_required(path, dir, holder_directory, example, record_shown), "check holder identity");
 }
 
 // Receives the namespace over a connected holder socket and validates it like
@@ -383,11 +415,13 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
   std::optional<Verified> verified;
   if (report.cache() && is_link_name && options.identity != IdentityPolicy::off)
-    verified = open_verified(dir, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
-                             *report.cache());
+    verified = open_verified(path, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
+                             options, *report.cache());
   Opened o = verified ? std::move(verified->opened)
                       : in_step(socket_only ? "connect to holder socket" : "open namespace file",
                                 [&] { return open_path(path, options, socket_only); });
+  // Missing: the missing file is the news (a pass on the way to nothing says nothing).
+  if (!o.hops.ok || o.found) report.add(std::move(o.hops), "check provenance");
   const bool is_socket = o.sock || o.sock_err != 0;
   if (socket_only && !o.found) throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
 
@@ -412,7 +446,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                               loaded.record ? &*loaded.record : nullptr, options, report);
     if (loaded.record) {
       report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown), "check holder identity");
-      check_lock(o.dirfd.get(), dir, *loaded.record, options, report);
+      check_lock(stat_lock(o.dirfd.get(), dir, *loaded.record), *loaded.record, options, report);
     }
     return got;
   }
@@ -461,8 +495,9 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     std::optional<HolderRecord>& record = loaded.record;
     const char* step = "check holder identity";
     if (!record) {
-      // Required for a holder's own link; a file named otherwise is checked
-      // against its cluster's record only where one is present.
+      // Required for a holder's own link, and for every file in a holder
+      // directory whatever its name (its cluster's record, named by the
+      // cluster asked about).
       if (options.identity == IdentityPolicy::require && !link_id.empty())
         report.add(trust::fail(trust::kRecordPresent, Errc::not_found,
                                "open " + quote(record_shown) + ": " + errno_text(ENOENT) +
@@ -470,10 +505,17 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                "is the netns-holder pod running? a record-less (Rook-era) holder "
                                "needs --identity if-present"),
                    step);
+      else if (options.identity == IdentityPolicy::require && !procfs)
+        require_record_in_holder_directory(o.dirfd.get(), path, dir, record_shown, report);
       else
         report.note(trust::kRecordPresent, "no " + quote(record_shown) + " (" +
                                                identity_policy_name(options.identity) + ")");
     } else {
+      // Everything read from the directory is read by now (the lock's
+      // lstat last): it is closed before the holder's pidfd is opened.
+      LockFile lock;
+      if (!o.verified_id) lock = stat_lock(o.dirfd.get(), dir, *record);
+      o.dirfd.reset();
       report.doing(trust::kHolderAlive);
       // A pidfd verified against this very record file and still alive proves
       // what holder_alive() would (record_cache.hpp).
@@ -503,7 +545,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                                      record_shown),
                    step);
         report.add(trust::namespace_cookie_matches(*record, o.fd.get(), record_shown), step);
-        check_lock(o.dirfd.get(), dir, *record, options, report);
+        check_lock(lock, *record, options, report);
       }
       // Every check passed: remember where this link led (resolve() only,
       // and only a namespace owned by the initial user namespace, whatever
@@ -513,9 +555,15 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
         detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
       out.record = std::move(*record);
     }
+  } else if (options.identity == IdentityPolicy::require && record_id.empty() && !procfs && o.dirfd) {
+    // No cluster to name a record by: fine only outside a holder directory.
+    require_record_in_holder_directory(o.dirfd.get(), path, dir, {}, report);
   } else {
     report.note(trust::kRecordPresent, record_id.empty() ? "not a holder's <ID>.net.ns link" : "--identity off");
   }
+  // Our own namespace, where it is allowed only with a record's word for it.
+  if (options.allow_own_netns && options.own_netns_needs_record && !out.record && out.id == current_netns_id())
+    report.add(trust::not_own_namespace(out.id, out.id, path, false), "check not own namespace");
   out.fd = std::move(o.fd);
   return out;
 }

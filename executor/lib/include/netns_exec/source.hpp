@@ -25,8 +25,11 @@ const char* config_kind_name(ConfigKind kind) noexcept;
 
 // How much of the holder's record must vouch for the namespace that was opened.
 //   require     (default) a holder's <ID>.net.ns link must have its record, and
-//               it must match; a file that is not named <ID>.net.ns is checked
-//               against its cluster's record where one is present
+//               it must match; so must every other file in a holder directory
+//               (one that holds any <ID>.holder.json or <ID>.lock), whatever
+//               its name: its cluster's record; a file elsewhere
+//               (/run/netns/NAME, /proc/PID/ns/net) is checked against its
+//               cluster's record where one is present
 //   if_present  a record next to the link must match; no record is fine: what
 //               record-less (Rook-era) holders need, and it gives up the proof
 //               that a live holder, not a reused pid, stands behind the link
@@ -59,6 +62,9 @@ struct ResolveOptions {
   // Accept the caller's own network namespace (normally a misconfiguration:
   // work done there dies with the plugin pod).
   bool allow_own_netns = false;
+  // With allow_own_netns: our own namespace only where a holder's record
+  // vouched for it (transparent mode inside a holder's namespace already).
+  bool own_netns_needs_record = false;
   // Accept the host's (initial) network namespace.
   bool allow_host_netns = false;
   // Accept a namespace owned by a non-initial user namespace.
