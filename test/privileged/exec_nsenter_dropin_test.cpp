@@ -181,6 +181,10 @@ TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
   RunOptions tight;
   tight.env = env;
   tight.child_setup = [] {
+    // The arrangement: `ulimit -n 6` in a shell with only 0, 1 and 2
+    // open, i.e. 3 free descriptors. Whatever this process inherited (ctest
+    // hands its children an open descriptor) would take one of them.
+    ::close_range(3, ~0U, 0);
     rlimit r{6, 6};
     ::setrlimit(RLIMIT_NOFILE, &r);
     // Out of the bounding set: neither sh nor what it execs has it.
