@@ -56,8 +56,10 @@ std::unique_ptr<Holder> holder_with(const TempDir& dir, const std::string& id, c
   const std::string record = dir / (id + ".holder.json");
   EXPECT_TRUE(netns::test::wait_until(
       [&] {
-        auto a = netns::parse_record(netns::read_file(record), record).client_addresses;
-        return a && !a->empty();
+        // The record itself, not a copy of its optional field: GCC 12 at -O1 (the
+        // sanitizer builds) warns that the copied vector may be uninitialised.
+        const netns::HolderRecord r = netns::parse_record(netns::read_file(record), record);
+        return r.client_addresses.has_value() && !r.client_addresses->empty();
       },
       10s))
       << h->err();
