@@ -6,9 +6,17 @@
 //   NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix
 // rewrites it. Temp paths and numbers (pids, inodes, start times) are
 // normalized so the table is the same on every run and machine.
+// Two more tables follow the refusals: cancelled map / unmap / mount / umount
+// (stand-in programs ordered by FIFO events; what netns-exec exits with, its
+// --json "cancel" word, what the node holds afterwards), and doctor's and
+// fence-info's answers for mappings nobody serves, with their controls.
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -16,10 +24,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -47,6 +57,23 @@ struct Row {
   std::string fault;
   int exit_status = -1;
   std::string message;  // first line, raw
+};
+
+// A cancelled Ceph operation: how netns-exec ended, the --json "cancel"
+// word, what the node holds afterwards, and the message (stderr, first line).
+struct CancelRow {
+  std::string when;
+  int exit_status = -1;
+  std::string cancel;
+  std::string left;
+  std::string message;
+};
+
+// doctor or fence-info on a node: the exit status and the line that answers.
+struct NodeRow {
+  std::string what;
+  int exit_status = -1;
+  std::string line;
 };
 
 // Numbers that differ between runs (pids, start times), each with the
@@ -79,6 +106,13 @@ netns::UniqueFd bind_socket(const std::string& path, bool listen) {
     throw netns::Error::sys("bind", path, errno);
   if (listen && ::listen(sock.get(), 4) != 0) throw netns::Error::sys("listen", path, errno);
   return sock;
+}
+
+void ip_in(const std::string& ns_path, std::vector<std::string> args) {
+  std::vector<std::string> argv = {"nsenter", "--net=" + ns_path, "--", "ip"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = netns::test::run_command(argv, holder_test::within(10s));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
 }
 
 // Replaces every occurrence of `from` that is not part of a longer number.
@@ -217,13 +251,210 @@ class FaultMatrix : public ::testing::Test {
 
   netns::HolderRecord live_record() const { return netns::parse_record(record_text, "record"); }
 
+  // --- cancellation: netns-exec map | unmap | mount | umount, real processes --
+  //
+  // Stand-in rbd, mount and umount on PATH report each step on a FIFO
+  // (cancel_events) and then wait, either for their SIGTERM (hang) or for the
+  // test to release them through a second FIFO (release): the cancel point is
+  // ordered by these events, never by a sleep. The kernel state they change
+  // is the test's files, which netns-exec sees in a mount namespace of its own
+  // (made in its child before exec): a directory over /sys/bus (the krbd
+  // sysfs), a file over /proc/filesystems (ceph is supported), one over its
+  // own /proc/PID/mountinfo (what is mounted), and a tmpfs over /run (its
+  // volume locks, private to the case).
+  std::string cancel_dir() const { return tmp / "cancel"; }
+  std::string cancel_bin() const { return cancel_dir() + "/bin"; }
+  std::string cancel_device() const { return cancel_dir() + "/sys-bus/rbd/devices/0"; }
+  std::string cancel_target() const { return cancel_dir() + "/mnt"; }
+  std::string cancel_mountinfo() const { return cancel_dir() + "/mountinfo"; }
+
+  void make_cancel_node() {
+    make_dir(cancel_dir());
+    make_dir(cancel_bin());
+    make_dir(cancel_dir() + "/sys-bus");
+    make_dir(cancel_dir() + "/sys-bus/rbd");
+    make_dir(cancel_dir() + "/sys-bus/rbd/devices");
+    make_dir(cancel_target());
+    write_file(cancel_dir() + "/filesystems", "nodev\tceph\n");
+    write_file(cancel_mountinfo(), "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n");
+    write_file(cancel_dir() + "/keyfile", "AQBfake==\n", 0600);
+    for (const char* fifo : {"/events", "/go"})
+      ASSERT_EQ(::mkfifo((cancel_dir() + fifo).c_str(), 0600), 0) << fifo;
+    // Both ends held here (O_RDWR): a stand-in's open never blocks, and the
+    // events FIFO never reports a hang-up between two writers.
+    cancel_events = netns::open_fd(cancel_dir() + "/events", O_RDWR | O_NONBLOCK);
+    cancel_go = netns::open_fd(cancel_dir() + "/go", O_RDWR | O_NONBLOCK);
+  }
+
+  // Writes the stand-in `name` with `body`; the helpers: say WORD (an event),
+  // hang (wait for SIGTERM, say "term", exit 143), release (wait for the
+  // test), map_now / mount_now (the kernel step: sysfs / mountinfo as krbd and
+  // the ceph client leave them), and $1 $2 as the program got them.
+  void stand_in(const std::string& name, const std::string& body) {
+    const std::string mi = cancel_mountinfo(), t = cancel_target();
+    write_file(cancel_bin() + "/" + name,
+               "#!/bin/sh\n"
+               // A SIGTERM before hang is remembered, so the kernel step is
+               // never cut in half and hang answers it at once.
+               "got=\ntrap 'got=1' TERM\n"
+               "say() { echo \"$*\" > " + cancel_dir() + "/events; }\n"
+               "hang() { trap 'say term; exit 143' TERM; [ -z \"$got\" ] || { say term; exit 143; }; "
+               "sleep 3600 & wait $!; }\n"
+               "release() { read -r _ < " + cancel_dir() + "/go; }\n"
+               "D=/sys/bus/rbd/devices/0\n"
+               "map_now() { mkdir -p $D; echo p > $D/pool; echo i > $D/name; echo - > $D/current_snap;"
+               " : > $D/pool_ns; echo '198.18.0.1:6789 name=admin p i -' > $D/config_info; }\n"
+               "mount_now() { echo '90 22 0:50 / " + t + " rw - ceph 198.18.0.1:6789:/ rw,name=admin' >> " +
+                   mi + "; }\n"
+               // In place: the file is bind-mounted, a rename would leave the mount on the old one.
+               "umount_now() { grep -v ' " + t + " ' " + mi + " > " + mi + ".new; cat " + mi + ".new > " + mi +
+                   "; }\n" + body + "\n",
+               0755);
+  }
+  // rbd: `map_body` for map, `unmap_body` for unmap (rbd unmap DEVICE ...).
+  void stand_in_rbd(const std::string& map_body, const std::string& unmap_body = "rm -rf $D") {
+    stand_in("rbd", "case \" $* \" in\n*\" unmap \"*) say \"unmap $2\"; " + unmap_body +
+                        " ;;\n*\" map \"*) say map-start; " + map_body + " ;;\nesac");
+  }
+
+  // The next event a stand-in said, within 20 s ("" when none came).
+  std::string next_event() {
+    for (;;) {
+      size_t nl = events_seen.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = events_seen.substr(0, nl);
+        events_seen.erase(0, nl + 1);
+        return line;
+      }
+      pollfd p{cancel_events.get(), POLLIN, 0};
+      if (::poll(&p, 1, 20000) != 1) return "";
+      char buf[256];
+      ssize_t n = ::read(cancel_events.get(), buf, sizeof buf);
+      if (n <= 0) return "";
+      events_seen.append(buf, static_cast<size_t>(n));
+    }
+  }
+  // Everything said until now, without waiting.
+  std::string drain_events() {
+    char buf[256];
+    for (ssize_t n; (n = ::read(cancel_events.get(), buf, sizeof buf)) > 0;)
+      events_seen.append(buf, static_cast<size_t>(n));
+    std::string all = events_seen;
+    events_seen.clear();
+    return all;
+  }
+
+  // netns-exec ARGS --json in the stand-in node, in the background. With
+  // `cancelled_before`, SIGTERM is blocked and pending when netns-exec starts:
+  // a cancel that came before anything could run.
+  std::unique_ptr<netns::test::Process> start_cancel_op(const std::vector<std::string>& args,
+                                                        bool cancelled_before) {
+    std::vector<std::string> argv = {"env", "PATH=" + cancel_bin() + ":/usr/sbin:/usr/bin:/sbin:/bin",
+                                     NETNS_EXEC_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.emplace_back("--json");
+    auto setup = [sys = cancel_dir() + "/sys-bus", fs = cancel_dir() + "/filesystems", mi = cancel_mountinfo(),
+                  cancelled_before] {
+      // In the forked child only (async-signal-safe calls; env and then
+      // netns-exec keep this pid, so /proc/PID/mountinfo is theirs).
+      char self[64] = "/proc/";
+      auto end = std::to_chars(self + 6, self + sizeof self - 16, ::getpid()).ptr;
+      std::memcpy(end, "/mountinfo", sizeof "/mountinfo");
+      if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+          ::mount(sys.c_str(), "/sys/bus", nullptr, MS_BIND, nullptr) != 0 ||
+          ::mount(fs.c_str(), "/proc/filesystems", nullptr, MS_BIND, nullptr) != 0 ||
+          ::mount(mi.c_str(), self, nullptr, MS_BIND, nullptr) != 0 ||
+          ::mount("fault-matrix-locks", "/run", "tmpfs", 0, nullptr) != 0)
+        ::_exit(99);
+      if (cancelled_before) {
+        // Blocked and pending survive execve: netns-exec's signalfd finds it.
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        if (::sigprocmask(SIG_BLOCK, &term, nullptr) != 0 || ::kill(::getpid(), SIGTERM) != 0) ::_exit(99);
+      }
+    };
+    return std::make_unique<netns::test::Process>(argv, setup);
+  }
+
+  // SIGTERM to netns-exec (the cancel), then wait until its engine has seen
+  // it: the signal is pending on the signalfd the engine polls as soon as
+  // kill() returns, and it woke the engine's thread; that thread asleep again
+  // means the wake-up was handled. From then on, whatever the stand-in does
+  // happens after the cancel, not in the same round as it.
+  void cancel_and_wait_seen(netns::test::Process& op) {
+    op.kill(SIGTERM);
+    const std::string task = "/proc/" + std::to_string(op.pid()) + "/task";
+    bool asleep = netns::test::wait_until(
+        [&] {
+          DIR* d = ::opendir(task.c_str());
+          if (d == nullptr) return false;
+          bool all = true;
+          while (dirent* e = ::readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::string stat;
+            try {
+              stat = netns::read_file(task + "/" + e->d_name + "/stat");
+            } catch (const netns::Error&) {
+              all = false;
+              continue;
+            }
+            size_t paren = stat.rfind(')');
+            all = all && paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'S';
+          }
+          ::closedir(d);
+          return all;
+        },
+        20s);
+    EXPECT_TRUE(asleep) << "netns-exec never waited again after the SIGTERM";
+  }
+
+  // What the node holds after a case, as the table says it.
+  std::string cancel_leftover() const {
+    std::vector<std::string> left;
+    if (holder_test::exists(cancel_device())) left.push_back("/dev/rbd0 mapped");
+    if (netns::read_file(cancel_mountinfo()).find(" " + cancel_target() + " ") != std::string::npos)
+      left.push_back("$TMP/cancel/mnt mounted");
+    if (left.empty()) return "nothing";
+    return left.size() == 1 ? left[0] : left[0] + ", " + left[1];
+  }
+
+  // One cancellation row: netns-exec has run to its end; its exit status,
+  // the --json "cancel" word and what is left must be the expected ones, and
+  // the stand-ins must have said `said` (every event, in order).
+  void cancel_row(const std::string& when, netns::test::Process& op, int exit_status,
+                  const std::string& cancel, const std::string& left, const std::string& said) {
+    std::optional<int> status = op.wait(30s);
+    ASSERT_TRUE(status.has_value()) << when << ": netns-exec did not end";
+    ASSERT_TRUE(WIFEXITED(*status)) << when << ": wait status " << *status << "\n" << op.err();
+    ASSERT_NE(WEXITSTATUS(*status), 99) << when << ": the case's mount namespace could not be set up";
+    std::string word;
+    try {
+      word = nlohmann::json::parse(op.out()).at("cancel").get<std::string>();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << when << ": no --json outcome: " << e.what() << "\n" << op.out() << op.err();
+    }
+    std::string now_left = cancel_leftover();
+    EXPECT_EQ(WEXITSTATUS(*status), exit_status) << when << "\n" << op.out() << op.err();
+    EXPECT_EQ(word, cancel) << when << "\n" << op.out();
+    EXPECT_EQ(now_left, left) << when;
+    EXPECT_EQ(drain_events(), said) << when;
+    std::string message = first_line(op.err());
+    if (message.empty()) message = "(none: it succeeded)";
+    cancel_rows.push_back({when, WEXITSTATUS(*status), word, now_left, message});
+  }
+
   TempDir tmp;
   const std::string holder_dir = tmp / "holder";
   const std::string marker_dir = tmp / "marker";
   std::unique_ptr<Holder> holder;
   std::string record_text;
   std::vector<Row> rows;
+  std::vector<CancelRow> cancel_rows;
+  std::vector<NodeRow> node_rows;
   Placeholders numbers;
+  netns::UniqueFd cancel_events, cancel_go;
+  std::string events_seen;
 };
 
 TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
@@ -755,6 +986,263 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
             {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"}, {std::string(kId) + ".net.ns"});
     waiting.stop(SIGTERM);
   }
+  // The same with a monitor the holder cannot reach (its namespace has no
+  // route at all: the connect fails at once, nothing leaves it).
+  {
+    const std::string dir = tmp / "unreachable";
+    make_dir(dir);
+    Holder waiting(dir, kId, {"--require-reachable", "198.18.20.1:3300"});
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] { return waiting.err().find("not publishing yet: no monitor reachable: ") != std::string::npos; }, 10s))
+        << waiting.err();
+    refused("holder whose monitor is unreachable (--require-reachable 198.18.20.1:3300)",
+            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"}, {std::string(kId) + ".net.ns"});
+    waiting.stop(SIGTERM);
+  }
+
+  // --- cancellation of map, unmap, mount and umount (the Ceph operations) ----
+  // Each row is one netns-exec run against the live holder, cancelled at one
+  // point: SIGTERM, as a plugin's deadline or the kubelet sends it, or
+  // --timeout. "what is left" is read from the node afterwards.
+  {
+    ASSERT_NO_FATAL_FAILURE(make_cancel_node());
+    const std::string keyfile = cancel_dir() + "/keyfile";
+    auto map = [&](const std::string& grace, std::vector<std::string> extra = {}) {
+      std::vector<std::string> a = {"map", "--netns", link, "--pool", "p", "--image", "i", "--mon",
+                                    "198.18.0.1:6789", "--id", "admin", "--keyfile", keyfile, "--cancel-grace", grace};
+      a.insert(a.end(), extra.begin(), extra.end());
+      return a;
+    };
+    auto mount = [&](const std::string& grace, std::vector<std::string> extra = {}) {
+      std::vector<std::string> a = {"mount", "--netns", link, "--mon", "198.18.0.1:6789", "--id", "admin",
+                                    "--keyfile", keyfile, cancel_target(), "--cancel-grace", grace};
+      a.insert(a.end(), extra.begin(), extra.end());
+      return a;
+    };
+    const std::vector<std::string> unmap = {"unmap", "--netns", link, "/dev/rbd0", "--cancel-grace", "20s"};
+    const std::vector<std::string> umount = {"umount", "--netns", link, cancel_target(), "--cancel-grace", "20s"};
+    const std::string umount_said = "umount " + cancel_target() + "\n";
+    stand_in("umount", "say \"umount $1\"; umount_now");
+
+    stand_in_rbd("map_now; echo /dev/rbd0");
+    {
+      auto op = start_cancel_op(map("20s"), true);
+      cancel_row("map, cancelled before it starts (SIGTERM already pending)", *op, 125, "not_started", "nothing", "");
+    }
+    stand_in_rbd("hang");
+    {
+      auto op = start_cancel_op(map("200ms"), false);
+      ASSERT_EQ(next_event(), "map-start");
+      op->kill(SIGTERM);
+      cancel_row("map, SIGTERM while rbd runs, before its kernel step; rbd ends on its SIGTERM after the grace",
+                 *op, 137, "nothing_left", "nothing", "term\n");
+    }
+    stand_in_rbd("map_now; say mapped; release; echo /dev/rbd0");
+    {
+      auto op = start_cancel_op(map("20s"), false);
+      ASSERT_EQ(next_event(), "map-start");
+      ASSERT_EQ(next_event(), "mapped");
+      cancel_and_wait_seen(*op);
+      ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
+      cancel_row("map, SIGTERM after its kernel step; rbd finishes within the grace (prints /dev/rbd0)", *op, 137,
+                 "undone", "nothing", "unmap /dev/rbd0\n");
+    }
+    stand_in_rbd("map_now; say mapped; hang");
+    {
+      auto op = start_cancel_op(map("200ms"), false);
+      ASSERT_EQ(next_event(), "map-start");
+      ASSERT_EQ(next_event(), "mapped");
+      op->kill(SIGTERM);
+      cancel_row("map, SIGTERM after its kernel step; rbd hangs until its SIGTERM after the grace", *op, 137,
+                 "undone", "nothing", "term\nunmap /dev/rbd0\n");
+    }
+    {
+      auto op = start_cancel_op(map("1s", {"--timeout", "1s"}), false);
+      cancel_row("map, --timeout after its kernel step; rbd hangs until its SIGTERM after the grace", *op, 124,
+                 "undone", "nothing", "map-start\nmapped\nterm\nunmap /dev/rbd0\n");
+    }
+
+    // The device a map made, for the unmap rows.
+    make_dir(cancel_device());
+    for (const auto& [file, text] : std::map<std::string, std::string>{
+             {"pool", "p\n"}, {"name", "i\n"}, {"current_snap", "-\n"}, {"pool_ns", ""}})
+      write_file(cancel_device() + "/" + file, text);
+    stand_in_rbd("exit 1", "release; rm -rf $D");
+    {
+      auto op = start_cancel_op(unmap, true);
+      cancel_row("unmap, cancelled before it starts (SIGTERM already pending)", *op, 125, "not_started",
+                 "/dev/rbd0 mapped", "");
+    }
+    {
+      auto op = start_cancel_op(unmap, false);
+      ASSERT_EQ(next_event(), "unmap /dev/rbd0");
+      cancel_and_wait_seen(*op);
+      ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
+      cancel_row("unmap, SIGTERM while rbd unmap runs; it finishes within the grace", *op, 0, "completed", "nothing",
+                 "");
+    }
+
+    stand_in("mount", "say mount-start; mount_now");
+    {
+      auto op = start_cancel_op(mount("20s"), true);
+      cancel_row("mount, cancelled before it starts (SIGTERM already pending)", *op, 125, "not_started", "nothing",
+                 "");
+    }
+    stand_in("mount", "say mount-start; mount_now; say mounted; hang");
+    {
+      auto op = start_cancel_op(mount("200ms"), false);
+      ASSERT_EQ(next_event(), "mount-start");
+      ASSERT_EQ(next_event(), "mounted");
+      op->kill(SIGTERM);
+      cancel_row("mount, SIGTERM after its kernel step; mount hangs until its SIGTERM after the grace", *op, 137,
+                 "undone", "nothing", "term\n" + umount_said);
+    }
+    stand_in("mount", "say mount-start; hang");
+    {
+      auto op = start_cancel_op(mount("1s", {"--timeout", "1s"}), false);
+      cancel_row("mount, --timeout before its kernel step; mount ends on its SIGTERM after the grace", *op, 124,
+                 "nothing_left", "nothing", "mount-start\nterm\n");
+    }
+
+    stand_in("mount", "mount_now");
+    {
+      // The mount for the umount row, through netns-exec like the others.
+      auto op = start_cancel_op(mount("20s"), false);
+      std::optional<int> status = op->wait(30s);
+      ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << op->out() << op->err();
+    }
+    stand_in("umount", "say \"umount $1\"; release; umount_now");
+    {
+      auto op = start_cancel_op(umount, false);
+      ASSERT_EQ(next_event(), "umount " + cancel_target());
+      cancel_and_wait_seen(*op);
+      ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
+      cancel_row("umount, SIGTERM while umount runs; it finishes within the grace", *op, 0, "completed", "nothing",
+                 "");
+    }
+  }
+
+  // --- the node's mappings and its fence ------------------------------------
+  // A holder whose namespace has a storage address (198.18.31.50 on net1), a
+  // namespace standing in for the node's own (198.18.32.1), and a stand-in
+  // krbd sysfs / ceph debugfs / mountinfo tree per row (this machine's kernel
+  // has neither client; the kernel suite's kernel.orphan is the real one).
+  {
+    netns::test::NetnsChild node_ns;
+    ip_in(node_ns.ns_path(), {"link", "add", "eth9", "type", "veth", "peer", "name", "eth9p"});
+    ip_in(node_ns.ns_path(), {"addr", "add", "198.18.32.1/24", "dev", "eth9"});
+    const std::string dir = tmp / "served";
+    make_dir(dir);
+    auto served = std::make_unique<Holder>(dir, kId);
+    ASSERT_TRUE(served->wait_ready()) << served->err();
+    numbers.emplace_back(std::to_string(served->pid()), "<served-holder-pid>");
+    ip_in(served->ns_path(), {"link", "add", "net1", "type", "veth", "peer", "name", "net1p"});
+    ip_in(served->ns_path(), {"addr", "add", "198.18.31.50/24", "dev", "net1"});
+    ip_in(served->ns_path(), {"link", "set", "net1p", "up"});
+    ip_in(served->ns_path(), {"link", "set", "net1", "up"});
+    const std::string record = dir + "/" + kId + ".holder.json";
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] {
+          const netns::HolderRecord r = netns::parse_record(netns::read_file(record), record);
+          return r.client_addresses.has_value() && !r.client_addresses->empty();
+        },
+        10s))
+        << served->err();
+    // The namespace doctor checks (--netns): a healthy holder's, in a
+    // directory doctor does not take holders from, so that its checks pass
+    // and the exit status is the mappings' alone, the served holder gone too.
+    make_dir(tmp / "probe");
+    Holder probe(tmp / "probe", kId);
+    ASSERT_TRUE(probe.wait_ready()) << probe.err();
+    numbers.emplace_back(std::to_string(probe.pid()), "<probe-holder-pid>");
+    ip_in(probe.ns_path(), {"link", "set", "lo", "up"});
+    ip_in(probe.ns_path(), {"link", "add", "net2", "type", "veth", "peer", "name", "net2p"});
+    ip_in(probe.ns_path(), {"addr", "add", "198.18.33.50/24", "dev", "net2"});
+    ip_in(probe.ns_path(), {"link", "set", "net2p", "up"});
+    ip_in(probe.ns_path(), {"link", "set", "net2", "up"});
+    const std::string probe_link = tmp / "probe/ceph-a.net.ns";
+
+    // A tree with one rbd device (client `addr`) or one ceph mount.
+    auto tree = [&](const std::string& name, const std::string& image, const std::string& addr, bool cephfs) {
+      std::string root = tmp / ("kernel-" + name);
+      make_dir(root);
+      make_dir(root + "/rbd");
+      make_dir(root + "/rbd/devices");
+      make_dir(root + "/ceph");
+      write_file(root + "/mountinfo", "");
+      if (cephfs) {
+        const std::string fs = root + "/ceph/4f1c3a7e-5b2d-4a8e-9c61-0d2e7f3b9a10.client4300";
+        make_dir(fs);
+        write_file(fs + "/status", "instance: client.4300 " + addr + "\nblocklisted: false\n");
+        write_file(fs + "/monmap", "epoch 1\n\tmon0\t198.18.31.1:6789\n");
+        write_file(root + "/mountinfo", "100 50 0:77 /volumes/csi /mnt/pv1 rw,relatime shared:1 - ceph "
+                                        "198.18.31.1:6789:/volumes/csi rw,name=admin,secret=<hidden>,acl\n");
+      } else {
+        const std::string d = root + "/rbd/devices/0";
+        make_dir(d);
+        for (const auto& [file, text] : std::map<std::string, std::string>{
+                 {"pool", "rbd\n"}, {"pool_ns", "\n"}, {"name", image + "\n"}, {"current_snap", "-\n"},
+                 {"client_id", "client4100\n"}, {"client_addr", addr + "\n"}})
+          write_file(d + "/" + file, text);
+      }
+      return root;
+    };
+    // netns-exec doctor on `root`: the exit status, and its line for the
+    // mapping (`object`), which must say `verdict`.
+    auto doctor = [&](const std::string& what, const std::string& root, const std::string& object, int exit_status,
+                      const std::string& verdict) {
+      auto r = netns::test::run_command(
+          {NETNS_EXEC_BIN, "doctor", "--netns", probe_link, "--holder-dir", dir, "--node-netns", node_ns.ns_path(),
+           "--sys-bus-rbd", root + "/rbd", "--ceph-debugfs", root + "/ceph", "--mountinfo", root + "/mountinfo"},
+          holder_test::within(30s));
+      std::string line;
+      std::istringstream lines(r.out);
+      for (std::string l; line.empty() && std::getline(lines, l);)
+        if ((l.rfind("PASS", 0) == 0 || l.rfind("FAIL", 0) == 0) && l.find(object) != std::string::npos) line = l;
+      EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
+      EXPECT_NE(line.find(verdict), std::string::npos) << what << ": no line for " << object << " saying " << verdict
+                                                       << ":\n" << r.out;
+      node_rows.push_back({what, r.exit_code, line});
+    };
+    auto fence_info = [&](const std::string& what, const std::string& holders, int exit_status,
+                          const std::string& expect) {
+      auto r = netns::test::run_command(
+          {NETNS_EXEC_BIN, "fence-info", "--holder-dir", holders, "--node-netns", node_ns.ns_path()},
+          holder_test::within(20s));
+      std::string line = r.exit_code == 0 ? std::string() : first_line(r.err);
+      std::istringstream lines(r.out);
+      for (std::string l; line.empty() && std::getline(lines, l);)
+        if (l.rfind("fence:", 0) == 0) line = l;
+      EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
+      EXPECT_NE(line.find(expect), std::string::npos) << what << ": " << r.describe();
+      node_rows.push_back({what, r.exit_code, line});
+    };
+
+    doctor("doctor: rbd device whose client address is a live holder's", tree("served", "served", "198.18.31.50:0/1234", false),
+           "rbd /dev/rbd0", 0, "served by holder");
+    doctor("doctor: rbd device whose client address no live holder has (its sandbox replaced)",
+           tree("stranded", "stranded", "198.18.31.77:0/999", false), "rbd /dev/rbd0", 1,
+           "this mapping will hang; its namespace is gone");
+    doctor("doctor: ceph mount whose client address no live holder has", tree("cephfs", "", "198.18.31.77:0/555", true),
+           "cephfs /mnt/pv1", 1, "its namespace is gone");
+    fence_info("fence-info: the node and a live holder", dir, 0, "fence: 198.18.31.50/32 198.18.32.1/32");
+    {
+      // A version-1 record (a holder too old to publish its addresses).
+      const std::string old = tmp / "old-holders";
+      make_dir(old);
+      write_file(old + "/" + kId + ".holder.json",
+                 netns::read_file(NETNS_SOURCE_DIR "/test/fixtures/compat/v1/ceph-a.holder.json"));
+      fence_info("fence-info: a holder's record too old to name its addresses", old, 1,
+                 "record version 1 does not publish client addresses");
+    }
+    // The controls: without the holder the device it served is stranded too,
+    // and the fence is the node's own address alone.
+    ASSERT_TRUE(served->stop(SIGTERM).has_value());
+    doctor("doctor: the served rbd device, once its holder is gone", tree("unserved", "served", "198.18.31.50:0/1234", false),
+           "rbd /dev/rbd0", 1, "its namespace is gone");
+    fence_info("fence-info: the node, its holder gone", dir, 0, "fence: 198.18.32.1/32");
+  }
+
 
   // Holder that dies between resolve and exec: only the library can stop
   // there. Resolve, kill the holder, then run with the resolved namespace.
@@ -785,8 +1273,9 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   doc << "# Fault matrix\n\n"
          "Generated by `test/privileged/hardening_fault_matrix_test.cpp` against a live\n"
          "`netns-holder`; the test fails when this file is out of date. Regenerate with\n"
-         "`NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix` (root). For every row the\n"
-         "command (`sh -c 'echo ran > MARKER'`) never ran, and the message names the cause.\n"
+         "`NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix` (root). For every row of this\n"
+         "first table the command (`sh -c 'echo ran > MARKER'`) never ran, and the message\n"
+         "names the cause.\n"
          "`$TMP` is the test's temporary directory; pids and start times are shown as\n"
          "`<placeholders>` (the boot id as `<boot-id>`). The provenance rows plant\n"
          "files that match the live holder in every public field, so only who could\n"
@@ -802,12 +1291,43 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     doc << "| " << i + 1 << " | " << rows[i].fault << " | " << rows[i].exit_status << " | `"
         << normalize(message, tmp.path(), numbers) << "` |\n";
   }
+  doc << "\n## Cancelled map, unmap, mount and umount\n\n"
+         "Each row is one `netns-exec map | unmap | mount | umount --json` against the live\n"
+         "holder, cancelled by SIGTERM (what a plugin's deadline or the kubelet sends) or\n"
+         "`--timeout` at one point of the command. The commands are stand-in `rbd`, `mount`\n"
+         "and `umount` programs on PATH that announce each step on a FIFO and then wait, for\n"
+         "their own SIGTERM or for the test, so the cancel point is ordered by events; the\n"
+         "kernel state they change (the krbd sysfs, `/proc/filesystems`, the mount table) is\n"
+         "the test's files, which netns-exec sees in a mount namespace of its own. A started\n"
+         "command is given `--cancel-grace` to finish, then SIGTERM; whatever a map or mount\n"
+         "made is undone before netns-exec exits. \"cancel\" is the `--json` outcome word;\n"
+         "\"left\" is what the node holds afterwards.\n\n"
+         "| # | cancelled | exit status | cancel | left | message (first line) |\n"
+         "|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < cancel_rows.size(); ++i) {
+    const CancelRow& c = cancel_rows[i];
+    doc << "| " << i + 1 << " | " << c.when << " | " << c.exit_status << " | `" << c.cancel << "` | " << c.left
+        << " | `" << normalize(c.message, tmp.path(), numbers) << "` |\n";
+  }
+  doc << "\n## Mappings nobody serves, and the fence\n\n"
+         "`netns-exec doctor` and `fence-info` against a holder whose namespace has\n"
+         "198.18.31.50 on net1, a namespace standing in for the node's own (198.18.32.1),\n"
+         "and a stand-in krbd sysfs, ceph debugfs and mount table per row (the kernel\n"
+         "suite's `kernel.orphan` is the real one). The line is doctor's for the mapping, or\n"
+         "fence-info's `fence:` line (its warning when the answer is incomplete). The last\n"
+         "two rows are the controls, after the holder stopped.\n\n"
+         "| # | case | exit status | line |\n"
+         "|---|---|---|---|\n";
+  for (size_t i = 0; i < node_rows.size(); ++i)
+    doc << "| " << i + 1 << " | " << node_rows[i].what << " | " << node_rows[i].exit_status << " | `"
+        << normalize(node_rows[i].line, tmp.path(), numbers) << "` |\n";
   const std::string generated = doc.str();
   const std::string committed_path = std::string(NETNS_SOURCE_DIR) + "/design/fault-matrix.md";
   const char* update = std::getenv("NETNS_UPDATE_FAULT_MATRIX");
   if (update != nullptr && std::string(update) == "1") {
     write_file(committed_path, generated);
-    std::printf("rewrote %s (%zu rows)\n", committed_path.c_str(), rows.size());
+    std::printf("rewrote %s (%zu + %zu + %zu rows)\n", committed_path.c_str(), rows.size(), cancel_rows.size(),
+                node_rows.size());
     return;
   }
   std::string committed;
