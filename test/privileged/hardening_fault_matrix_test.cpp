@@ -299,7 +299,7 @@ class FaultMatrix : public ::testing::Test {
                "got=\ntrap 'got=1' TERM\n"
                "say() { echo \"$*\" > " + cancel_dir() + "/events; }\n"
                "hang() { trap 'say term; exit 143' TERM; [ -z \"$got\" ] || { say term; exit 143; }; "
-               "sleep 3600 & wait $!; }\n"
+               "sleep 60 & wait $!; }\n"
                "release() { read -r _ < " + cancel_dir() + "/go; }\n"
                "D=/sys/bus/rbd/devices/0\n"
                "map_now() { mkdir -p $D; echo p > $D/pool; echo i > $D/name; echo - > $D/current_snap;"
