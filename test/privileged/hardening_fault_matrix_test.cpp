@@ -1057,6 +1057,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
                  "undone", "nothing", "term\nunmap /dev/rbd0\n");
     }
     {
+      // The same rbd, stopped by the timeout instead of a signal.
       auto op = start_cancel_op(map("1s", {"--timeout", "1s"}), false);
       cancel_row("map, --timeout after its kernel step; rbd hangs until its SIGTERM after the grace", *op, 124,
                  "undone", "nothing", "map-start\nmapped\nterm\nunmap /dev/rbd0\n");
@@ -1133,13 +1134,20 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ip_in(node_ns.ns_path(), {"addr", "add", "198.18.32.1/24", "dev", "eth9"});
     const std::string dir = tmp / "served";
     make_dir(dir);
-    auto served = std::make_unique<Holder>(dir, kId);
-    ASSERT_TRUE(served->wait_ready()) << served->err();
+    // As the chart starts it: it publishes once net1 is up with its address.
+    auto served = std::make_unique<Holder>(dir, kId, std::vector<std::string>{"--require-interface", "net1"});
     numbers.emplace_back(std::to_string(served->pid()), "<served-holder-pid>");
+    // Its first word comes from inside its own namespace: only then does its
+    // ns_path name that namespace and not ours.
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] { return served->err().find("not publishing yet: net1 does not exist") != std::string::npos; }, 10s))
+        << served->err();
     ip_in(served->ns_path(), {"link", "add", "net1", "type", "veth", "peer", "name", "net1p"});
     ip_in(served->ns_path(), {"addr", "add", "198.18.31.50/24", "dev", "net1"});
     ip_in(served->ns_path(), {"link", "set", "net1p", "up"});
     ip_in(served->ns_path(), {"link", "set", "net1", "up"});
+    ASSERT_TRUE(served->wait_ready()) << served->err();
+    numbers.emplace_back(std::to_string(served->ns_id().ino), "<served-netns-ino>");
     const std::string record = dir + "/" + kId + ".holder.json";
     ASSERT_TRUE(netns::test::wait_until(
         [&] {
@@ -1235,6 +1243,30 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       fence_info("fence-info: a holder's record too old to name its addresses", old, 1,
                  "record version 1 does not publish client addresses");
     }
+    // The readiness probe as the chart runs it (netns-holder check, inside
+    // the holder's namespace): ready with net1, not once net1 is down; the
+    // holder keeps its files, which the mappings in it still need.
+    auto check = [&](const std::string& what, int exit_status, const std::string& expect) {
+      auto r = netns::test::run_command({"nsenter", "--net=" + served->ns_path(), "--", holder_test::kHolder, "check",
+                                         "--cluster-id", kId, "--dir", dir, "--require-interface", "net1"},
+                                        holder_test::within(10s));
+      std::string line;
+      std::istringstream lines(r.out + r.err);
+      for (std::string l; line.empty() && std::getline(lines, l);)
+        if (l.find(expect) != std::string::npos) line = l;
+      EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
+      EXPECT_FALSE(line.empty()) << what << ": nothing says " << expect << ":\n" << r.describe();
+      node_rows.push_back({what, r.exit_code, line});
+    };
+    check("holder check --require-interface net1, net1 up with its address", 0, "required interfaces ready");
+    ip_in(served->ns_path(), {"link", "set", "net1", "down"});
+    EXPECT_TRUE(netns::test::wait_until(
+        [&] { return served->err().find("storage network lost: net1 is down") != std::string::npos; }, 10s))
+        << served->err();
+    check("holder check --require-interface net1, net1 down after the holder published", 1,
+          "storage network not ready: net1 is down");
+    EXPECT_TRUE(holder_test::exists(record)) << "the holder keeps its files";
+
     // The controls: without the holder the device it served is stranded too,
     // and the fence is the node's own address alone.
     ASSERT_TRUE(served->stop(SIGTERM).has_value());
@@ -1309,13 +1341,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     doc << "| " << i + 1 << " | " << c.when << " | " << c.exit_status << " | `" << c.cancel << "` | " << c.left
         << " | `" << normalize(c.message, tmp.path(), numbers) << "` |\n";
   }
-  doc << "\n## Mappings nobody serves, and the fence\n\n"
-         "`netns-exec doctor` and `fence-info` against a holder whose namespace has\n"
-         "198.18.31.50 on net1, a namespace standing in for the node's own (198.18.32.1),\n"
-         "and a stand-in krbd sysfs, ceph debugfs and mount table per row (the kernel\n"
-         "suite's `kernel.orphan` is the real one). The line is doctor's for the mapping, or\n"
-         "fence-info's `fence:` line (its warning when the answer is incomplete). The last\n"
-         "two rows are the controls, after the holder stopped.\n\n"
+  doc << "\n## The node: mappings nobody serves, the fence, readiness\n\n"
+         "`netns-exec doctor`, `fence-info` and `netns-holder check` against a holder\n"
+         "(`--require-interface net1`) whose namespace has 198.18.31.50 on net1, a namespace\n"
+         "standing in for the node's own (198.18.32.1), and a stand-in krbd sysfs, ceph\n"
+         "debugfs and mount table per row (the kernel suite's `kernel.orphan` is the real\n"
+         "one). The line is doctor's for the mapping,\n"
+         "fence-info's `fence:` line (its warning when the answer is incomplete), or check's\n"
+         "answer. The last two rows are the controls, after the holder stopped.\n\n"
          "| # | case | exit status | line |\n"
          "|---|---|---|---|\n";
   for (size_t i = 0; i < node_rows.size(); ++i)
