@@ -1002,8 +1002,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
 
   // --- cancellation of map, unmap, mount and umount (the Ceph operations) ----
   // Each row is one netns-exec run against the live holder, cancelled at one
-  // point: SIGTERM, as a plugin's deadline or the kubelet sends it, or
-  // --timeout. "what is left" is read from the node afterwards.
+  // point: SIGTERM (how a caller stops the CLI it started) or --timeout.
+  // "left" is read from the node afterwards.
   {
     ASSERT_NO_FATAL_FAILURE(make_cancel_node());
     const std::string keyfile = cancel_dir() + "/keyfile";
@@ -1325,7 +1325,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   }
   doc << "\n## Cancelled map, unmap, mount and umount\n\n"
          "Each row is one `netns-exec map | unmap | mount | umount --json` against the live\n"
-         "holder, cancelled by SIGTERM (what a plugin's deadline or the kubelet sends) or\n"
+         "holder, cancelled by SIGTERM (how a caller stops the CLI it started) or\n"
          "`--timeout` at one point of the command. The commands are stand-in `rbd`, `mount`\n"
          "and `umount` programs on PATH that announce each step on a FIFO and then wait, for\n"
          "their own SIGTERM or for the test, so the cancel point is ordered by events; the\n"
