@@ -61,6 +61,22 @@ class Holder {
           5s);
       pid_ = std::atoi(children.c_str());
     }
+    if (mode != Mode::join) {
+      // Until unshare has made the namespace, /proc/PID/ns/net is still this
+      // test's (the host's): an `ip link add` into ns_path() then would land on
+      // the host. A holder waiting for --require-interface logs nothing yet, so
+      // the namespace changing is the event to wait for.
+      const netns::NsId own = netns::test::ns_id_of_path("/proc/self/ns/net");
+      netns::test::wait_until(
+          [&] {
+            try {
+              return !(netns::test::ns_id_of_path(ns_path()) == own);
+            } catch (const netns::Error&) {
+              return !proc_->running();
+            }
+          },
+          5s);
+    }
   }
 
   // True once the holder logged that it holds the namespace (after publishing).
