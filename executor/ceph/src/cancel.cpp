@@ -4,6 +4,7 @@
 // a killed `mount` a mount point in use by nobody. So a started command is
 // let finish (Command::finish_grace), and whatever it made is undone here,
 // before the caller hears "cancelled".
+#include <csignal>
 #include "cancel.hpp"
 
 #include <poll.h>
@@ -74,7 +75,9 @@ void settle(OperationResult& r, std::string_view what, const Settings& settings,
       std::string(what) + ": " + (timeout ? "timed out" : "cancelled") +
       " while the command ran; it " +
       (finished_by_itself(o) ? o.describe() + " within the grace"
-                             : "was stopped at the hard bound (" + o.describe() + ")");
+                             : std::string(o.signal == SIGKILL ? "was stopped at the hard bound ("
+                                                               : "was stopped after the grace (") +
+                                   o.describe() + ")");
   const std::string hint = timeout ? "; check: is the Ceph cluster reachable "
                                      "from the target network namespace? "
                                      "netns-exec doctor checks it"
