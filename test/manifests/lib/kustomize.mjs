@@ -6,13 +6,15 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { stringify } from "yaml";
-import { SOURCE_DIR, helmPath } from "./helm.mjs";
+import { PROJECT_REPOSITORY, SOURCE_DIR, VERSION, helmPath } from "./helm.mjs";
 import { parseYaml } from "./load.mjs";
 
 export const KUSTOMIZE_DIR = join(SOURCE_DIR, "manifests", "kustomize");
 export const EXAMPLES = join(KUSTOMIZE_DIR, "examples");
-// How the examples name the component: a remote path into this repository.
-export const REMOTE = /^https:\/\/github\.com\/example\/netns-holder\/\/manifests\/kustomize\/([a-z-]+)\?ref=v[0-9.]+$/;
+// How the examples name the component: a remote path into this repository
+// (the Go module's), at this release's tag.
+const quote = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+export const REMOTE = new RegExp(`^${quote(PROJECT_REPOSITORY)}//manifests/kustomize/([a-z-]+)\\?ref=v${quote(VERSION)}$`);
 
 let bin;
 export function kustomizePath() {
