@@ -713,11 +713,18 @@ class Report:
             if floor and floor_static:
                 why += (f" The floor, a C program that does nothing but `execv` the real rbd, costs "
                         f"{fmt_ratio(floor)} the real rbd in the same rounds dynamically linked and "
-                        f"{fmt_ratio(floor_static)} linked `-static`: the loader and libc.so are "
-                        f"{fmt_us((floor - floor_static) * rbd_us)} of the floor's "
-                        f"{fmt_us((floor - 1) * rbd_us)}; the rest, "
-                        f"{fmt_us((floor_static - 1) * rbd_us)}, is the extra `execve` and process "
-                        f"start itself.")
+                        f"{fmt_ratio(floor_static)} linked `-static`")
+                loader_us = (floor - floor_static) * rbd_us
+                if abs(floor - floor_static) < 0.005:
+                    why += (f": the loader and libc.so are no measurable part of the floor's "
+                            f"{fmt_us((floor - 1) * rbd_us)} (the two floors differ by "
+                            f"{fmt_us(abs(loader_us))}, within noise); the floor is the extra "
+                            f"`execve` and process start itself.")
+                else:
+                    why += (f": the loader and libc.so are {fmt_us(loader_us)} of the floor's "
+                            f"{fmt_us((floor - 1) * rbd_us)}; the rest, "
+                            f"{fmt_us((floor_static - 1) * rbd_us)}, is the extra `execve` and process "
+                            f"start itself.")
                 if floor_static > goal_pass:
                     why += (f" The goal allows {fmt_us((goal_pass - 1) * rbd_us)}: below what any "
                             f"stand-in that execs the real program costs on this machine, static or "
