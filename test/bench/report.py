@@ -1015,6 +1015,11 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
                "each started the same way in a fresh namespace; stripped binary sizes). Figure 6 "
                "comes from inspect's `inspect_bench` (Google Benchmark timing whole processes "
                "spawned with output to /dev/null, variants interleaved).",
+               "- Figure 8 (`shim_paired_bench`) times whole processes in rounds whose order "
+               "rotates: the shim, the real rbd, `support/exec_floor.c` linked dynamically and "
+               "`-static`, and, when run.sh could make it, netns-exec relinked fully static "
+               "(`link-static-candidate.sh`, `NETNS_BENCH_SHIM_ALT`; a measurement, never "
+               "installed), each with its own directory first on `PATH`.",
                "- Raw results (Google Benchmark JSON, hyperfine JSON, script output, plot data) are "
                "written next to the build (`BUILD_DIR/bench-results/`).", ""]
         with open(os.path.join(self.args.out, "REPORT.md"), "w") as f:
