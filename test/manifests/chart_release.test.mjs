@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { CHART, IMAGE, configMapOf, helm, holdersOf, render, renderFails } from "./lib/helm.mjs";
+import { CHART, GO_MODULE, IMAGE, PROJECT_REPOSITORY, configMapOf, helm, holdersOf, render, renderFails } from "./lib/helm.mjs";
 import { loadYaml, parseYaml } from "./lib/load.mjs";
 import { holderRules, runRules } from "./lib/rules.mjs";
 import { validateObject } from "./lib/schema.mjs";
@@ -64,8 +64,17 @@ describe("labels: the release and the version", () => {
 });
 
 describe("Chart.yaml", () => {
+  test("the Go module path names a GitHub repository", () => {
+    assert.match(GO_MODULE, /^github\.com\/[^/]+\/[^/]+\//, `executor/go/go.mod: module ${GO_MODULE}`);
+  });
+  test("home is the repository of the Go module path", () => {
+    assert.equal(chart.home, PROJECT_REPOSITORY, `Chart.yaml home; executor/go/go.mod says module ${GO_MODULE}`);
+  });
+  test("sources is that repository, and only it", () => {
+    assert.deepEqual(chart.sources, [PROJECT_REPOSITORY], `Chart.yaml sources; executor/go/go.mod says module ${GO_MODULE}`);
+  });
   test("no placeholder address", () => {
-    for (const url of [chart.home, ...(chart.sources ?? [])].filter(Boolean)) {
+    for (const url of [chart.home, ...(chart.sources ?? [])]) {
       assert.doesNotMatch(url, /example\.(com|org|net)|localhost|TODO|placeholder/i, url);
     }
   });

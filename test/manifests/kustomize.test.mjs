@@ -16,7 +16,7 @@ import { describe, test } from "node:test";
 import { stringify } from "yaml";
 import { DRIVERS, FIXTURES, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
 import {
-  EXAMPLES, KUSTOMIZE_DIR, REMOTE, build, componentPath, localComponent, readYaml, workdir, writeYaml,
+  EXAMPLES, KUSTOMIZE_DIR, REMOTE, REMOTE_FORM, build, componentPath, localComponent, readYaml, workdir, writeYaml,
 } from "./lib/kustomize.mjs";
 import { parseYaml } from "./lib/load.mjs";
 import { CEPH_CSI_CHART, nodePlugin, renderCephCsi } from "./lib/plugin.mjs";
@@ -107,7 +107,7 @@ async function allValid(docs) {
 function localComponents(dir, components) {
   return components.map((ref) => {
     const m = REMOTE.exec(ref);
-    assert.ok(m, `${ref}: not a remote path into this repository`);
+    assert.ok(m, `${ref}: not a remote path into this repository at this release (${REMOTE_FORM}: the Go module's repository, VERSION)`);
     assert.ok(existsSync(join(KUSTOMIZE_DIR, m[1], "kustomization.yaml")), `${ref} names no component here`);
     return localComponent(dir, ref);
   });

@@ -2,7 +2,7 @@
 // Which helm: test/manifests/find-helm.sh ($NETNS_HELM, PATH, or the one
 // scripts/setup.d/helm.sh built).
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseYaml } from "./load.mjs";
@@ -11,6 +11,12 @@ export const SOURCE_DIR = process.env.NETNS_SOURCE_DIR ?? new URL("../../..", im
 export const CHART = join(SOURCE_DIR, "manifests", "chart", "netns-holder");
 export const PLUGIN = join(SOURCE_DIR, "manifests", "plugin");
 export const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
+// The project states its address once: the Go module path (executor/go/go.mod,
+// github.com/OWNER/NAME/executor/go). Its repository is what the chart's home
+// and sources and the docs' remote paths must name.
+export const GO_MODULE = /^module (\S+)$/m.exec(readFileSync(join(SOURCE_DIR, "executor", "go", "go.mod"), "utf8"))?.[1] ?? "";
+export const PROJECT_REPOSITORY = `https://${GO_MODULE.split("/").slice(0, 3).join("/")}`;
+export const VERSION = readFileSync(join(SOURCE_DIR, "VERSION"), "utf8").trim();
 
 let helmBin;
 export function helmPath() {

@@ -6,13 +6,16 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { stringify } from "yaml";
-import { SOURCE_DIR, helmPath } from "./helm.mjs";
+import { PROJECT_REPOSITORY, SOURCE_DIR, VERSION, helmPath } from "./helm.mjs";
 import { parseYaml } from "./load.mjs";
 
 export const KUSTOMIZE_DIR = join(SOURCE_DIR, "manifests", "kustomize");
 export const EXAMPLES = join(KUSTOMIZE_DIR, "examples");
-// How the examples name the component: a remote path into this repository.
-export const REMOTE = /^https:\/\/github\.com\/example\/netns-holder\/\/manifests\/kustomize\/([a-z-]+)\?ref=v[0-9.]+$/;
+// How the examples name the component: a remote path into this repository
+// (the Go module's), at this release's tag.
+const quote = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+export const REMOTE_FORM = `${PROJECT_REPOSITORY}//manifests/kustomize/NAME?ref=v${VERSION}`;
+export const REMOTE = new RegExp(`^${quote(PROJECT_REPOSITORY)}//manifests/kustomize/([a-z-]+)\\?ref=v${quote(VERSION)}$`);
 
 let bin;
 export function kustomizePath() {
@@ -46,7 +49,7 @@ export const componentPath = (dir, name) => relative(dir, join(KUSTOMIZE_DIR, na
 // A remote component reference of an example, as the local directory it names.
 export function localComponent(dir, ref) {
   const m = REMOTE.exec(ref);
-  if (!m) throw new Error(`component ${ref} is not a remote path into this repository`);
+  if (!m) throw new Error(`component ${ref} is not a remote path into this repository (${REMOTE_FORM})`);
   return componentPath(dir, m[1]);
 }
 
