@@ -172,6 +172,7 @@ exec::ResolveOptions in_place_resolve_options() {
   // so the one trust opt-in a migration from Rook's record-less holders
   // needs comes from the plugin container's environment (environment.hpp).
   options.identity = identity_from_environment(options.identity);
+  options.allow_unrecorded_netns = allow_unrecorded_from_environment();
   const char* wait = ::getenv("NETNS_EXEC_WAIT_HOLDER");
   if (wait && *wait) options.wait_holder = parse_duration(wait, "NETNS_EXEC_WAIT_HOLDER");
   return options;

@@ -30,6 +30,8 @@ void SourceOptions::add_to(CLI::App& app) {
   group->add_flag("--allow-host-netns", allow_host_netns, "Accept the host's network namespace");
   group->add_flag("--allow-userns", allow_userns,
                   "Accept a namespace owned by a non-initial user namespace");
+  group->add_flag("--allow-unrecorded-netns", allow_unrecorded_netns,
+                  "Accept a namespace file no holder record vouches for (/run/netns/NAME, /proc/PID/ns/net)");
   group->add_option("--trust-uid", trust_uids,
                     "Besides root, a uid whose holder directory, files and socket are trusted (repeatable)");
 }
@@ -51,6 +53,7 @@ exec::ResolveOptions SourceOptions::resolve_options() const {
   out.allow_own_netns = allow_own_netns;
   out.allow_host_netns = allow_host_netns;
   out.allow_userns = allow_userns;
+  out.allow_unrecorded_netns = allow_unrecorded_netns;
   out.trust_uids = trust_uids;
   out.remember = false;  // one process, one command: nothing to remember for
   return out;

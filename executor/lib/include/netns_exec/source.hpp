@@ -69,6 +69,12 @@ struct ResolveOptions {
   bool allow_host_netns = false;
   // Accept a namespace owned by a non-initial user namespace.
   bool allow_userns = false;
+  // Accept a namespace file no holder record vouches for and that is not in
+  // a holder directory: /run/netns/NAME, /proc/PID/ns/net, any other file
+  // that is not a holder's <ID>.net.ns. Without it such a file is refused
+  // (Errc::untrusted): nothing proves whose namespace it is. A file in a
+  // holder directory stays refused without its record either way.
+  bool allow_unrecorded_netns = false;
   // Besides root, the uids whose holder files and sockets are trusted.
   std::vector<uid_t> trust_uids;
   // Keep what this call verified (the namespace the link led to, the parsed
