@@ -29,7 +29,8 @@ const char* config_kind_name(ConfigKind kind) noexcept;
 //               (one that holds any <ID>.holder.json or <ID>.lock), whatever
 //               its name: its cluster's record; a file elsewhere
 //               (/run/netns/NAME, /proc/PID/ns/net) is checked against its
-//               cluster's record where one is present
+//               cluster's record where one is present, and with none needs
+//               allow_unrecorded_netns (under every policy)
 //   if_present  a record next to the link must match; no record is fine: what
 //               record-less (Rook-era) holders need, and it gives up the proof
 //               that a live holder, not a reused pid, stands behind the link
