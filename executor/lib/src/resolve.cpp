@@ -383,7 +383,7 @@ void require_record_or_opt_in(const Opened& o, bool look_for_holder_files, const
 // Receives the namespace over a connected holder socket and validates it like
 // any descriptor, plus: the server is trusted, the header announces what was
 // sent, for the cluster each non-empty entry of `expected_ids` names.
-ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& path,
+ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
                                     const HolderRecord* record, const ResolveOptions& options,
                                     Report& report) {
@@ -398,10 +398,16 @@ ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& pat
     if (n < 0) throw Error::sys("poll", path, errno);
     if (n == 0)
       throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?", Errc::timeout);
-    return receive_fd(sock.get(), path);
+    ReceivedFd got = receive_fd(sock.get(), path);
+    sock.reset();  // the holder's one message has come
+    return got;
   });
 
   report.add(trust::socket_sender(received.sender, path, owners_of(options), record), "check holder socket");
+  // The sender's pidfd has served (socket_sender is its only use), and the
+  // connection has nothing more to say: neither is held through the
+  // descriptor's checks, which then need no more free descriptors than a link's.
+  received.sender.pidfd.reset();
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = received.header.cluster_id;
@@ -457,11 +463,17 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     LoadedRecord loaded;
     if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
     if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report, false);
+    // Everything read from the directory is read by now (the lock's lstat
+    // last, judged after the namespace came): it is closed before the
+    // namespace and the sender's pidfd arrive, as for a link.
+    LockFile lock;
+    if (loaded.record) lock = stat_lock(o.dirfd.get(), dir, *loaded.record);
+    o.dirfd.reset();
     ResolvedNamespace got = receive_namespace(o.sock, path, {cluster_id, link_id},
                                               loaded.record ? &*loaded.record : nullptr, options, report);
     if (loaded.record) {
       report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown), "check holder identity");
-      check_lock(stat_lock(o.dirfd.get(), dir, *loaded.record), *loaded.record, options, report);
+      check_lock(lock, *loaded.record, options, report);
     }
     return got;
   }
