@@ -206,6 +206,37 @@ TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
   expect_same(mine, real, "limit 6:6 without CAP_SYS_RESOURCE");
 }
 
+// A holder's socket needs no more than its link (the directory, the
+// connection and the sender's pidfd are closed before the namespace's own
+// checks): a real netns-holder in socket mode, at 6:6 without
+// CAP_SYS_RESOURCE, and its control one descriptor short, refused as such.
+TEST_F(NsenterDropIn, AHoldersSocketRunsUnderAHardLimitOfSixToo) {
+  TempDir dir;
+  const std::string sock = dir / "ceph-s.net.sock";
+  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", "ceph-s", "--dir", dir.path(),
+                  "--socket"});
+  wait_until([&] { return ::access(sock.c_str(), F_OK) == 0 || !holder.running(); }, 10s);
+  ASSERT_EQ(::access(sock.c_str(), F_OK), 0) << holder.err();
+  const std::string holder_ns = "net:[" + std::to_string(ns_id_of_path("/proc/" + std::to_string(holder.pid()) +
+                                                                       "/ns/net").ino) + "]\n";
+  for (rlim_t limit : {rlim_t{6}, rlim_t{5}}) {
+    RunOptions tight;
+    tight.env = env;
+    tight.child_setup = [limit] { drop_to_hard_limit(limit); };
+    auto mine = ours({"--net=" + sock, "--", "sh", "-c", "readlink /proc/self/ns/net; touch " + marker}, tight);
+    if (limit == 6) {
+      EXPECT_TRUE(mine.ok()) << mine.describe();
+      EXPECT_EQ(mine.out, holder_ns);
+      EXPECT_TRUE(marker_exists());
+      ::unlink(marker.c_str());
+    } else {
+      expect_refused(mine, {"RLIMIT_NOFILE", "soft 5, hard 5", "raise the hard limit to at least 6"});
+    }
+  }
+  holder.kill(SIGTERM);
+  (void)holder.wait(10s);
+}
+
 // Below that (hard 4 or 5, one or two free, no CAP_SYS_RESOURCE) util-linux
 // nsenter still runs; the drop-in refuses with 125 before anything runs,
 // naming the limit, how many are open, what the checks need and what to
