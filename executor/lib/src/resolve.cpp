@@ -361,6 +361,7 @@ void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveO
 // directory, whatever its name (looked for under --identity require, and
 // never in the kernel's /proc/PID/ns), and anywhere else unless the caller
 // opted in to files no holder vouches for.
+//
 // The caller's own namespace, accepted with --allow-own-netns, needs no
 // opt-in besides: the kernel, not a file, says whose it is (the holder's own
 // guard, `--netns /proc/self/ns/net`). Where it must come with a record
