@@ -201,8 +201,9 @@ exec::ResolveOptions in_place_resolve_options() {
   exec::ResolveOptions options;
   options.remember = false;  // one resolve per process
   // ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`, `rbd ...`),
-  // so the one trust opt-in a migration from Rook's record-less holders
-  // needs comes from the plugin container's environment (environment.hpp).
+  // so its trust opt-ins (record-less, Rook-era holders; a namespace file no
+  // holder record vouches for) come from the plugin container's environment
+  // (environment.hpp).
   options.identity = identity_from_environment(options.identity);
   options.allow_unrecorded_netns = allow_unrecorded_from_environment();
   const char* wait = ::getenv("NETNS_EXEC_WAIT_HOLDER");
