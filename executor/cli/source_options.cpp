@@ -8,8 +8,8 @@ namespace netns::cli {
 void SourceOptions::add_to(CLI::App& app) {
   auto* group = app.add_option_group("SOURCE", "Where the network namespace comes from (one of)");
   auto* n = group->add_option("--netns", netns,
-                              "Namespace file: a holder's <ID>.net.ns, /run/netns/NAME, "
-                              "/proc/PID/ns/net");
+                              "Namespace file: a holder's <ID>.net.ns, or /run/netns/NAME, "
+                              "/proc/PID/ns/net with --allow-unrecorded-netns");
   auto* c = group->add_option("--cluster-id", cluster_id,
                               "Look up netNamespaceFilePath for this cluster in ceph-csi's config");
   auto* s = group->add_option("--socket", socket, "Ask a holder's <ID>.net.sock for the namespace");
