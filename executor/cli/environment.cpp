@@ -22,4 +22,18 @@ exec::IdentityPolicy identity_from_environment(exec::IdentityPolicy fallback) {
               std::string("unset ") + kName + ", or set it to if-present to accept record-less holders");
 }
 
+bool allow_unrecorded_from_environment() {
+  constexpr const char* kName = "NETNS_EXEC_ALLOW_UNRECORDED_NETNS";
+  const char* value = ::getenv(kName);
+  if (value == nullptr || *value == '\0') return false;
+  const std::string_view text(value);
+  if (text == "1") return true;
+  if (text == "0") return false;
+  throw Error(Errc::invalid_argument,
+              std::string("environment variable ") + kName + "=" + quote(text) +
+                  " is not allowed: its values are \"1\" (use a namespace file no holder record vouches "
+                  "for) and \"0\" (or unset)",
+              std::string("unset ") + kName + ", or set it to 1");
+}
+
 }  // namespace netns::cli

@@ -14,4 +14,10 @@ namespace netns::cli {
 // Anything else, `off` included, throws Errc::invalid_argument.
 exec::IdentityPolicy identity_from_environment(exec::IdentityPolicy fallback);
 
+// NETNS_EXEC_ALLOW_UNRECORDED_NETNS: `1` is the in-place forms' spelling of
+// --allow-unrecorded-netns (a namespace file no holder record vouches for,
+// such as /run/netns/NAME or /proc/PID/ns/net, is used); unset, empty or `0`
+// leaves such a file refused. Anything else throws Errc::invalid_argument.
+bool allow_unrecorded_from_environment();
+
 }  // namespace netns::cli

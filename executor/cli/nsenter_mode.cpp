@@ -1,5 +1,6 @@
 #include "nsenter_mode.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -84,15 +85,20 @@ NsenterCall parse_call(int argc, char** argv) {
   return call;
 }
 
-// resolve() holds at most three descriptors at once (the walk's two and
-// the holder directory; then the namespace, the holder's pidfd and one more
-// being read: the directory is closed before the pidfd is opened), so a
-// caller with three free slots (`ulimit -Hn 6`, as util-linux nsenter needs)
-// is served with no help. The limit is still raised for the checks where it
-// can be, and put back before the exec, so the command starts with exactly
-// the caller's limit: raising the hard limit needs CAP_SYS_RESOURCE; without
-// it the soft limit goes as far as the hard one allows, and a real shortage
-// is still the EMFILE it was.
+// resolve() holds at most three descriptors at once, on every path: the
+// namespace, the holder's pidfd and one more for what the kernel tells only
+// through a file (/proc/PID/stat's start time, /proc/locks, the holder's
+// namespace from PIDFD_GET_NET_NAMESPACE) or for a step of the walk (the
+// directory stood on and the one entered, while the holder directory is
+// held). None of the three can go without dropping a check: the namespace is
+// what setns enters (never reopened by path), the pidfd is the one handle
+// on the holder no pid reuse can fool. util-linux nsenter needs one, so the
+// limit is raised for the checks where it can be, and put back before the
+// exec, so the command starts with exactly the caller's limit: raising the
+// hard limit needs CAP_SYS_RESOURCE; without it the soft limit goes as far
+// as the hard one allows, and a real shortage is refused naming the limit.
+constexpr int kDescriptorsNeeded = 3;
+
 class DescriptorHeadroom {
  public:
   static constexpr rlim_t kHeadroom = 16;
@@ -119,10 +125,36 @@ class DescriptorHeadroom {
   DescriptorHeadroom(const DescriptorHeadroom&) = delete;
   DescriptorHeadroom& operator=(const DescriptorHeadroom&) = delete;
 
+  // A check that failed for want of a descriptor (EMFILE), reworded: what
+  // the limit is, how many are open, what the checks need and what to
+  // raise. Called after resolve() has closed everything it opened, so the
+  // count is the caller's own descriptors.
+  [[nodiscard]] Error shortage(const Error& e) const {
+    rlimit now{};
+    if (::getrlimit(RLIMIT_NOFILE, &now) != 0) now = saved_;
+    const rlim_t limit = now.rlim_cur;
+    int open = 0;
+    for (rlim_t fd = 0; fd < limit && fd < (1u << 20); ++fd) open += ::fcntl(static_cast<int>(fd), F_GETFD) >= 0;
+    const std::string need = std::to_string(static_cast<rlim_t>(open) + kDescriptorsNeeded);
+    std::string message =
+        e.message() + ": the checks need " + std::to_string(kDescriptorsNeeded) +
+        " free descriptors at once (util-linux nsenter needs 1); the caller's limit (RLIMIT_NOFILE) is soft " +
+        std::to_string(saved_.rlim_cur) + ", hard " + std::to_string(saved_.rlim_max) + ", " +
+        std::to_string(open) + " are open, and it could not be raised for the checks (past the hard limit "
+        "only with CAP_SYS_RESOURCE); nothing was run";
+    return Error(e.code(), std::move(message),
+                 "raise the hard limit to at least " + need +
+                     " (ulimit -Hn, or the container runtime's nofile rlimit), or close descriptors before the call");
+  }
+
  private:
   rlimit saved_{};
   bool raised_ = false;
 };
+
+bool out_of_descriptors(const Error& e) {
+  return e.sys_errno() == EMFILE || e.message().find("(EMFILE)") != std::string::npos;
+}
 
 int report_exec_failure(std::string_view tool, const char* command, int err) {
   // util-linux's line, byte for byte: "nsenter: failed to execute X: %m".
@@ -169,9 +201,11 @@ exec::ResolveOptions in_place_resolve_options() {
   exec::ResolveOptions options;
   options.remember = false;  // one resolve per process
   // ceph-csi's call line is fixed (`nsenter --net=PATH -- CMD`, `rbd ...`),
-  // so the one trust opt-in a migration from Rook's record-less holders
-  // needs comes from the plugin container's environment (environment.hpp).
+  // so its trust opt-ins (record-less, Rook-era holders; a namespace file no
+  // holder record vouches for) come from the plugin container's environment
+  // (environment.hpp).
   options.identity = identity_from_environment(options.identity);
+  options.allow_unrecorded_netns = allow_unrecorded_from_environment();
   const char* wait = ::getenv("NETNS_EXEC_WAIT_HOLDER");
   if (wait && *wait) options.wait_holder = parse_duration(wait, "NETNS_EXEC_WAIT_HOLDER");
   return options;
@@ -191,7 +225,13 @@ int enter_and_exec(const exec::Source& source, const exec::ResolveOptions& optio
   // so far is close-on-exec, so the command sees exactly what our caller
   // passed us — the namespace descriptor included, closed by execve.
   DescriptorHeadroom headroom;
-  exec::ResolvedNamespace ns = exec::resolve(source, options);
+  exec::ResolvedNamespace ns;
+  try {
+    ns = exec::resolve(source, options);
+  } catch (const Error& e) {
+    if (out_of_descriptors(e)) throw headroom.shortage(e);
+    throw;
+  }
   exec::recheck_holder(ns);
   if (!ns.own_namespace && ::setns(ns.fd.get(), CLONE_NEWNET) != 0) {
     Error e = Error::sys("setns(CLONE_NEWNET)", ns.path, errno);

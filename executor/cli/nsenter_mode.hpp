@@ -37,7 +37,9 @@ int nsenter_main(int argc, char** argv);
 
 // The resolve options every in-place form takes from the environment (its
 // call line is the caller's, not ours): NETNS_EXEC_IDENTITY (the identity
-// policy) and NETNS_EXEC_WAIT_HOLDER (a duration; unset: no wait).
+// policy), NETNS_EXEC_ALLOW_UNRECORDED_NETNS (1: a namespace file no holder
+// record vouches for is used) and NETNS_EXEC_WAIT_HOLDER (a duration; unset:
+// no wait).
 exec::ResolveOptions in_place_resolve_options();
 
 // The engine of the nsenter form and of transparent mode: resolve `source`

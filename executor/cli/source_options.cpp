@@ -8,8 +8,8 @@ namespace netns::cli {
 void SourceOptions::add_to(CLI::App& app) {
   auto* group = app.add_option_group("SOURCE", "Where the network namespace comes from (one of)");
   auto* n = group->add_option("--netns", netns,
-                              "Namespace file: a holder's <ID>.net.ns, /run/netns/NAME, "
-                              "/proc/PID/ns/net");
+                              "Namespace file: a holder's <ID>.net.ns, or /run/netns/NAME, "
+                              "/proc/PID/ns/net with --allow-unrecorded-netns");
   auto* c = group->add_option("--cluster-id", cluster_id,
                               "Look up netNamespaceFilePath for this cluster in ceph-csi's config");
   auto* s = group->add_option("--socket", socket, "Ask a holder's <ID>.net.sock for the namespace");
@@ -30,6 +30,8 @@ void SourceOptions::add_to(CLI::App& app) {
   group->add_flag("--allow-host-netns", allow_host_netns, "Accept the host's network namespace");
   group->add_flag("--allow-userns", allow_userns,
                   "Accept a namespace owned by a non-initial user namespace");
+  group->add_flag("--allow-unrecorded-netns", allow_unrecorded_netns,
+                  "Accept a namespace file no holder record vouches for (/run/netns/NAME, /proc/PID/ns/net)");
   group->add_option("--trust-uid", trust_uids,
                     "Besides root, a uid whose holder directory, files and socket are trusted (repeatable)");
 }
@@ -51,6 +53,7 @@ exec::ResolveOptions SourceOptions::resolve_options() const {
   out.allow_own_netns = allow_own_netns;
   out.allow_host_netns = allow_host_netns;
   out.allow_userns = allow_userns;
+  out.allow_unrecorded_netns = allow_unrecorded_netns;
   out.trust_uids = trust_uids;
   out.remember = false;  // one process, one command: nothing to remember for
   return out;

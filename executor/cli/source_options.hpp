@@ -3,7 +3,7 @@
 // function that turns it into a validated descriptor:
 //   --netns PATH | --cluster-id ID [--config FILE] [--kind rbd|cephfs|nfs] | --socket PATH
 //   [--wait-holder DURATION] [--identity require|if-present|off] [--allow-own-netns]
-//   [--allow-host-netns] [--allow-userns] [--trust-uid UID ...]
+//   [--allow-host-netns] [--allow-userns] [--allow-unrecorded-netns] [--trust-uid UID ...]
 #include <CLI/CLI.hpp>
 
 #include <sys/types.h>
@@ -26,6 +26,7 @@ struct SourceOptions {
   bool allow_own_netns = false;
   bool allow_host_netns = false;
   bool allow_userns = false;
+  bool allow_unrecorded_netns = false;
   std::vector<uid_t> trust_uids;
 
   // Adds the group "SOURCE" to `app`.

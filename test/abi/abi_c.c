@@ -195,6 +195,17 @@ int main(int argc, char **argv) {
   if (netns_exec_result_errc(res) != NETNS_EXEC_ERR_OWN_NAMESPACE)
     return fail("our own namespace was not refused as own_namespace", res);
   netns_exec_result_free(res);
+  /* The opt-in for files no holder record vouches for: it waives no other check. */
+  if (netns_exec_request_set_allow_unrecorded_netns(NULL, 1) != -EINVAL ||
+      netns_exec_request_set_allow_unrecorded_netns(req, 1) != 0) {
+    fprintf(stderr, "abi_c: netns_exec_request_set_allow_unrecorded_netns\n");
+    return 1;
+  }
+  res = netns_exec_run(req);
+  if (netns_exec_result_errc(res) != NETNS_EXEC_ERR_OWN_NAMESPACE)
+    return fail("our own namespace was not refused as own_namespace with the unrecorded opt-in", res);
+  netns_exec_result_free(res);
+  netns_exec_request_set_allow_unrecorded_netns(req, 0);
   netns_exec_request_set_netns(req, "/proc/self/ns/mnt");
   res = netns_exec_run(req);
   if (netns_exec_result_errc(res) != NETNS_EXEC_ERR_WRONG_NAMESPACE)

@@ -121,7 +121,7 @@ void ss(benchmark::State& state) {
 
 #ifdef NETNS_EXEC_BIN
 void inspect_cli(benchmark::State& state) {
-  std::vector<std::string> argv{NETNS_EXEC_BIN, "inspect", "--netns", farm().path(), "--sockets"};
+  std::vector<std::string> argv{NETNS_EXEC_BIN, "inspect", "--allow-unrecorded-netns", "--netns", farm().path(), "--sockets"};
   for (auto _ : state) run_quiet(argv);
   set_counters(state);
 }

@@ -57,7 +57,8 @@ TEST(PluginImageTree, NsenterRunsTheCommandInTheNamespace) {
   NETNS_REQUIRE_ROOT();
   PluginTree tree;
   NetnsChild target;
-  auto r = tree.run("nsenter --net=" + target.ns_path() +
+  // A plain /proc/PID/ns/net (no holder here): the in-place forms' opt-in.
+  auto r = tree.run("NETNS_EXEC_ALLOW_UNRECORDED_NETNS=1 nsenter --net=" + target.ns_path() +
                     " -- /bin/sh -c 'readlink /proc/self/ns/net; exit 7'");
   EXPECT_EQ(r.exit_code, 7) << r.describe();
   EXPECT_EQ(r.out, link_of(target.ns_path()) + "\n") << r.describe();

@@ -135,11 +135,12 @@ TEST_F(NsenterDropIn, AFailedExecHasNsentersStatusAndMessage) {
   }
 }
 
-// The form needs no more free descriptors than nsenter: at a soft limit of
-// 6 and in a table with three free slots it runs, and the command gets the
-// caller's limits back. (With the hard limit at 6 too it needs
-// CAP_SYS_RESOURCE, which a privileged plugin has: that case runs only
-// where this test has it.)
+// The form needs no more free descriptors than nsenter where the limit can
+// be raised for the checks: with one free slot (`ulimit -n 4` with 0, 1 and
+// 2 open, or a nearly full table) at a soft limit below the hard one, and
+// at a hard limit of 4 with CAP_SYS_RESOURCE, which a privileged plugin has
+// (that case runs only where this test has it). The command gets the
+// caller's limits back.
 bool has_cap_sys_resource() {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -152,20 +153,22 @@ TEST_F(NsenterDropIn, RunsWithNoMoreFreeDescriptorsThanNsenter) {
   struct Case {
     rlim_t soft, hard;
   };
-  std::vector<Case> cases{{6, 4096}, {64, 4096}};
-  if (has_cap_sys_resource()) cases.push_back({6, 6});
+  std::vector<Case> cases{{4, 4096}, {6, 4096}, {64, 4096}};
+  if (has_cap_sys_resource()) cases.push_back({4, 4});
   for (const Case c : cases) {
     RunOptions tight;
     tight.env = env;
     tight.child_setup = [c] {
+      ::close_range(3, ~0U, 0);  // whatever ctest handed down would take a slot
       rlimit r{c.soft, c.hard};
       ::setrlimit(RLIMIT_NOFILE, &r);
-      // Fill the table but for three slots (the 64 case: "nearly full").
-      for (int fd = 3; fd < static_cast<int>(c.soft) - 3; ++fd) ::dup2(2, fd);
+      // Fill the table but for one slot, the one util-linux nsenter opens
+      // the file in (sh execs nsenter, so the table is the same).
+      for (int fd = 3; fd < static_cast<int>(c.soft) - 1; ++fd) ::dup2(2, fd);
     };
     const std::vector<std::string> cmd{"--net=" + link, "--", "sh", "-c",
                                        "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn"};
-    const std::string what = "limit " + std::to_string(c.soft) + ":" + std::to_string(c.hard);
+    const std::string what = "limit " + std::to_string(c.soft) + ":" + std::to_string(c.hard) + ", one free";
     auto real = theirs(cmd, tight);
     auto mine = ours(cmd, tight);
     ASSERT_TRUE(real.ok()) << "the control: nsenter runs at " << what << ": " << real.describe();
@@ -174,22 +177,25 @@ TEST_F(NsenterDropIn, RunsWithNoMoreFreeDescriptorsThanNsenter) {
   }
 }
 
-// With the hard limit at 6 as well and no CAP_SYS_RESOURCE, the limit
-// cannot be raised: the checks themselves fit in the three free
-// descriptors, as util-linux nsenter's open of the file does.
+// With the hard limit at the soft one and no CAP_SYS_RESOURCE the limit
+// cannot be raised, and the checks need three free descriptors at once
+// (nsenter_mode.cpp says which and why none can go): `ulimit -n 6` with
+// 0, 1 and 2 open runs, as util-linux nsenter does.
+void drop_to_hard_limit(rlim_t limit) {
+  // The arrangement: a shell with only 0, 1 and 2 open. Whatever
+  // this process inherited (ctest hands its children an open descriptor)
+  // would take one of the free slots.
+  ::close_range(3, ~0U, 0);
+  rlimit r{limit, limit};
+  ::setrlimit(RLIMIT_NOFILE, &r);
+  // Out of the bounding set: neither sh nor what it execs has it.
+  ::prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);
+}
+
 TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
   RunOptions tight;
   tight.env = env;
-  tight.child_setup = [] {
-    // The arrangement: `ulimit -n 6` in a shell with only 0, 1 and 2
-    // open, i.e. 3 free descriptors. Whatever this process inherited (ctest
-    // hands its children an open descriptor) would take one of them.
-    ::close_range(3, ~0U, 0);
-    rlimit r{6, 6};
-    ::setrlimit(RLIMIT_NOFILE, &r);
-    // Out of the bounding set: neither sh nor what it execs has it.
-    ::prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);
-  };
+  tight.child_setup = [] { drop_to_hard_limit(6); };
   const std::vector<std::string> cmd{"--net=" + link, "--", "sh", "-c",
                                      "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn; "
                                      "ulimit -Hn 7 2>/dev/null && echo raised || echo cannot-raise"};
@@ -198,6 +204,58 @@ TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
   ASSERT_EQ(real.out, ns_line() + "6\n6\ncannot-raise\n") << "the arrangement: no CAP_SYS_RESOURCE";
   auto mine = ours(cmd, tight);
   expect_same(mine, real, "limit 6:6 without CAP_SYS_RESOURCE");
+}
+
+// A holder's socket needs no more than its link (the directory, the
+// connection and the sender's pidfd are closed before the namespace's own
+// checks): a real netns-holder in socket mode, at 6:6 without
+// CAP_SYS_RESOURCE, and its control one descriptor short, refused as such.
+TEST_F(NsenterDropIn, AHoldersSocketRunsUnderAHardLimitOfSixToo) {
+  TempDir dir;
+  const std::string sock = dir / "ceph-s.net.sock";
+  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", "ceph-s", "--dir", dir.path(),
+                  "--socket"});
+  wait_until([&] { return ::access(sock.c_str(), F_OK) == 0 || !holder.running(); }, 10s);
+  ASSERT_EQ(::access(sock.c_str(), F_OK), 0) << holder.err();
+  const std::string holder_ns = "net:[" + std::to_string(ns_id_of_path("/proc/" + std::to_string(holder.pid()) +
+                                                                       "/ns/net").ino) + "]\n";
+  for (rlim_t limit : {rlim_t{6}, rlim_t{5}}) {
+    RunOptions tight;
+    tight.env = env;
+    tight.child_setup = [limit] { drop_to_hard_limit(limit); };
+    auto mine = ours({"--net=" + sock, "--", "sh", "-c", "readlink /proc/self/ns/net; touch " + marker}, tight);
+    if (limit == 6) {
+      EXPECT_TRUE(mine.ok()) << mine.describe();
+      EXPECT_EQ(mine.out, holder_ns);
+      EXPECT_TRUE(marker_exists());
+      ::unlink(marker.c_str());
+    } else {
+      expect_refused(mine, {"RLIMIT_NOFILE", "soft 5, hard 5", "raise the hard limit to at least 6"});
+    }
+  }
+  holder.kill(SIGTERM);
+  (void)holder.wait(10s);
+}
+
+// Below that (hard 4 or 5, one or two free, no CAP_SYS_RESOURCE) util-linux
+// nsenter still runs; the drop-in refuses with 125 before anything runs,
+// naming the limit, how many are open, what the checks need and what to
+// raise, not with a bare EMFILE.
+TEST_F(NsenterDropIn, RefusesNamingTheLimitUnderAHardLimitBelowSix) {
+  for (rlim_t limit : {rlim_t{4}, rlim_t{5}}) {
+    RunOptions tight;
+    tight.env = env;
+    tight.child_setup = [limit] { drop_to_hard_limit(limit); };
+    const std::string what = "limit " + std::to_string(limit) + ":" + std::to_string(limit);
+    auto real = theirs({"--net=" + link, "--", "readlink", "/proc/self/ns/net"}, tight);
+    ASSERT_TRUE(real.ok()) << "the control: nsenter runs at " << what << ": " << real.describe();
+    ASSERT_EQ(real.out, ns_line());
+    auto mine = ours({"--net=" + link, "--", "sh", "-c", "touch " + marker}, tight);
+    expect_refused(mine, {"RLIMIT_NOFILE", "soft " + std::to_string(limit) + ", hard " + std::to_string(limit),
+                          "3 are open", "the checks need 3 free descriptors", "raise the hard limit to at least 6",
+                          "nothing was run"});
+    EXPECT_EQ(mine.err.find('\n'), mine.err.size() - 1) << what << ": one line: " << mine.err;
+  }
 }
 
 // A net entry mixed with other namespaces is refused (its file would be

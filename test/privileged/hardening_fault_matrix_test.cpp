@@ -694,6 +694,30 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ASSERT_EQ(::unlink((holder_dir + "/rook-a.net").c_str()), 0);
   }
 
+  // --- a namespace file no holder vouches for ------------------------------------
+  // /run/netns/NAME and /proc/PID/ns/net: no record, in no holder directory,
+  // so nothing proves whose namespace they are. Refused without the opt-in;
+  // the control: with --allow-unrecorded-netns the same file runs.
+  {
+    NetnsChild plain;
+    numbers.emplace_back(std::to_string(plain.pid()), "<plain-pid>");
+    const std::string name = "fm-unrecorded-" + std::to_string(::getpid());
+    numbers.insert(numbers.begin(), {name, "<name>"});
+    ASSERT_TRUE(netns::test::run_command({"ip", "netns", "add", name}).ok()) << "ip netns add " << name;
+    struct Delete {
+      std::string name;
+      ~Delete() { (void)netns::test::run_command({"ip", "netns", "delete", name}); }
+    } remove_named{name};
+    for (const std::string& file : {plain.ns_path(), "/run/netns/" + name}) {
+      refused(file.substr(0, 6) == "/proc/" ? "/proc/PID/ns/net of a process that is no holder (no opt-in)"
+                                            : "/run/netns/NAME from `ip netns add` (no opt-in)",
+              {"run", "--netns", file}, {"no holder record vouches for", "--allow-unrecorded-netns"});
+      RunResult r = exec({"run", "--allow-unrecorded-netns", "--netns", file});
+      EXPECT_TRUE(r.ok() && marker_exists()) << "control: " << file << " with the opt-in: " << r.describe();
+      ::unlink(marker().c_str());
+    }
+  }
+
   // --- which namespace ------------------------------------------------------
   // The namespaces whose inode numbers the table shows live until the table is
   // written, so that no number is reused (and mistaken for another) meanwhile.

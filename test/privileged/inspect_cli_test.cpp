@@ -46,12 +46,12 @@ TEST(InspectCli, InspectShowsTheMonitorSessionAsTableAndJson) {
   UniqueFd listener = net.listen_mon(6789);
   UniqueFd client = net.connect_mon(6789);
 
-  auto table = exec({"inspect", "--netns", net.inspected.ns_path()});
+  auto table = exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns"});
   ASSERT_TRUE(table.ok()) << table.describe();
   EXPECT_THAT(table.out, HasSubstr("mon   " + kMon));
   EXPECT_THAT(table.out, HasSubstr(net.va + "  veth"));
 
-  auto json = exec({"inspect", "--netns", net.inspected.ns_path(), "--json"});
+  auto json = exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--json"});
   ASSERT_TRUE(json.ok()) << json.describe();
   auto doc = nlohmann::json::parse(json.out);
   EXPECT_EQ(doc["format"], 1);
@@ -74,13 +74,13 @@ TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
   StorageNet net;
   {
     UniqueFd listener = net.listen_mon(6789);
-    auto ok = exec({"doctor", "--netns", net.inspected.ns_path(), "--mon", kMon});
+    auto ok = exec({"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
     EXPECT_EQ(ok.exit_code, 0) << ok.describe();
     EXPECT_THAT(ok.out, HasSubstr("PASS  connect to " + kMon));
     EXPECT_THAT(fail_lines(ok.out), testing::IsEmpty());
   }
   // The listener is gone: the route still passes, the connect is refused.
-  auto refused = exec({"doctor", "--netns", net.inspected.ns_path(), "--mon", kMon});
+  auto refused = exec({"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
   EXPECT_EQ(refused.exit_code, 1) << refused.describe();
   auto lines = fail_lines(refused.out);
   ASSERT_EQ(lines.size(), 1u) << refused.out;
@@ -89,7 +89,7 @@ TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
 
   UniqueFd listener = net.listen_mon(6789);
   net.del_route();
-  auto no_route = exec({"doctor", "--netns", net.inspected.ns_path(), "--mon", kMon});
+  auto no_route = exec({"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
   EXPECT_EQ(no_route.exit_code, 1) << no_route.describe();
   lines = fail_lines(no_route.out);
   ASSERT_EQ(lines.size(), 1u) << no_route.out;
@@ -100,7 +100,7 @@ TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
 TEST(InspectCli, DoctorRejectsAMalformedMonNamingIt) {
   NEED_CLI();
   NetnsChild child;
-  auto r = exec({"doctor", "--netns", child.ns_path(), "--mon", "198.18.0.1:notaport"});
+  auto r = exec({"doctor", "--netns", child.ns_path(), "--allow-unrecorded-netns", "--mon", "198.18.0.1:notaport"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("\"198.18.0.1:notaport\""));
   EXPECT_EQ(r.out, "") << "no check runs before the input is valid";
@@ -109,8 +109,8 @@ TEST(InspectCli, DoctorRejectsAMalformedMonNamingIt) {
 TEST(InspectCli, DoctorJsonHasOneEntryPerCheck) {
   NEED_CLI();
   NetnsChild child;  // no interface with an address: a FAIL with a hint
-  auto text = exec({"doctor", "--netns", child.ns_path()});
-  auto r = exec({"doctor", "--json", "--netns", child.ns_path()});
+  auto text = exec({"doctor", "--netns", child.ns_path(), "--allow-unrecorded-netns"});
+  auto r = exec({"doctor", "--json", "--netns", child.ns_path(), "--allow-unrecorded-netns"});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_EQ(text.exit_code, r.exit_code);
   auto doc = nlohmann::json::parse(r.out);
@@ -134,6 +134,7 @@ TEST(InspectCli, DoctorJsonHasOneEntryPerCheck) {
   EXPECT_EQ(named("is a network namespace"), "PASS");
   EXPECT_EQ(named("owned by the initial user namespace"), "PASS");
   EXPECT_EQ(named("not the host's namespace"), "PASS");
+  EXPECT_EQ(named("unrecorded file opted in"), "PASS");
   EXPECT_EQ(named("interface up with an address"), "FAIL");
 }
 
@@ -173,11 +174,11 @@ TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {
   UniqueFd listener = net.listen_mon(6789);
   UniqueFd client = net.connect_mon(6789);
 
-  auto count = exec({"guard", "--count", "--netns", net.inspected.ns_path()});
+  auto count = exec({"guard", "--count", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns"});
   ASSERT_TRUE(count.ok()) << count.describe();
   EXPECT_EQ(count.out, "1\n");
 
-  Process guard({kExec, "guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--max-wait",
+  Process guard({kExec, "guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--max-wait",
                  "30s", "--log-interval", "300ms"});
   EXPECT_FALSE(guard.wait(1500ms).has_value()) << "returned while a session was open";
   auto closed = Clock::now();
@@ -196,7 +197,7 @@ TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
   UniqueFd listener = net.listen_mon(6789);
   UniqueFd client = net.connect_mon(6789);
   auto start = Clock::now();
-  auto r = exec({"guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--max-wait", "800ms"});
+  auto r = exec({"guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--max-wait", "800ms"});
   auto took = Clock::now() - start;
   EXPECT_EQ(r.exit_code, 124) << r.describe();
   EXPECT_GE(took, 800ms);
@@ -274,7 +275,7 @@ TEST(InspectCli, InspectJsonListsAVxlanKernelSocket) {
                           "remote", kCephGateway, "dev", net.va}),
        "vxlan");
   must(net.inspected.run({"ip", "link", "set", vx, "up"}), "vxlan up");
-  auto r = exec({"inspect", "--netns", net.inspected.ns_path(), "--json"});
+  auto r = exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--json"});
   ASSERT_TRUE(r.ok()) << r.describe();
   auto doc = nlohmann::json::parse(r.out);
   bool link = false, sock = false;

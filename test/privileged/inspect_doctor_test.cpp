@@ -44,7 +44,9 @@ struct DoctorTest : testing::Test {
 TEST_F(DoctorTest, PassesAgainstAReachableMonitor) {
   StorageNet net;
   UniqueFd listener = net.listen_mon(6789);
-  auto file = exec::inspect_source(exec::Source::netns_path(net.inspected.ns_path()));
+  exec::ResolveOptions unrecorded;
+  unrecorded.allow_unrecorded_netns = true;  // a plain /proc/PID/ns/net: no holder here
+  auto file = exec::inspect_source(exec::Source::netns_path(net.inspected.ns_path()), unrecorded);
   auto lines = inspect::checks_from(file.findings);
   EXPECT_THAT(failed(lines), testing::IsEmpty()) << inspect::render_checks(lines);
   ASSERT_TRUE(file.ns.fd);
@@ -103,8 +105,10 @@ TEST_F(DoctorTest, FileChecksFailOnAMissingFileAndOnOurOwnNamespace) {
   EXPECT_FALSE(missing.ns.fd);
   ASSERT_TRUE(missing.error.has_value());
 
+  // Every failed check is a line: our own namespace, and no record or
+  // opt-in for a file outside any holder directory.
   auto own = file_checks("/proc/thread-self/ns/net");
-  EXPECT_THAT(failed(own), testing::ElementsAre("not our own namespace"));
+  EXPECT_THAT(failed(own), testing::ElementsAre("not our own namespace", "unrecorded file opted in"));
 }
 
 TEST_F(DoctorTest, ChecksTheHolderRecordNextToTheLink) {

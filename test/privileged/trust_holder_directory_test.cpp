@@ -29,16 +29,23 @@ struct HolderDirectory : ExecFixture {
 };
 
 // A second link, named otherwise, to a namespace no record describes (what
-// a reused pid behind a Rook-era name looks like). Outside a holder
-// directory the same link is a plain namespace file and runs (the control).
+// a reused pid behind a Rook-era name looks like), refused even with the
+// opt-in for unrecorded files, which is for files outside holder
+// directories. Outside one the same link is a plain namespace file: refused
+// without the opt-in, run with it (the control).
 TEST_F(HolderDirectory, ALinkNamedOtherwiseNeedsARecord) {
   ASSERT_EQ(::symlink(unrelated->ns_path().c_str(), (holder_dir + "/rook-a.net").c_str()), 0);
   expect_refused(exec_touch({"run", "--netns", holder_dir + "/rook-a.net"}),
                  {"is a holder directory", "ceph-a.", "without a cluster ID"});
+  expect_refused(exec_touch({"run", "--allow-unrecorded-netns", "--netns", holder_dir + "/rook-a.net"}),
+                 {"is a holder directory", "ceph-a.", "without a cluster ID"});
   const std::string plain = tmp / "plain";
   ASSERT_EQ(::mkdir(plain.c_str(), 0755), 0);
   ASSERT_EQ(::symlink(unrelated->ns_path().c_str(), (plain + "/rook-a.net").c_str()), 0);
-  ran(exec_touch({"run", "--netns", plain + "/rook-a.net"}), "control: not a holder directory");
+  expect_refused(exec_touch({"run", "--netns", plain + "/rook-a.net"}),
+                 {"no holder record vouches for", plain + "/rook-a.net", "--allow-unrecorded-netns"});
+  ran(exec_touch({"run", "--allow-unrecorded-netns", "--netns", plain + "/rook-a.net"}),
+      "control: not a holder directory, with the opt-in");
 }
 
 // Named by ceph-csi's config for cluster ceph-a: the file must match ceph-a's

@@ -58,6 +58,7 @@ inline constexpr const char* kLockHeld = "lock held by the holder";
 inline constexpr const char* kSocketSender = "sender is the holder";
 inline constexpr const char* kConfigTrusted = "config file trusted";
 inline constexpr const char* kHolderDirectory = "holder directory";
+inline constexpr const char* kUnrecordedNetns = "unrecorded file opted in";
 inline constexpr const char* kEveryHop = "every hop trusted";  // trusted_path.hpp
 
 Finding pass(const char* check, std::string detail);
@@ -145,12 +146,24 @@ Finding config_file(const struct stat& st, std::string_view shown, const Owners&
 // closed before it returns.
 bool holds_holder_files(int dirfd, std::string* example);
 // The finding for a namespace file in the directory `dir_shown` that no
-// record vouches for: a failure when that is a holder directory (`example`,
-// from holds_holder_files, names what makes it one), a pass otherwise.
+// record vouches for and that is not named as a holder's link: a failure
+// when that is a holder directory (`example`, from holds_holder_files, names
+// what makes it one), whatever `allow_unrecorded` says. Anywhere else
+// (/run/netns/NAME, /proc/PID/ns/net, any other file) nothing proves whose
+// namespace the file is or that its process is still the one meant: a
+// failure naming the opt-in, unless the caller gave it: `allowed_by` names
+// what allowed it (ResolveOptions::allow_unrecorded_netns, the C ABI's, Go's
+// and the CLI's option of the same name; or --allow-own-netns for a file
+// that is proven to be the caller's own namespace); "" when nothing did.
 // `record_shown` is the record that was looked for ("" when no cluster was
 // named, so none could be).
 Finding record_required(std::string_view path, std::string_view dir_shown, bool holder_directory,
-                        std::string_view example, std::string_view record_shown);
+                        std::string_view example, std::string_view record_shown, std::string_view allowed_by);
+// The opt-in as each interface spells it, for messages.
+inline constexpr const char* kUnrecordedOptIn =
+    "--allow-unrecorded-netns (C++ ResolveOptions::allow_unrecorded_netns, C "
+    "netns_exec_request_set_allow_unrecorded_netns, Go Cmd.AllowUnrecordedNetns, the nsenter form "
+    "and the rbd/mount.ceph shims NETNS_EXEC_ALLOW_UNRECORDED_NETNS=1)";
 
 // --- the holder record ----------------------------------------------------
 

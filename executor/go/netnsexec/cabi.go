@@ -21,15 +21,16 @@ import (
 
 // request is what one run asks of the C ABI.
 type request struct {
-	source        Source
-	argv          []string
-	env           []string
-	dir           string
-	stdin, stdout int // descriptors for the child's 0, 1
-	stderr        int // and 2
-	waitHolder    time.Duration
-	identity      Identity
-	allowOwnNetns bool
+	source               Source
+	argv                 []string
+	env                  []string
+	dir                  string
+	stdin, stdout        int // descriptors for the child's 0, 1
+	stderr               int // and 2
+	waitHolder           time.Duration
+	identity             Identity
+	allowOwnNetns        bool
+	allowUnrecordedNetns bool
 }
 
 // result is what became of it.
@@ -185,6 +186,11 @@ func run(r *request, cancel *cancelHandle) (*result, error) {
 			return nil, err
 		}
 	}
+	if r.allowUnrecordedNetns {
+		if err := check(C.netns_exec_request_set_allow_unrecorded_netns(req, 1), "set_allow_unrecorded_netns"); err != nil {
+			return nil, err
+		}
+	}
 	if err := check(C.netns_exec_request_set_cancel(req, cancel.c), "set_cancel"); err != nil {
 		return nil, err
 	}
@@ -251,15 +257,16 @@ func (r *result) cause() error {
 // cephRequest is one Ceph operation for netns_exec_ceph_run: the op, its
 // fields (netns_exec_ceph_set's names; "mon" repeats), an optional key.
 type cephRequest struct {
-	source      Source
-	op          int // cephMap, ...
-	fields      [][2]string
-	key         []byte
-	env         []string
-	timeout     time.Duration
-	cancelGrace time.Duration
-	killGrace   time.Duration
-	waitHolder  time.Duration
+	source               Source
+	op                   int // cephMap, ...
+	fields               [][2]string
+	key                  []byte
+	env                  []string
+	timeout              time.Duration
+	cancelGrace          time.Duration
+	killGrace            time.Duration
+	waitHolder           time.Duration
+	allowUnrecordedNetns bool
 }
 
 const (
@@ -331,6 +338,11 @@ func runCeph(r *cephRequest, cancel *cancelHandle) (*cephResult, error) {
 			if err := check(d.set(C.uint64_t(d.v/time.Millisecond)), d.nm); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if r.allowUnrecordedNetns {
+		if err := check(C.netns_exec_request_set_allow_unrecorded_netns(req, 1), "set_allow_unrecorded_netns"); err != nil {
+			return nil, err
 		}
 	}
 	if err := check(C.netns_exec_request_set_cancel(req, cancel.c), "set_cancel"); err != nil {

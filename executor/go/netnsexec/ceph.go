@@ -54,6 +54,9 @@ type CephOptions struct {
 	KillGrace   time.Duration
 	WaitHolder  time.Duration
 	Env         []string // nil: os.Environ()
+	// As Cmd.AllowUnrecordedNetns: accept a namespace file no holder record
+	// vouches for (/run/netns/NAME, /proc/PID/ns/net).
+	AllowUnrecordedNetns bool
 
 	RBDProgram, MountProgram, UmountProgram, CephFuseProgram, ModprobeProgram string
 	SysBusRBD, ProcFilesystems, ProcMountinfo, LockDir                        string
@@ -226,7 +229,7 @@ func cephOp(ctx context.Context, src Source, name string, op int, fields [][2]st
 	}()
 	res, err := runCeph(&cephRequest{source: src, op: op, fields: fields, key: key, env: env,
 		timeout: o.Timeout, cancelGrace: o.CancelGrace, killGrace: o.KillGrace,
-		waitHolder: o.WaitHolder}, cancel)
+		waitHolder: o.WaitHolder, allowUnrecordedNetns: o.AllowUnrecordedNetns}, cancel)
 	if err != nil {
 		return nil, err
 	}

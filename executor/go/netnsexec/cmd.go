@@ -73,6 +73,10 @@ type Cmd struct {
 	// Accept the caller's own network namespace (normally a mistake: work done
 	// there dies with the caller's pod).
 	AllowOwnNetns bool
+	// Accept a namespace file no holder record vouches for and not in a
+	// holder directory (/run/netns/NAME, /proc/PID/ns/net). Without it such a
+	// file is refused (ErrUntrusted) and nothing runs.
+	AllowUnrecordedNetns bool
 
 	// Namespace is set by Run when the command ran.
 	Namespace Namespace
@@ -191,16 +195,17 @@ func (c *Cmd) Run() error {
 		env = os.Environ()
 	}
 	req := &request{
-		source:        c.Source,
-		argv:          c.Args,
-		env:           env,
-		dir:           c.Dir,
-		stdin:         st.childFd[0],
-		stdout:        st.childFd[1],
-		stderr:        st.childFd[2],
-		waitHolder:    c.WaitHolder,
-		identity:      c.Identity,
-		allowOwnNetns: c.AllowOwnNetns,
+		source:               c.Source,
+		argv:                 c.Args,
+		env:                  env,
+		dir:                  c.Dir,
+		stdin:                st.childFd[0],
+		stdout:               st.childFd[1],
+		stderr:               st.childFd[2],
+		waitHolder:           c.WaitHolder,
+		identity:             c.Identity,
+		allowOwnNetns:        c.AllowOwnNetns,
+		allowUnrecordedNetns: c.AllowUnrecordedNetns,
 	}
 	clamped := false // the holder wait ends at ctx's deadline
 	if deadline, ok := ctx.Deadline(); ok && c.WaitHolder > 0 {

@@ -490,6 +490,55 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// /run/netns/NAME and /proc/PID/ns/net have no holder record and are in no
+// holder directory: refused (ErrUntrusted, the command did not run, the
+// message names the path and the opt-in) unless Cmd.AllowUnrecordedNetns is
+// set; with it, the command runs in that namespace (the control).
+func TestUnrecordedNamespaceFileNeedsTheOptIn(t *testing.T) {
+	h := holdertest.Start(t)
+	name := fmt.Sprintf("go-unrec-%d", os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add %s: %v: %s", name, err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "delete", name).Run() })
+	var named syscall.Stat_t
+	if err := syscall.Stat("/run/netns/"+name, &named); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "marker")
+	for _, tc := range []struct {
+		path string
+		ino  uint64
+	}{
+		{"/run/netns/" + name, named.Ino},
+		{fmt.Sprintf("/proc/%d/ns/net", h.Pid()), h.Ino},
+	} {
+		cmd := netnsexec.CommandContext(context.Background(), netnsexec.Netns(tc.path), "touch", marker)
+		err := cmd.Run()
+		if !errors.Is(err, netnsexec.ErrRefused) || !errors.Is(err, netnsexec.ErrUntrusted) {
+			t.Errorf("%s: %v, want a refusal as untrusted", tc.path, err)
+		}
+		for _, says := range []string{`"` + tc.path + `"`, "no holder record vouches", "AllowUnrecordedNetns"} {
+			if err != nil && !strings.Contains(err.Error(), says) {
+				t.Errorf("%s: %q does not name %q", tc.path, err.Error(), says)
+			}
+		}
+		if _, serr := os.Stat(marker); serr == nil {
+			t.Fatalf("%s: the command ran without the opt-in", tc.path)
+		}
+		cmd = netnsexec.CommandContext(context.Background(), netnsexec.Netns(tc.path), "readlink", "/proc/self/ns/net")
+		cmd.AllowUnrecordedNetns = true
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s with AllowUnrecordedNetns: %v", tc.path, err)
+		}
+		if out.String() != nsLine(tc.ino) {
+			t.Errorf("%s with AllowUnrecordedNetns: ran in %q, want %q", tc.path, out.String(), nsLine(tc.ino))
+		}
+	}
+}
+
 // A namespace file in a directory anyone may write could have been planted
 // by anyone: refused as untrusted, with the directory named.
 func TestUntrustedDirectoryIsRefused(t *testing.T) {

@@ -48,7 +48,8 @@ type Source struct {
 }
 
 // Netns names a namespace file: a holder's <ID>.net.ns (what ceph-csi's
-// netNamespaceFilePath names), /run/netns/NAME or /proc/PID/ns/net. A path
+// netNamespaceFilePath names), /run/netns/NAME or /proc/PID/ns/net (these
+// two, with no holder record, only with Cmd.AllowUnrecordedNetns). A path
 // that is a holder's unix socket (<ID>.net.sock) is asked over the socket,
 // as Socket does.
 func Netns(path string) Source { return Source{kind: sourceNetns, path: path} }

@@ -345,6 +345,13 @@ int netns_exec_request_set_allow_own_netns(netns_exec_request* req, int allow) {
   });
 }
 
+int netns_exec_request_set_allow_unrecorded_netns(netns_exec_request* req, int allow) {
+  return guarded(req, [&](netns_exec_request& r) {
+    r.resolve.allow_unrecorded_netns = allow != 0;
+    return 0;
+  });
+}
+
 int netns_exec_request_set_output_limit(netns_exec_request* req, size_t bytes) {
   return guarded(req, [&](netns_exec_request& r) {
     r.command.output_limit = bytes;

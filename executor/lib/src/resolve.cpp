@@ -357,18 +357,34 @@ void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveO
 }
 
 // A namespace file no record vouches for (none named after it, none for the
-// cluster asked about): refused in a holder directory, whatever its name.
-void require_record_in_holder_directory(int dirfd, const std::string& path, const std::string& dir,
-                                        const std::string& record_shown, Report& report) {
+// cluster asked about) and not named as a holder's link: refused in a holder
+// directory, whatever its name (looked for under --identity require, and
+// never in the kernel's /proc/PID/ns), and anywhere else unless the caller
+// opted in to files no holder vouches for.
+//
+// The caller's own namespace, accepted with --allow-own-netns, needs no
+// opt-in besides: the kernel, not a file, says whose it is (the holder's own
+// guard, `--netns /proc/self/ns/net`). Where it must come with a record
+// (own_netns_needs_record), the last check of open_namespace_file refuses it,
+// with that reason.
+void require_record_or_opt_in(const Opened& o, bool look_for_holder_files, const std::string& path,
+                              const std::string& dir, const std::string& record_shown, NsId opened,
+                              const ResolveOptions& options, Report& report) {
   std::string example;
-  const bool holder_directory = trust::holds_holder_files(dirfd, &example);
-  report.add(trust::record_required(path, dir, holder_directory, example, record_shown), "check holder identity");
+  const bool holder_directory = look_for_holder_files && o.dirfd && trust::holds_holder_files(o.dirfd.get(), &example);
+  const char* allowed_by = "";
+  if (options.allow_unrecorded_netns)
+    allowed_by = "allow_unrecorded_netns";
+  else if (options.allow_own_netns && opened == current_netns_id())
+    allowed_by = "allow_own_netns (it is this process's own namespace)";
+  report.add(trust::record_required(path, dir, holder_directory, example, record_shown, allowed_by),
+             "check holder identity");
 }
 
 // Receives the namespace over a connected holder socket and validates it like
 // any descriptor, plus: the server is trusted, the header announces what was
 // sent, for the cluster each non-empty entry of `expected_ids` names.
-ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& path,
+ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
                                     const HolderRecord* record, const ResolveOptions& options,
                                     Report& report) {
@@ -383,10 +399,16 @@ ResolvedNamespace receive_namespace(const UniqueFd& sock, const std::string& pat
     if (n < 0) throw Error::sys("poll", path, errno);
     if (n == 0)
       throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?", Errc::timeout);
-    return receive_fd(sock.get(), path);
+    ReceivedFd got = receive_fd(sock.get(), path);
+    sock.reset();  // the holder's one message has come
+    return got;
   });
 
   report.add(trust::socket_sender(received.sender, path, owners_of(options), record), "check holder socket");
+  // The sender's pidfd has served (socket_sender is its only use), and the
+  // connection has nothing more to say: neither is held through the
+  // descriptor's checks, which then need no more free descriptors than a link's.
+  received.sender.pidfd.reset();
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = received.header.cluster_id;
@@ -442,11 +464,17 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     LoadedRecord loaded;
     if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
     if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report, false);
+    // Everything read from the directory is read by now (the lock's lstat
+    // last, judged after the namespace came): it is closed before the
+    // namespace and the sender's pidfd arrive, as for a link.
+    LockFile lock;
+    if (loaded.record) lock = stat_lock(o.dirfd.get(), dir, *loaded.record);
+    o.dirfd.reset();
     ResolvedNamespace got = receive_namespace(o.sock, path, {cluster_id, link_id},
                                               loaded.record ? &*loaded.record : nullptr, options, report);
     if (loaded.record) {
       report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown), "check holder identity");
-      check_lock(stat_lock(o.dirfd.get(), dir, *loaded.record), *loaded.record, options, report);
+      check_lock(lock, *loaded.record, options, report);
     }
     return got;
   }
@@ -505,8 +533,9 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                "is the netns-holder pod running? a record-less (Rook-era) holder "
                                "needs --identity if-present"),
                    step);
-      else if (options.identity == IdentityPolicy::require && !procfs)
-        require_record_in_holder_directory(o.dirfd.get(), path, dir, record_shown, report);
+      else if (link_id.empty())
+        require_record_or_opt_in(o, options.identity == IdentityPolicy::require && !procfs, path, dir, record_shown,
+                                 out.id, options, report);
       else
         report.note(trust::kRecordPresent, "no " + quote(record_shown) + " (" +
                                                identity_policy_name(options.identity) + ")");
@@ -555,11 +584,13 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
         detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
       out.record = std::move(*record);
     }
-  } else if (options.identity == IdentityPolicy::require && record_id.empty() && !procfs && o.dirfd) {
-    // No cluster to name a record by: fine only outside a holder directory.
-    require_record_in_holder_directory(o.dirfd.get(), path, dir, {}, report);
+  } else if (link_id.empty()) {
+    // No cluster to name a record by, or no record read (--identity off):
+    // a file that is not a holder's link is used only when asked for.
+    require_record_or_opt_in(o, options.identity == IdentityPolicy::require && record_id.empty() && !procfs, path,
+                             dir, {}, out.id, options, report);
   } else {
-    report.note(trust::kRecordPresent, record_id.empty() ? "not a holder's <ID>.net.ns link" : "--identity off");
+    report.note(trust::kRecordPresent, "--identity off");
   }
   // Our own namespace, where it is allowed only with a record's word for it.
   if (options.allow_own_netns && options.own_netns_needs_record && !out.record && out.id == current_netns_id())

@@ -105,7 +105,7 @@ e2e_wait_until 20 "inspect to show the watch's sessions in the holder's namespac
   e2e_die "the rbd watch (pid $watch_pid) is not in the holder's namespace"
 [ "$(readlink "/proc/$watch_pid/exe")" = /usr/bin/rbd ] ||
   e2e_die "pid $watch_pid is not rbd itself (the shim must exec in place)"
-own=$("$E2E_EXEC_BIN" inspect --netns "/run/netns/$E2E_PLUGIN_NS" --json)
+own=$("$E2E_EXEC_BIN" inspect --allow-unrecorded-netns --netns "/run/netns/$E2E_PLUGIN_NS" --json)
 n=$(($(e2e_sessions "$own" "$mon_ip" 3300 3300) + $(e2e_sessions "$own" "$mon_ip" 6789 6789) + $(e2e_sessions "$own" "$mon_ip" 6800 7568)))
 [ "$n" -eq 0 ] || e2e_die "inspect shows $n Ceph sessions in the plugin's own namespace"
 kill -TERM "$watch_pid"

@@ -144,6 +144,10 @@ int netns_exec_request_set_kill_grace_ms(netns_exec_request *req, uint64_t grace
 int netns_exec_request_set_wait_holder_ms(netns_exec_request *req, uint64_t wait_ms);
 int netns_exec_request_set_identity(netns_exec_request *req, netns_exec_identity identity);
 int netns_exec_request_set_allow_own_netns(netns_exec_request *req, int allow);
+/* allow != 0: accept a namespace file no holder record vouches for and not
+ * in a holder directory (/run/netns/NAME, /proc/PID/ns/net). Default 0:
+ * such a file is refused (NETNS_EXEC_ERR_UNTRUSTED), nothing runs. */
+int netns_exec_request_set_allow_unrecorded_netns(netns_exec_request *req, int allow);
 /* Bytes kept per captured stream, the tail (default 1 MiB). */
 int netns_exec_request_set_output_limit(netns_exec_request *req, size_t bytes);
 

@@ -29,7 +29,8 @@ const char* config_kind_name(ConfigKind kind) noexcept;
 //               (one that holds any <ID>.holder.json or <ID>.lock), whatever
 //               its name: its cluster's record; a file elsewhere
 //               (/run/netns/NAME, /proc/PID/ns/net) is checked against its
-//               cluster's record where one is present
+//               cluster's record where one is present, and with none needs
+//               allow_unrecorded_netns (under every policy)
 //   if_present  a record next to the link must match; no record is fine: what
 //               record-less (Rook-era) holders need, and it gives up the proof
 //               that a live holder, not a reused pid, stands behind the link
@@ -69,6 +70,12 @@ struct ResolveOptions {
   bool allow_host_netns = false;
   // Accept a namespace owned by a non-initial user namespace.
   bool allow_userns = false;
+  // Accept a namespace file no holder record vouches for and that is not in
+  // a holder directory: /run/netns/NAME, /proc/PID/ns/net, any other file
+  // that is not a holder's <ID>.net.ns. Without it such a file is refused
+  // (Errc::untrusted): nothing proves whose namespace it is. A file in a
+  // holder directory stays refused without its record either way.
+  bool allow_unrecorded_netns = false;
   // Besides root, the uids whose holder files and sockets are trusted.
   std::vector<uid_t> trust_uids;
   // Keep what this call verified (the namespace the link led to, the parsed
