@@ -283,8 +283,7 @@ class NvmeConnectCommand final : public CephCommand {
   void adjust(ceph::Settings& settings) const override { settings.sys_class_nvme = sys_class_nvme_; }
   static std::optional<std::string> secret_from(const std::string& file) {
     if (file.empty()) return std::nullopt;
-    UniqueFd fd = open_fd(file, O_RDONLY | O_NONBLOCK);
-    std::string secret = read_all(fd.get(), file, 4096);
+    std::string secret = read_file(file, 4096);
     while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
     return secret;
   }
