@@ -15,6 +15,8 @@
 
 #include "command.hpp"
 #include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns_exec/ceph.hpp"
 #include "netns_exec/redact.hpp"
 #include "netns_exec/shim/real_program.hpp"
 #include "netns_exec/shim/route.hpp"
@@ -61,6 +63,17 @@ std::string first_on_path(const std::string& name) {
   return name;
 }
 
+// `nvme disconnect -d /dev/nvmeN` (or --device[=]): the device named.
+std::string disconnected_device(const std::vector<std::string>& cmd) {
+  if (cmd.size() < 2 || cmd[1] != "disconnect") return "";
+  std::string device;
+  for (size_t i = 2; i < cmd.size(); ++i) {
+    if ((cmd[i] == "-d" || cmd[i] == "--device") && i + 1 < cmd.size()) device = cmd[++i];
+    else if (cmd[i].rfind("--device=", 0) == 0) device = cmd[i].substr(9);
+  }
+  return device;
+}
+
 class ShimCommand final : public Command {
  public:
   [[nodiscard]] const char* name() const override { return "shim"; }
@@ -74,6 +87,9 @@ class ShimCommand final : public Command {
     CLI::App* explain = app.add_subcommand(
         "explain", "Which cluster, holder and real program `CMD ARGS...` would get; runs nothing");
     explain->add_flag("--json", json_, "One JSON document on stdout");
+    explain->add_option("--sys-class-nvme", sys_class_nvme_,
+                        "nvme disconnect: where the controller's address is read")
+        ->capture_default_str();
     explain->add_option("command", argv_, "-- rbd|mount.ceph|nvme|mount.nfs|mount -t ceph|nfs|nfs4 ARGS...")->required();
   }
 
@@ -133,6 +149,25 @@ class ShimCommand final : public Command {
       if (!route.also.empty()) doc["same_monitors"] = route.also;
       doc["held"] = route.held;
       doc["why"] = route.why;
+      // A disconnect is not routed (sysfs is the same in every network
+      // namespace), but the operator wants to know whose controller it is.
+      if (const std::string device = disconnected_device(cmd); *tool == exec::shim::Tool::nvme && !device.empty()) {
+        const std::string name(basename_of(device));
+        const std::string file = sys_class_nvme_ + "/" + name + "/address";
+        nlohmann::json c{{"device", device}, {"address_file", file}};
+        try {
+          std::string address = read_file(file, 4096);
+          while (!address.empty() && address.back() == '\n') address.pop_back();
+          const std::string traddr = ceph::nvme_address_field(address, "traddr");
+          c["traddr"] = traddr;
+          if (env.targets)
+            if (auto m = exec::shim::holder_serving(*env.targets, exec::shim::canonical_address(traddr)))
+              c["holder"] = m->id;
+        } catch (const Error& e) {
+          c["unreadable"] = e.describe();
+        }
+        doc["controller"] = c;
+      }
       if (!real.found()) {
         status = kExitExecutorFailed;
         decision = "refused (125): no real " + program + " on PATH";
@@ -181,6 +216,17 @@ class ShimCommand final : public Command {
     if (doc.contains("same_monitors")) line("", "same monitors: " + doc["same_monitors"].dump());
     if (!str("holder").empty()) line("holder:", str("holder"));
     if (!str("why").empty()) line("why:", str("why"));
+    if (doc.contains("controller")) {
+      const auto& c = doc["controller"];
+      std::string text = c["device"].get<std::string>();
+      if (c.contains("traddr"))
+        text += " at traddr " + c["traddr"].get<std::string>() +
+                (c.contains("holder") ? ", served by holder " + quote(c["holder"].get<std::string>())
+                                      : ", no holder in NETNS_EXEC_TARGETS serves it");
+      else
+        text += ": " + c["unreadable"].get<std::string>();
+      line("controller:", text + " (disconnect deletes it through sysfs from any namespace)");
+    }
     line("decision:", decision);
     std::fflush(stdout);
     return status;
@@ -194,6 +240,7 @@ class ShimCommand final : public Command {
   }
 
   bool json_ = false;
+  std::string sys_class_nvme_ = "/sys/class/nvme";
   std::vector<std::string> argv_;
 };
 

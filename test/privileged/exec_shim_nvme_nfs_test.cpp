@@ -169,5 +169,27 @@ TEST_F(ShimTargets, ExplainSaysWhichHolderAndWhy) {
   EXPECT_NE(nfs.out.find("no holder in NETNS_EXEC_TARGETS serves \"198.18.7.1\""), std::string::npos) << nfs.out;
 }
 
+TEST_F(ShimTargets, ExplainNamesTheHolderOfTheControllerADisconnectDeletes) {
+  const std::string sys = tmp / "sys-class-nvme";
+  ASSERT_EQ(::mkdir(sys.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((sys + "/nvme3").c_str(), 0755), 0);
+  std::ofstream(sys + "/nvme3/address") << "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1\n";
+  RunOptions options;
+  options.env = env;
+  auto r = run_command({NETNS_EXEC_BIN, "shim", "explain", "--json", "--sys-class-nvme", sys, "--", bin + "/nvme",
+                        "disconnect", "-d", "/dev/nvme3"},
+                       options);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["held"], false) << "a disconnect is not routed";
+  EXPECT_EQ(doc["controller"]["traddr"], "198.18.4.10");
+  EXPECT_EQ(doc["controller"]["holder"], "gw-a");
+  auto unknown = run_command({NETNS_EXEC_BIN, "shim", "explain", "--sys-class-nvme", sys, "--", bin + "/nvme",
+                              "disconnect", "--device=/dev/nvme9"},
+                             options);
+  ASSERT_TRUE(unknown.ok()) << unknown.describe();
+  EXPECT_NE(unknown.out.find(sys + "/nvme9/address"), std::string::npos) << unknown.out;
+}
+
 }  // namespace
 }  // namespace netns::test::exec

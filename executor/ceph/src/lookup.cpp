@@ -150,11 +150,7 @@ bool mounted_at(const Settings& settings, const std::string& target,
 
 namespace netns::ceph {
 
-namespace {
-
-// One field of a controller's address attribute:
-// "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1".
-std::string address_field(std::string_view address, std::string_view name) {
+std::string nvme_address_field(std::string_view address, std::string_view name) {
   size_t start = 0;
   while (start <= address.size()) {
     size_t end = address.find(',', start);
@@ -166,6 +162,8 @@ std::string address_field(std::string_view address, std::string_view name) {
   }
   return {};
 }
+
+namespace {
 
 // The same address however it is written ("fd00::1" and "fd00:0::1").
 bool same_address(const std::string& a, const std::string& b) {
@@ -196,8 +194,8 @@ std::optional<std::string> connected_controller(const Settings& settings,
         detail::attribute(dir, "subsysnqn") != request.subsystem_nqn)
       continue;
     const std::string address = detail::attribute(dir, "address").value_or("");
-    if (!same_address(address_field(address, "traddr"), request.traddr) ||
-        address_field(address, "trsvcid") != std::to_string(request.trsvcid))
+    if (!same_address(nvme_address_field(address, "traddr"), request.traddr) ||
+        nvme_address_field(address, "trsvcid") != std::to_string(request.trsvcid))
       continue;
     if (!request.host_nqn.empty() && detail::attribute(dir, "hostnqn") != request.host_nqn) continue;
     return "/dev/" + name;

@@ -257,6 +257,10 @@ std::vector<std::string> nvme_connect_argv(const NvmeConnectRequest& request,
 std::optional<std::string> connected_controller(const Settings& settings,
                                                 const NvmeConnectRequest& request);
 
+// One field of a controller's address attribute (/sys/class/nvme/nvmeN/address,
+// "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1"); "" when absent.
+std::string nvme_address_field(std::string_view address, std::string_view name);
+
 // Runs the operations with per-volume serialization. One Runner per process
 // is the intent (default_runner()); it is thread-safe. Invalid requests
 // (empty pool/image/target, both or neither of key/keyfile, a ',' inside a
