@@ -138,6 +138,16 @@ TEST_F(ShimTargets, ADeclaredTargetWithoutItsHolderIsRefusedAndNothingRuns) {
   expect_ran({"nvme", "disconnect", "-d", "/dev/nvme0"}, "own");
 }
 
+TEST_F(ShimTargets, AConnectWhoseTargetsComeFromAFileIsRefused) {
+  RunResult r = shim({"nvme", "connect-all", "-t", "tcp"});
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_TRUE(recorded().empty()) << "the real nvme ran";
+  EXPECT_NE(r.err.find("discovery.conf"), std::string::npos) << r.err;
+  expect_ran({"nvme", "connect-all", "--help"}, "own");
+  env.erase("NETNS_EXEC_TARGETS");
+  expect_ran({"nvme", "connect-all", "-t", "tcp"}, "own");  // nothing declared: nothing held
+}
+
 TEST_F(ShimTargets, ABadDeclarationIsRefusedNamingIt) {
   env["NETNS_EXEC_TARGETS"] = "gw-a=198.18.4.0/40";
   RunResult r = shim({"nvme", "connect", "-a", "198.18.4.10"});

@@ -58,6 +58,9 @@ TEST(ShimTargets, TheAddressAnNvmeCommandNames) {
   EXPECT_FALSE(nvme_target({"disconnect", "-d", "/dev/nvme0"}));
   EXPECT_FALSE(nvme_target({"list-subsys", "-o", "json"}));
   EXPECT_FALSE(nvme_target({}));
+  EXPECT_TRUE(nvme_connects({"connect-all"}));
+  EXPECT_FALSE(nvme_connects({"connect", "--help"}));
+  EXPECT_FALSE(nvme_connects({"disconnect-all"}));
 }
 
 TEST(ShimTargets, TheServerAnNfsMountNames) {

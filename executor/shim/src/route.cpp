@@ -148,6 +148,15 @@ Route route_by_target(Tool tool, const std::vector<std::string>& args, const Env
   Route r;
   r.named = "target";
   std::optional<NamedTarget> target = tool == Tool::nvme ? nvme_target(args) : nfs_server(args);
+  // With holders declared, a connect whose targets come from a file
+  // (discovery.conf, -J) might reach one of them from the plugin's own
+  // namespace: refused, as a held target never is served from there.
+  if (!target && tool == Tool::nvme && env.targets && !env.targets->empty() && nvme_connects(args))
+    throw Error(Errc::invalid_argument,
+                "transparent mode: `nvme " + args[0] + "` names no target address (-a/--traddr), "
+                "so its targets come from /etc/nvme/discovery.conf or a -J config, and it cannot be "
+                "told which holder of " + std::string(kTargetsVariable) + " serves them; nothing was run",
+                "name the address with -a ADDR, or run it with `netns-exec run --netns HOLDER -- nvme ...`");
   if (!target) {
     r.why = tool == Tool::nvme
                 ? "the command names no target address (only connect, connect-all and discover "

@@ -134,10 +134,16 @@ std::optional<TargetMatch> holder_serving(const std::vector<DeclaredHolder>& hol
   return std::nullopt;
 }
 
-std::optional<NamedTarget> nvme_target(const std::vector<std::string>& args) {
-  // The subcommands that open a TCP connection to the address they name.
+bool nvme_connects(const std::vector<std::string>& args) {
   if (args.empty() || (args[0] != "connect" && args[0] != "connect-all" && args[0] != "discover"))
-    return std::nullopt;
+    return false;
+  for (const auto& a : args)
+    if (a == "-h" || a == "--help") return false;
+  return true;
+}
+
+std::optional<NamedTarget> nvme_target(const std::vector<std::string>& args) {
+  if (!nvme_connects(args)) return std::nullopt;
   std::optional<NamedTarget> out;  // the last one given wins, as with getopt
   auto take = [&](std::string_view value, std::string_view where) {
     out = NamedTarget{canonical_address(value), std::string(value), std::string(where)};

@@ -70,6 +70,12 @@ struct NamedTarget {
 // is given.
 std::optional<NamedTarget> nvme_target(const std::vector<std::string>& args);
 
+// Whether nvme's arguments are a connect, connect-all or discover (the
+// subcommands that open connections), not asking for help. One that names
+// no address takes its targets from /etc/nvme/discovery.conf or a -J
+// config: the shim cannot tell whose they are.
+bool nvme_connects(const std::vector<std::string>& args);
+
 // mount.nfs's arguments: the server of the first non-option word
 // (SERVER:/EXPORT or [V6]:/EXPORT); nullopt when there is none.
 std::optional<NamedTarget> nfs_server(const std::vector<std::string>& args);
