@@ -32,17 +32,20 @@ struct NvmeConnect : ExecFixture {
         "#!/bin/sh\n"
         "readlink /proc/$$/ns/net >> \"$RECORD\"\n"
         "if [ -p \"$GATE\" ]; then echo started > \"$GATE.started\"; read go < \"$GATE\"; fi\n"
+        "if [ \"$1\" = disconnect ]; then echo \"disconnect $3\" >> \"$RECORD\"; rm -r \"$SYS/${3#/dev/}\"; exit 0; fi\n"
         "[ \"$1\" = connect ] || exit 3\n"
         "shift; while [ $# -gt 0 ]; do case \"$1\" in -n) nqn=$2;; -a) a=$2;; -s) s=$2;; esac; shift; done\n"
         "n=0; while [ -e \"$SYS/nvme$n\" ]; do n=$((n+1)); done\n"
         "d=\"$SYS/nvme$n\"; mkdir \"$d\"; echo tcp > \"$d/transport\"; echo \"$nqn\" > \"$d/subsysnqn\"\n"
-        "echo \"traddr=$a,trsvcid=$s,src_addr=198.18.4.1\" > \"$d/address\"; echo live > \"$d/state\"\n";
+        "echo \"traddr=$a,trsvcid=$s,src_addr=198.18.4.1\" > \"$d/address\"; echo live > \"$d/state\"\n"
+        // HANG: a FIFO nobody writes, so the connect never returns after making its controller.
+        "if [ -p \"$HANG\" ]; then read never < \"$HANG\"; fi\n";
     ASSERT_EQ(::chmod((bin + "/nvme").c_str(), 0755), 0);
     nqn = "nqn.2016-06.io.spdk:netns-test-" + std::to_string(::getpid());
   }
 
   [[nodiscard]] std::vector<std::string> connect_argv(const std::string& port = "4420") const {
-    return {"/usr/bin/env", "PATH=" + bin + ":/usr/bin:/bin", "RECORD=" + record, "GATE=" + gate,
+    return {"/usr/bin/env", "PATH=" + bin + ":/usr/bin:/bin", "RECORD=" + record, "GATE=" + gate, "HANG=" + tmp / "hang",
             "SYS=" + sys, NETNS_EXEC_BIN, "nvme-connect", "--netns", holder_dir + "/gw-a.net.ns",
             "--json", "--sys-class-nvme", sys, "-n", nqn, "-a", "198.18.4.10", "-s", port, "-l", "1800"};
   }
@@ -105,6 +108,22 @@ TEST_F(NvmeConnect, TwoAtOnceConnectOnce) {
   EXPECT_EQ(jb["device"], "/dev/nvme0");
   EXPECT_EQ(jb["already_done"], true);
   EXPECT_EQ(runs().size(), 1u) << "nvme connect ran twice";
+}
+
+TEST_F(NvmeConnect, ATimedOutConnectDisconnectsTheControllerItMade) {
+  ASSERT_EQ(::mkfifo((tmp / "hang").c_str(), 0600), 0);
+  auto argv = connect_argv();
+  argv.insert(argv.end(), {"--timeout", "1s", "--cancel-grace", "100ms"});
+  RunResult r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 124) << r.describe();
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["cancel"], "undone") << r.out;
+  EXPECT_EQ(doc["undo_command"], (nlohmann::json{"nvme", "disconnect", "-d", "/dev/nvme0"}));
+  const auto lines = runs();
+  ASSERT_EQ(lines.size(), 3u) << "connect, then the undo's nvme (its namespace, its disconnect)";
+  EXPECT_EQ(lines[1], lines[0]) << "the undo ran in the holder's namespace too";
+  EXPECT_EQ(lines[2], "disconnect /dev/nvme0");
+  EXPECT_NE(::access((sys + "/nvme0").c_str(), F_OK), 0) << "the controller is still there";
 }
 
 TEST_F(NvmeConnect, BadRequestsAreRefusedBeforeAnythingRuns) {
