@@ -114,6 +114,29 @@ TEST_F(ShimTargets, NfsMountsRunWhereTheirServerIs) {
   expect_ran({"mount.nfs", "-V"}, "own");
 }
 
+TEST_F(ShimTargets, AlreadyInTheHoldersNamespaceTheShimRunsInPlace) {
+  // `netns-exec mount --type nfs --netns HOLDER` runs mount(8) in the
+  // holder's namespace, and mount(8) runs the mount.nfs shim there (as
+  // ceph-csi's `nsenter --net=HOLDER -- nvme connect` would the nvme shim):
+  // the record proves it is the holder's namespace, and the real program
+  // runs right there.
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{"mount.nfs", "198.18.6.2:/export", "/mnt/x", "-o", "vers=4.2"},
+        {"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10", "-s", "4420"}}) {
+    ::unlink(record.c_str());
+    std::vector<std::string> nested{NETNS_EXEC_BIN, "--net=" + holder_dir + "/gw-a.net.ns", "--", "/bin/sh", "-c",
+                                    "exec \"$@\"", "sh"};
+    nested.insert(nested.end(), argv.begin(), argv.end());
+    RunOptions options;
+    options.env = env;
+    RunResult r = run_command(nested, options);
+    EXPECT_EQ(r.exit_code, kStandInStatus) << r.describe();
+    std::vector<std::string> rec = recorded();
+    ASSERT_GE(rec.size(), 1u) << r.describe();
+    EXPECT_EQ(rec[0], ns_text(ns->ns_id()));
+  }
+}
+
 TEST_F(ShimTargets, WithoutTheDeclarationEverythingIsUntouched) {
   env.erase("NETNS_EXEC_TARGETS");
   expect_ran({"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10", "-s", "4420"}, "own");
