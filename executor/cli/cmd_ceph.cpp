@@ -1,4 +1,4 @@
-// netns-exec map | unmap | mount | umount: thin wrappers over netns_ceph,
+// netns-exec map | unmap | mount | umount | nvme-connect: thin wrappers over netns_ceph,
 // run inside the namespace SOURCE names. A key is never taken on argv: give
 // --keyfile FILE, or --key-stdin to read it from our stdin (it is handed to
 // the command on its stdin).
@@ -73,6 +73,7 @@ class CephCommand : public Command {
     ceph::Settings settings;
     settings.timeout = parse_duration(timeout_, "--timeout");
     settings.cancel_grace = parse_duration(cancel_grace_, "--cancel-grace");
+    adjust(settings);
     // A signal meant for us cancels, the graceful way: blocked here, pending
     // on the signalfd, which is what the Runner watches (it never reads it).
     UniqueFd signals = block_forwarded_signals();
@@ -108,6 +109,8 @@ class CephCommand : public Command {
 
  protected:
   virtual void add_options(CLI::App& app) = 0;
+  // An operation's own settings (stand-in kernel trees).
+  virtual void adjust(ceph::Settings& /*settings*/) const {}
   virtual ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
                                         const ceph::Cancellation& cancel) = 0;
 
@@ -250,15 +253,62 @@ class UmountCommand final : public CephCommand {
   ceph::UmountRequest request_;
 };
 
+// For manual debugging of the nvmeof driver's path: the connect ceph-csi's
+// node plugin makes, under the per-volume lock, reusing a controller that
+// is already there (the plugin itself goes through the `nvme` shim).
+class NvmeConnectCommand final : public CephCommand {
+ public:
+  [[nodiscard]] const char* name() const override { return "nvme-connect"; }
+  [[nodiscard]] const char* description() const override {
+    return "nvme connect (NVMe/TCP) inside the namespace, once per subsystem and address; "
+           "prints the controller";
+  }
+
+ private:
+  void add_options(CLI::App& app) override {
+    app.add_option("-n,--nqn", request_.subsystem_nqn, "Subsystem NQN")->required();
+    app.add_option("-a,--traddr", request_.traddr, "The gateway's (target's) address")->required();
+    app.add_option("-s,--trsvcid", request_.trsvcid, "Target port")->capture_default_str();
+    app.add_option("-t,--transport", request_.transport, "Transport")->capture_default_str();
+    app.add_option("-l,--ctrl-loss-tmo", request_.ctrl_loss_tmo,
+                   "Seconds the kernel retries a lost controller (ceph-csi: 1800)");
+    app.add_option("--hostnqn", request_.host_nqn, "Host NQN (default: the node's)");
+    app.add_option("--dhchap-secret-file", secret_file_, "File holding the host's DH-CHAP secret");
+    app.add_option("--dhchap-ctrl-secret-file", ctrl_secret_file_,
+                   "File holding the controller's DH-CHAP secret (bi-directional)");
+    app.add_option("--sys-class-nvme", sys_class_nvme_,
+                   "Where the controllers are read (a stand-in tree)")
+        ->capture_default_str();
+  }
+  void adjust(ceph::Settings& settings) const override { settings.sys_class_nvme = sys_class_nvme_; }
+  static std::optional<std::string> secret_from(const std::string& file) {
+    if (file.empty()) return std::nullopt;
+    std::string secret = read_file(file, 4096);
+    while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+    return secret;
+  }
+  ceph::OperationResult operate(ceph::Runner& runner, const ceph::Target& target,
+                                const ceph::Cancellation& cancel) override {
+    request_.dhchap_secret = secret_from(secret_file_);
+    request_.dhchap_ctrl_secret = secret_from(ctrl_secret_file_);
+    return runner.nvme_connect(request_, target, cancel);
+  }
+  ceph::NvmeConnectRequest request_;
+  std::string secret_file_, ctrl_secret_file_;
+  std::string sys_class_nvme_ = "/sys/class/nvme";
+};
+
 }  // namespace
 
 }  // namespace netns::cli
 
 using netns::cli::MapCommand;
 using netns::cli::MountCommand;
+using netns::cli::NvmeConnectCommand;
 using netns::cli::UmountCommand;
 using netns::cli::UnmapCommand;
 NETNS_CLI_REGISTER(MapCommand)
 NETNS_CLI_REGISTER(UnmapCommand)
 NETNS_CLI_REGISTER(MountCommand)
 NETNS_CLI_REGISTER(UmountCommand)
+NETNS_CLI_REGISTER(NvmeConnectCommand)

@@ -71,6 +71,11 @@ class GuardCommand final : public Command {
         ->capture_default_str();
     app.add_option("--ports", ports_, "Ceph ports and ranges (peer ports that count)")
         ->capture_default_str();
+    app.add_option("--nvme-ports", nvme_ports_,
+                   "NVMe/TCP ports and ranges that count too (I/O and discovery controllers)")
+        ->capture_default_str();
+    app.add_option("--nfs-ports", nfs_ports_, "NFS server ports and ranges that count too")
+        ->capture_default_str();
     app.add_option("--holder-record", holder_record_,
                    "The holder's <ID>.holder.json: also write the guard's lines to that holder's "
                    "stderr (kubectl logs of the holder pod), once the record is checked");
@@ -83,6 +88,9 @@ class GuardCommand final : public Command {
     inspect::GuardOptions options;
     options.ports.mon = inspect::parse_port_ranges(ports_, "--ports");
     options.ports.osd.clear();
+    options.ports.nvme = inspect::parse_port_ranges(nvme_ports_, "--nvme-ports");
+    options.ports.nvme_discovery.clear();
+    options.ports.nfs = inspect::parse_port_ranges(nfs_ports_, "--nfs-ports");
     options.max_wait = parse_duration(max_wait_, "--max-wait");
     options.check_interval = parse_duration(interval_, "--interval");
     options.log_interval = parse_duration(log_interval_, "--log-interval");
@@ -161,6 +169,8 @@ class GuardCommand final : public Command {
   std::string interval_ = "250ms";
   std::string log_interval_ = "10s";
   std::string ports_ = "3300,6789,6800-7568";
+  std::string nvme_ports_ = "4420,8009";
+  std::string nfs_ports_ = "2049";
   std::string holder_record_;
   std::string announce_;
 

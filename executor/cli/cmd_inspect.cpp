@@ -1,4 +1,5 @@
 // netns-exec inspect SOURCE [--json] [--sockets] [--mon-ports L] [--osd-ports L]
+//   [--nvme-ports L] [--nvme-discovery-ports L] [--nfs-ports L]
 // Shows the namespace's identity, interfaces, addresses, routes and Ceph
 // sessions, read from inside it without spawning anything; then every kernel
 // rbd mapping and ceph mount on the node and whether a live holder serves it
@@ -40,6 +41,12 @@ class InspectCommand final : public Command {
     app.add_flag("--sockets", all_sockets_, "Also list every TCP and UDP socket");
     app.add_option("--mon-ports", mon_ports_, "Monitor ports and ranges")->capture_default_str();
     app.add_option("--osd-ports", osd_ports_, "OSD/MDS ports and ranges")->capture_default_str();
+    app.add_option("--nvme-ports", nvme_ports_, "NVMe/TCP I/O controller ports and ranges")
+        ->capture_default_str();
+    app.add_option("--nvme-discovery-ports", nvme_discovery_ports_,
+                   "NVMe/TCP discovery controller ports and ranges")
+        ->capture_default_str();
+    app.add_option("--nfs-ports", nfs_ports_, "NFS server ports and ranges")->capture_default_str();
     app.add_flag("--no-owners", no_owners_,
                  "Do not scan /proc to tell kernel sockets from processes' sockets");
     mappings_.add_to(app);
@@ -49,6 +56,10 @@ class InspectCommand final : public Command {
     inspect::CollectOptions options;
     options.ports.mon = inspect::parse_port_ranges(mon_ports_, "--mon-ports");
     options.ports.osd = inspect::parse_port_ranges(osd_ports_, "--osd-ports");
+    options.ports.nvme = inspect::parse_port_ranges(nvme_ports_, "--nvme-ports");
+    options.ports.nvme_discovery =
+        inspect::parse_port_ranges(nvme_discovery_ports_, "--nvme-discovery-ports");
+    options.ports.nfs = inspect::parse_port_ranges(nfs_ports_, "--nfs-ports");
     options.find_owners = !no_owners_;
 
     exec::ResolvedNamespace ns = resolve_source(source_);
@@ -91,6 +102,9 @@ class InspectCommand final : public Command {
   bool no_owners_ = false;
   std::string mon_ports_ = "3300,6789";
   std::string osd_ports_ = "6800-7568";
+  std::string nvme_ports_ = "4420";
+  std::string nvme_discovery_ports_ = "8009";
+  std::string nfs_ports_ = "2049";
 };
 
 }  // namespace

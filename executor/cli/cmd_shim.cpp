@@ -15,6 +15,8 @@
 
 #include "command.hpp"
 #include "netns/error.hpp"
+#include "netns/fd.hpp"
+#include "netns_exec/ceph.hpp"
 #include "netns_exec/redact.hpp"
 #include "netns_exec/shim/real_program.hpp"
 #include "netns_exec/shim/route.hpp"
@@ -27,9 +29,10 @@ using exec::shim::basename_of;
 namespace {
 
 // `mount -t ceph SRC DIR -o ...` is what the operator sees in ceph-csi's
-// log; mount(8) turns it into `mount.ceph SRC DIR -o ...`.
-std::vector<std::string> as_mount_ceph(const std::vector<std::string>& mount) {
-  std::vector<std::string> out{"mount.ceph"};
+// log; mount(8) turns it into `mount.TYPE SRC DIR -o ...`.
+std::vector<std::string> as_mount_helper(const std::vector<std::string>& mount,
+                                         const std::string& type) {
+  std::vector<std::string> out{"mount." + type};
   for (size_t i = 1; i < mount.size(); ++i) {
     if (mount[i] == "-t" && i + 1 < mount.size()) {
       ++i;
@@ -39,6 +42,15 @@ std::vector<std::string> as_mount_ceph(const std::vector<std::string>& mount) {
     out.push_back(mount[i]);
   }
   return out;
+}
+
+// The file system type of `mount -t TYPE ...` ("" when none is given).
+std::string mount_type(const std::vector<std::string>& mount) {
+  for (size_t i = 1; i < mount.size(); ++i) {
+    if (mount[i] == "-t" && i + 1 < mount.size()) return mount[i + 1];
+    if (mount[i].rfind("-t", 0) == 0 && mount[i].size() > 2) return mount[i].substr(2);
+  }
+  return "";
 }
 
 // What execvp would run for `name` ("name" itself when nothing is found).
@@ -51,19 +63,23 @@ std::string first_on_path(const std::string& name) {
   return name;
 }
 
-bool mounts_ceph(const std::vector<std::string>& mount) {
-  for (size_t i = 1; i + 1 < mount.size(); ++i)
-    if (mount[i] == "-t" && mount[i + 1] == "ceph") return true;
-  for (const auto& a : mount)
-    if (a == "-tceph") return true;
-  return false;
+// `nvme disconnect -d /dev/nvmeN` (or --device[=]): the device named.
+std::string disconnected_device(const std::vector<std::string>& cmd) {
+  if (cmd.size() < 2 || cmd[1] != "disconnect") return "";
+  std::string device;
+  for (size_t i = 2; i < cmd.size(); ++i) {
+    if ((cmd[i] == "-d" || cmd[i] == "--device") && i + 1 < cmd.size()) device = cmd[++i];
+    else if (cmd[i].rfind("--device=", 0) == 0) device = cmd[i].substr(9);
+  }
+  return device;
 }
 
 class ShimCommand final : public Command {
  public:
   [[nodiscard]] const char* name() const override { return "shim"; }
   [[nodiscard]] const char* description() const override {
-    return "Transparent mode (netns-exec installed as rbd, mount.ceph): explain a command's route";
+    return "Transparent mode (netns-exec installed as rbd, mount.ceph, nvme, mount.nfs): explain a "
+           "command's route";
   }
 
   void setup(CLI::App& app) override {
@@ -71,27 +87,34 @@ class ShimCommand final : public Command {
     CLI::App* explain = app.add_subcommand(
         "explain", "Which cluster, holder and real program `CMD ARGS...` would get; runs nothing");
     explain->add_flag("--json", json_, "One JSON document on stdout");
-    explain->add_option("command", argv_, "-- rbd|mount.ceph|mount -t ceph ARGS...")->required();
+    explain->add_option("--sys-class-nvme", sys_class_nvme_,
+                        "nvme disconnect: where the controller's address is read")
+        ->capture_default_str();
+    explain->add_option("command", argv_, "-- rbd|mount.ceph|nvme|mount.nfs|mount -t ceph|nfs|nfs4 ARGS...")->required();
   }
 
   int run() override {
     std::vector<std::string> cmd = argv_;
     std::string_view invoked = basename_of(cmd.front());
     if (invoked == "mount") {
-      if (!mounts_ceph(cmd))
-        throw Error(Errc::invalid_argument, "shim explain: only `mount -t ceph ...` goes through "
-                                            "a shim (mount(8) runs mount.ceph for it)");
-      cmd = as_mount_ceph(cmd);
-      invoked = "mount.ceph";
+      const std::string type = mount_type(cmd);
+      if (type != "ceph" && type != "nfs" && type != "nfs4")
+        throw Error(Errc::invalid_argument,
+                    "shim explain: only `mount -t ceph|nfs|nfs4 ...` goes through a shim (mount(8) "
+                    "runs mount.TYPE for it), not " + quote(type.empty() ? "no -t" : type));
+      cmd = as_mount_helper(cmd, type);
+      invoked = basename_of(cmd.front());
     }
     auto tool = exec::shim::tool_named(invoked);
     if (!tool)
       throw Error(Errc::invalid_argument,
                   "shim explain: " + quote(invoked) + " is not a program transparent mode stands "
-                  "in for", "explain rbd, mount.ceph or mount -t ceph");
+                  "in for", "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4 or mount -t ceph|nfs|nfs4");
 
     nlohmann::json doc;
-    doc["program"] = tool_name(*tool);
+    // The real program is the one of the name invoked (mount.nfs4 is mount.nfs4).
+    const std::string program(invoked);
+    doc["program"] = program;
     doc["command"] = exec::redacted_command_line(argv_);
     // The search as the shim makes it when the caller runs `cmd[0]`: by
     // the path given, else by the path the caller's lookup finds (mount(8):
@@ -100,28 +123,54 @@ class ShimCommand final : public Command {
     // its argv[0].
     std::string invoked_as = cmd.front();
     if (invoked_as.find('/') == std::string::npos)
-      invoked_as = *tool == exec::shim::Tool::mount_ceph ? "/sbin/mount.ceph" : first_on_path(invoked_as);
+      invoked_as = program.rfind("mount.", 0) == 0 ? "/sbin/" + program : first_on_path(invoked_as);
     doc["invoked_as"] = invoked_as;
-    exec::shim::RealProgram real = exec::shim::find_real_program(tool_name(*tool), invoked_as);
+    exec::shim::RealProgram real = exec::shim::find_real_program(program, invoked_as);
     doc["real"] = {{"path", real.path}, {"why", real.reasons}};
 
     int status = 0;
     std::string decision;
     try {
       const exec::shim::Environment env = exec::shim::Environment::from_process(*tool);
-      doc["config"] = env.config;
       doc["holder_dir"] = env.holder_dir;
-      doc["held_clusters"] = env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
+      if (exec::shim::routes_by_monitors(*tool)) {
+        doc["config"] = env.config;
+        doc["held_clusters"] = env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
+      }
       const exec::shim::Route route =
           exec::shim::route(*tool, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
-      doc["monitors"] = {{"named", route.monitors.text}, {"where", route.monitors.where}};
+      doc[route.named] = {{"named", route.monitors.text}, {"where", route.monitors.where}};
+      if (env.targets) {
+        nlohmann::json declared = nlohmann::json::object();
+        for (const auto& h : *env.targets) declared[h.id] = h.addresses;
+        doc["targets"] = declared;
+      }
       doc["cluster"] = route.cluster_id;
       if (!route.also.empty()) doc["same_monitors"] = route.also;
       doc["held"] = route.held;
       doc["why"] = route.why;
+      // A disconnect is not routed (sysfs is the same in every network
+      // namespace), but the operator wants to know whose controller it is.
+      if (const std::string device = disconnected_device(cmd); *tool == exec::shim::Tool::nvme && !device.empty()) {
+        const std::string name(basename_of(device));
+        const std::string file = sys_class_nvme_ + "/" + name + "/address";
+        nlohmann::json c{{"device", device}, {"address_file", file}};
+        try {
+          std::string address = read_file(file, 4096);
+          while (!address.empty() && address.back() == '\n') address.pop_back();
+          const std::string traddr = ceph::nvme_address_field(address, "traddr");
+          c["traddr"] = traddr;
+          if (env.targets)
+            if (auto m = exec::shim::holder_serving(*env.targets, exec::shim::canonical_address(traddr)))
+              c["holder"] = m->id;
+        } catch (const Error& e) {
+          c["unreadable"] = e.describe();
+        }
+        doc["controller"] = c;
+      }
       if (!real.found()) {
         status = kExitExecutorFailed;
-        decision = "refused (125): no real " + std::string(tool_name(*tool)) + " on PATH";
+        decision = "refused (125): no real " + program + " on PATH";
       } else if (!route.held) {
         decision = "run " + real.path + " untouched, in the plugin's own namespace";
       } else {
@@ -158,13 +207,26 @@ class ShimCommand final : public Command {
     line("shim:", invoked_as);
     line("real:", real.found() ? real.path : "(none)");
     for (const auto& r : real.reasons) line("", "- " + r);
-    if (doc.contains("monitors"))
-      line("monitors:", route_text(doc["monitors"]["named"], doc["monitors"]["where"]));
+    for (const char* named : {"monitors", "target"})
+      if (doc.contains(named))
+        line((std::string(named) + ":").c_str(), route_text(doc[named]["named"], doc[named]["where"]));
     if (!str("cluster").empty())
-      line("cluster:", quote(str("cluster")) + (doc["held"].get<bool>() ? " (held)" : " (not held)"));
+      line(exec::shim::routes_by_monitors(*tool) ? "cluster:" : "holder id:",
+           quote(str("cluster")) + (doc["held"].get<bool>() ? " (held)" : " (not held)"));
     if (doc.contains("same_monitors")) line("", "same monitors: " + doc["same_monitors"].dump());
     if (!str("holder").empty()) line("holder:", str("holder"));
     if (!str("why").empty()) line("why:", str("why"));
+    if (doc.contains("controller")) {
+      const auto& c = doc["controller"];
+      std::string text = c["device"].get<std::string>();
+      if (c.contains("traddr"))
+        text += " at traddr " + c["traddr"].get<std::string>() +
+                (c.contains("holder") ? ", served by holder " + quote(c["holder"].get<std::string>())
+                                      : ", no holder in NETNS_EXEC_TARGETS serves it");
+      else
+        text += ": " + c["unreadable"].get<std::string>();
+      line("controller:", text + " (disconnect deletes it through sysfs from any namespace)");
+    }
     line("decision:", decision);
     std::fflush(stdout);
     return status;
@@ -178,6 +240,7 @@ class ShimCommand final : public Command {
   }
 
   bool json_ = false;
+  std::string sys_class_nvme_ = "/sys/class/nvme";
   std::vector<std::string> argv_;
 };
 

@@ -52,8 +52,10 @@ int shim_main(int argc, char** argv) {
   try {
     return enter_and_exec(*route.source, options, real.path.c_str(), argv, name);
   } catch (Error& e) {
-    e.context("transparent mode: cluster " + quote(route.cluster_id) + " (monitors " +
-              quote(route.monitors.text) + ") is held, its holder " + quote(route.holder_path) +
+    e.context("transparent mode: " +
+              std::string(exec::shim::routes_by_monitors(tool) ? "cluster " : "holder ") +
+              quote(route.cluster_id) + " (" + route.named + " " + quote(route.monitors.text) +
+              ") is held, its holder " + quote(route.holder_path) +
               " cannot be used, and " + quote(real.path) + " was not run");
     e.default_hint("is the cluster's netns-holder pod running on this node (NETNS_EXEC_WAIT_HOLDER "
                    "waits for it)? `netns-exec shim explain -- " + std::string(name) +

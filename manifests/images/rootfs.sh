@@ -117,8 +117,10 @@ LAUNCHER
   # first and the shim execs the next rbd on PATH after /usr/local/bin (the
   # image's /usr/bin/rbd). mount.ceph is not in this tree: mount(8) runs
   # helpers from /sbin, not PATH, so the shim must replace /usr/sbin/mount.ceph
-  # and the real one move to /usr/bin — Containerfile.plugin does that.
-  local names=(rbd) name
+  # and the real one move to /usr/bin — Containerfile.plugin does that (and
+  # the same for mount.nfs / mount.nfs4). `nvme` (the nvmeof driver's
+  # nvme-cli, a PATH lookup like rbd) is a shim the same way as rbd.
+  local names=(rbd nvme) name
   [ "$nsenter" = --no-nsenter ] || names+=(nsenter)
   for name in "${names[@]}"; do
     ln -sf netns-exec "$out/usr/local/bin/$name"

@@ -138,6 +138,33 @@ describe("the csi-values.yaml snippet", () => {
   });
 });
 
+describe("targets for the nvme and mount.nfs shims", () => {
+  const values = {
+    mode: "symlink", image: IMAGE, clusters: [
+      { id: "ceph-a", monitors: ["198.18.0.10:6789"], drivers: ["rbd.csi.ceph.com", "nvmeof.csi.ceph.com"],
+        targets: ["198.18.4.0/24", "gw-b.example"] },
+      { id: "nfs-a", drivers: ["nfs.csi.ceph.com"], targets: ["198.18.6.2", "fd00:6::/64"] },
+    ],
+  };
+  test("render NETNS_EXEC_TARGETS per nvmeof/nfs driver, and no config.json entry for nvmeof", () => {
+    const docs = render(values);
+    const env = configMapOf(docs, "netns-exec-env").data;
+    assert.equal(env["nvmeof.csi.ceph.com.targets"], "ceph-a=198.18.4.0/24,gw-b.example");
+    assert.equal(env["nvmeof.csi.ceph.com.holder-dir"], "/var/lib/kubelet/plugins/nvmeof.csi.ceph.com");
+    assert.equal(env["nfs.csi.ceph.com.targets"], "nfs-a=198.18.6.2,fd00:6::/64");
+    assert.equal(env["rbd.csi.ceph.com.targets"], undefined, "rbd runs no nvme or mount.nfs");
+    const config = JSON.parse(configMapOf(docs, "netns-ceph-csi").data["config.json"]);
+    assert.deepEqual(Object.keys(config[0]), ["clusterID", "monitors", "rbd"]);
+    assert.equal(holdersOf(docs).length, 3);
+  });
+  test("reject what is no address", () => {
+    for (const bad of ["198.18.4.256", "198.18.4.0/33", "not valid!!", "-a"]) {
+      const { stderr } = renderFails({ ...values, clusters: [{ id: "nfs-a", drivers: ["nfs.csi.ceph.com"], targets: [bad] }] });
+      assert.match(stderr, /targets/, bad);
+    }
+  });
+});
+
 describe("NOTES.txt", () => {
   // helm install --dry-run needs a cluster; NOTES.txt is the template
   // netns-holder.notes, rendered here through a copy of the chart with one

@@ -116,6 +116,13 @@ TEST(CephCommands, MountGoldenKernelCephfsAndNfs) {
   EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20", .export_path = "/export/a",
                                              .target = "/mnt/n", .mount_options = ""}),
               ElementsAre("mount", "-t", "nfs", "198.18.0.20:/export/a", "/mnt/n"));
+  // mount.nfs reads an IPv6 server only in brackets (and the nfs shim routes by it).
+  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "fd00:6::20", .export_path = "/export/a",
+                                             .target = "/mnt/n", .mount_options = ""}),
+              ElementsAre("mount", "-t", "nfs", "[fd00:6::20]:/export/a", "/mnt/n"));
+  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "[fd00:6::20]", .export_path = "/e",
+                                             .target = "/mnt/n", .mount_options = ""}),
+              ElementsAre("mount", "-t", "nfs", "[fd00:6::20]:/e", "/mnt/n"));
 }
 
 TEST(CephCommands, ImageSpecCarriesNamespaceAndSnapshot) {

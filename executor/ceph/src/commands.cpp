@@ -138,6 +138,33 @@ void validate(const NfsMountRequest& r) {
 
 void validate(const UmountRequest& r) { check_path("mount point", r.target); }
 
+// nvme-cli writes the connect as one "transport=tcp,traddr=A,nqn=N,..."
+// string to /dev/nvme-fabrics: a ',' or a blank in a value would add options.
+void validate(const NvmeConnectRequest& r) {
+  check_spec_component("NVMe transport", r.transport, true);
+  check_option_value("NVMe transport", r.transport);
+  for (const auto& [field, value] : {std::pair<std::string_view, const std::string&>{"subsystem NQN", r.subsystem_nqn},
+                                     {"NVMe target address", r.traddr}}) {
+    require_nonempty(field, value);
+    check_option_value(field, value);
+    if (value.front() == '-') invalid(field, value, "must not start with '-' (it would be read as an option)");
+  }
+  if (r.trsvcid == 0) throw Error(Errc::invalid_argument, "NVMe target port 0: give a port from 1 to 65535");
+  if (r.ctrl_loss_tmo.find_first_not_of("0123456789") != std::string::npos &&
+      r.ctrl_loss_tmo != "-1")
+    invalid("controller loss timeout", r.ctrl_loss_tmo, "must be whole seconds (or -1: retry forever)");
+  check_option_value("host NQN", r.host_nqn);
+  if (!r.host_nqn.empty() && r.host_nqn.front() == '-')
+    invalid("host NQN", r.host_nqn, "must not start with '-'");
+  // Secrets are never quoted: only that they are wrong.
+  for (const auto* secret : {&r.dhchap_secret, &r.dhchap_ctrl_secret})
+    if (*secret && (secret->value().empty() || secret->value().front() == '-' ||
+                    secret->value().find_first_of(", \t\n") != std::string::npos))
+      throw Error(Errc::invalid_argument,
+                  "a DH-CHAP secret is empty, starts with '-' or contains ',' or blanks "
+                  "(expected the DHHC-1:NN:BASE64: form)");
+}
+
 std::optional<std::string> stdin_secret(const Credentials& credentials) {
   return credentials.key;
 }
@@ -214,9 +241,27 @@ std::vector<std::string> ceph_fuse_argv(const CephfsMountRequest& r, const Setti
 
 std::vector<std::string> nfs_mount_argv(const NfsMountRequest& r, const Settings& settings) {
   detail::validate(r);
-  std::vector<std::string> argv = {settings.mount, "-t", "nfs", r.server + ":" + r.export_path,
+  // mount.nfs takes an IPv6 server in brackets: "[fd00::1]:/export".
+  const bool bare_v6 = r.server.find(':') != std::string::npos && r.server.front() != '[';
+  const std::string server = bare_v6 ? "[" + r.server + "]" : r.server;
+  std::vector<std::string> argv = {settings.mount, "-t", "nfs", server + ":" + r.export_path,
                                    r.target};
   if (!r.mount_options.empty()) argv.insert(argv.end(), {"-o", r.mount_options});
+  return argv;
+}
+
+std::string NvmeConnectRequest::volume_key() const {
+  return "nvme:" + subsystem_nqn + "@" + traddr + ":" + std::to_string(trsvcid);
+}
+
+std::vector<std::string> nvme_connect_argv(const NvmeConnectRequest& r, const Settings& settings) {
+  detail::validate(r);
+  std::vector<std::string> argv = {settings.nvme, "connect", "-t", r.transport, "-n", r.subsystem_nqn,
+                                   "-a", r.traddr, "-s", std::to_string(r.trsvcid)};
+  if (!r.ctrl_loss_tmo.empty()) argv.insert(argv.end(), {"-l", r.ctrl_loss_tmo});
+  if (!r.host_nqn.empty()) argv.insert(argv.end(), {"--hostnqn", r.host_nqn});
+  if (r.dhchap_secret) argv.insert(argv.end(), {"--dhchap-secret", *r.dhchap_secret});
+  if (r.dhchap_ctrl_secret) argv.insert(argv.end(), {"--dhchap-ctrl-secret", *r.dhchap_ctrl_secret});
   return argv;
 }
 

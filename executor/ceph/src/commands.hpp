@@ -16,6 +16,7 @@ void validate(const UnmapRequest& request);
 void validate(const CephfsMountRequest& request);
 void validate(const NfsMountRequest& request);
 void validate(const UmountRequest& request);
+void validate(const NvmeConnectRequest& request);
 
 // The key to write to the child's stdin, when the credentials carry one.
 std::optional<std::string> stdin_secret(const Credentials& credentials);

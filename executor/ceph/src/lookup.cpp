@@ -1,5 +1,8 @@
 #include "lookup.hpp"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -11,8 +14,6 @@
 
 namespace netns::ceph::detail {
 
-namespace {
-
 std::optional<std::string> attribute(const std::filesystem::path& dir, const char* name) {
   try {
     std::string value = read_file(dir / name, 4096);
@@ -22,6 +23,8 @@ std::optional<std::string> attribute(const std::filesystem::path& dir, const cha
     return std::nullopt;
   }
 }
+
+namespace {
 
 // mountinfo escapes space, tab, newline and backslash as \ooo.
 std::string unescape(const std::string& field) {
@@ -144,3 +147,60 @@ bool mounted_at(const Settings& settings, const std::string& target,
 }
 
 }  // namespace netns::ceph::detail
+
+namespace netns::ceph {
+
+std::string nvme_address_field(std::string_view address, std::string_view name) {
+  size_t start = 0;
+  while (start <= address.size()) {
+    size_t end = address.find(',', start);
+    if (end == std::string_view::npos) end = address.size();
+    std::string_view part = address.substr(start, end - start);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=')
+      return std::string(part.substr(name.size() + 1));
+    start = end + 1;
+  }
+  return {};
+}
+
+namespace {
+
+// The same address however it is written ("fd00::1" and "fd00:0::1").
+bool same_address(const std::string& a, const std::string& b) {
+  unsigned char x[16] = {}, y[16] = {};
+  for (int family : {AF_INET, AF_INET6})
+    if (::inet_pton(family, a.c_str(), x) == 1 && ::inet_pton(family, b.c_str(), y) == 1)
+      return std::equal(std::begin(x), std::end(x), std::begin(y));
+  return a == b;
+}
+
+}  // namespace
+
+std::optional<std::string> connected_controller(const Settings& settings,
+                                                const NvmeConnectRequest& request) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(settings.sys_class_nvme, ec);
+  if (ec) return std::nullopt;
+  for (const auto& entry : it) {
+    const auto& dir = entry.path();
+    const std::string name = dir.filename().string();
+    if (name.rfind("nvme", 0) != 0) continue;
+    std::optional<std::string> state = detail::attribute(dir, "state");
+    // live and connecting/resetting (the kernel reconnecting within
+    // ctrl_loss_tmo) keep the controller; a second connect would fail with
+    // "already connected" or make a second path. deleting/dead do not.
+    if (!state || (*state != "live" && *state != "connecting" && *state != "resetting")) continue;
+    if (detail::attribute(dir, "transport") != request.transport ||
+        detail::attribute(dir, "subsysnqn") != request.subsystem_nqn)
+      continue;
+    const std::string address = detail::attribute(dir, "address").value_or("");
+    if (!same_address(nvme_address_field(address, "traddr"), request.traddr) ||
+        nvme_address_field(address, "trsvcid") != std::to_string(request.trsvcid))
+      continue;
+    if (!request.host_nqn.empty() && detail::attribute(dir, "hostnqn") != request.host_nqn) continue;
+    return "/dev/" + name;
+  }
+  return std::nullopt;
+}
+
+}  // namespace netns::ceph

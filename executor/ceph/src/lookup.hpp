@@ -1,6 +1,7 @@
 #pragma once
 // Is the work of a map or a kernel mount already done on this node? Read
 // under the volume lock, so the answer cannot change before we act on it.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,9 @@
 #include "netns_exec/ceph.hpp"
 
 namespace netns::ceph::detail {
+
+// A sysfs attribute, trailing newline and blanks dropped; nullopt when unreadable.
+std::optional<std::string> attribute(const std::filesystem::path& dir, const char* name);
 
 // The /dev/rbdN of an existing krbd mapping of exactly this pool, RADOS
 // namespace, image and snapshot, from SYS_BUS_RBD/devices/N/{pool,pool_ns,

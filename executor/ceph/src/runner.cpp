@@ -361,6 +361,45 @@ OperationResult Runner::umount(const UmountRequest& request, const Target& targe
   return r;
 }
 
+OperationResult Runner::nvme_connect(const NvmeConnectRequest& request, const Target& target,
+                                     const Cancellation& cancel) {
+  const Settings& s = impl_->settings;
+  std::vector<std::string> argv = nvme_connect_argv(request, s);
+  const std::string key = request.volume_key();
+  // Stopped after it started: whatever controller of this subsystem at this
+  // address sysfs now shows is the one it made (the lookup under the same
+  // lock found none before the command).
+  const detail::Undo undo{
+      [&](const OperationResult&) { return connected_controller(s, request); },
+      [&](const std::string& device) {
+        return std::vector<std::string>{s.nvme, "disconnect", "-d", device};
+      },
+      "connected"};
+  OperationResult r = impl_->run(
+      "nvme connect", key, impl_->command(std::move(argv), target, std::nullopt), target, true,
+      [&]() -> std::optional<OperationResult> {
+        std::optional<std::string> device = connected_controller(s, request);
+        if (!device) return std::nullopt;
+        OperationResult done;
+        done.device = *device;
+        return done;
+      },
+      cancel, &undo);
+  if (r.ok() && r.device.empty()) {
+    if (std::optional<std::string> device = connected_controller(s, request)) {
+      r.device = *device;
+    } else {
+      r.failure = Failure::bad_output;
+      r.message = redact("nvme connect " + quote(key) + ": nvme exited 0 but " +
+                         quote(s.sys_class_nvme) + " shows no live controller of " +
+                         quote(request.subsystem_nqn) + " at " + request.traddr + ":" +
+                         std::to_string(request.trsvcid) +
+                         "; check: `nvme list-subsys` and the kernel log (dmesg) on the node");
+    }
+  }
+  return r;
+}
+
 Runner& default_runner() {
   static Runner runner;
   return runner;

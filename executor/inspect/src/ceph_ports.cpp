@@ -61,6 +61,9 @@ const char* role_name(CephRole role) noexcept {
   switch (role) {
     case CephRole::mon: return "mon";
     case CephRole::osd: return "osd/mds";
+    case CephRole::nvme: return "nvme/tcp";
+    case CephRole::nvme_discovery: return "nvme-discovery";
+    case CephRole::nfs: return "nfs";
     case CephRole::none: break;
   }
   return "";
@@ -71,6 +74,12 @@ CephRole CephPorts::classify(uint16_t peer_port) const noexcept {
     if (r.contains(peer_port)) return CephRole::mon;
   for (const auto& r : osd)
     if (r.contains(peer_port)) return CephRole::osd;
+  for (const auto& r : nvme)
+    if (r.contains(peer_port)) return CephRole::nvme;
+  for (const auto& r : nvme_discovery)
+    if (r.contains(peer_port)) return CephRole::nvme_discovery;
+  for (const auto& r : nfs)
+    if (r.contains(peer_port)) return CephRole::nfs;
   return CephRole::none;
 }
 

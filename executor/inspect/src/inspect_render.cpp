@@ -164,7 +164,10 @@ json render_json(const Report& r, bool all_sockets) {
   root["routes"] = routes;
 
   root["ceph_ports"] = json{{"mon", format_port_ranges(r.ports.mon)},
-                            {"osd", format_port_ranges(r.ports.osd)}};
+                            {"osd", format_port_ranges(r.ports.osd)},
+                            {"nvme", format_port_ranges(r.ports.nvme)},
+                            {"nvme_discovery", format_port_ranges(r.ports.nvme_discovery)},
+                            {"nfs", format_port_ranges(r.ports.nfs)}};
   json sessions = json::array();
   for (const auto& g : r.sessions) {
     json j;
@@ -254,7 +257,9 @@ std::string render_table(const Report& r, bool all_sockets) {
   }
 
   out += "\nCeph sessions (mon " + format_port_ranges(r.ports.mon) + ", osd/mds " +
-         format_port_ranges(r.ports.osd) + ")\n";
+         format_port_ranges(r.ports.osd) + "; nvme/tcp " + format_port_ranges(r.ports.nvme) +
+         ", nvme-discovery " + format_port_ranges(r.ports.nvme_discovery) + "; nfs " +
+         format_port_ranges(r.ports.nfs) + ")\n";
   {
     TextTable t({"ROLE", "PEER", "ESTAB", "TOTAL", "KERNEL", "LOCAL"});
     for (const auto& g : r.sessions) {

@@ -1,11 +1,11 @@
 #include "netns_exec/shim/monitors.hpp"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <optional>
+
+#include "netns_exec/shim/targets.hpp"
 
 namespace netns::exec::shim {
 
@@ -15,18 +15,9 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-std::string canonical_host(std::string_view host) {
-  std::string h(host);
-  in6_addr v6{};
-  in_addr v4{};
-  char text[INET6_ADDRSTRLEN] = {};
-  if (::inet_pton(AF_INET6, h.c_str(), &v6) == 1 && ::inet_ntop(AF_INET6, &v6, text, sizeof text))
-    return text;
-  if (::inet_pton(AF_INET, h.c_str(), &v4) == 1 && ::inet_ntop(AF_INET, &v4, text, sizeof text))
-    return text;
-  std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
-  return h;
-}
+// The one canonical form of an address (targets.hpp): monitors and NVMe/NFS
+// targets compare alike.
+std::string canonical_host(std::string_view host) { return canonical_address(host); }
 
 std::optional<uint16_t> port_of(std::string_view text) {
   unsigned value = 0;

@@ -74,18 +74,31 @@ std::string join(const std::vector<std::string>& v) {
 std::optional<Tool> tool_named(std::string_view basename) {
   if (basename == "rbd") return Tool::rbd;
   if (basename == "mount.ceph") return Tool::mount_ceph;
+  if (basename == "nvme") return Tool::nvme;
+  if (basename == "mount.nfs" || basename == "mount.nfs4") return Tool::mount_nfs;
   return std::nullopt;
 }
 
-const char* tool_name(Tool tool) noexcept { return tool == Tool::rbd ? "rbd" : "mount.ceph"; }
-
-ConfigKind config_kind_of(Tool tool) noexcept {
-  return tool == Tool::rbd ? ConfigKind::rbd : ConfigKind::cephfs;
+const char* tool_name(Tool tool) noexcept {
+  switch (tool) {
+    case Tool::rbd: return "rbd";
+    case Tool::mount_ceph: return "mount.ceph";
+    case Tool::nvme: return "nvme";
+    case Tool::mount_nfs: return "mount.nfs";
+  }
+  return "";
 }
 
+bool routes_by_monitors(Tool tool) noexcept { return tool == Tool::rbd || tool == Tool::mount_ceph; }
+
 const char* default_holder_dir(Tool tool) noexcept {
-  return tool == Tool::rbd ? "/var/lib/kubelet/plugins/rbd.csi.ceph.com"
-                           : "/var/lib/kubelet/plugins/cephfs.csi.ceph.com";
+  switch (tool) {
+    case Tool::rbd: return "/var/lib/kubelet/plugins/rbd.csi.ceph.com";
+    case Tool::mount_ceph: return "/var/lib/kubelet/plugins/cephfs.csi.ceph.com";
+    case Tool::nvme: return "/var/lib/kubelet/plugins/nvmeof.csi.ceph.com";
+    case Tool::mount_nfs: return "/var/lib/kubelet/plugins/nfs.csi.ceph.com";
+  }
+  return "";
 }
 
 Environment Environment::from_process(Tool tool) {
@@ -112,10 +125,74 @@ Environment Environment::from_process(Tool tool) {
       env.held->push_back(id);
     }
   }
+  if (const char* t = ::getenv(kTargetsVariable)) env.targets = parse_targets(t);
   return env;
 }
 
+namespace {
+
+// The held holder's file in the holder directory: its socket when it
+// publishes one (that works without hostPID), else its link; a missing file
+// is then waited for as NETNS_EXEC_WAIT_HOLDER says.
+void use_holder_directory(Route& r, const Environment& env) {
+  validate_cluster_id(r.cluster_id);
+  const std::string base = env.holder_dir + "/" + r.cluster_id;
+  struct stat st {};
+  const bool socket = ::lstat((base + ".net.sock").c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  r.holder_path = base + (socket ? ".net.sock" : ".net.ns");
+  r.source = Source::netns_path(r.holder_path);
+}
+
+// nvme, mount.nfs: the server the command names against NETNS_EXEC_TARGETS.
+Route route_by_target(Tool tool, const std::vector<std::string>& args, const Environment& env) {
+  Route r;
+  r.named = "target";
+  std::optional<NamedTarget> target = tool == Tool::nvme ? nvme_target(args) : nfs_server(args);
+  // With holders declared, a connect whose targets come from a file
+  // (discovery.conf, -J) might reach one of them from the plugin's own
+  // namespace: refused, as a held target never is served from there.
+  if (!target && tool == Tool::nvme && env.targets && !env.targets->empty() && nvme_connects(args))
+    throw Error(Errc::invalid_argument,
+                "transparent mode: `nvme " + args[0] + "` names no target address (-a/--traddr), "
+                "so its targets come from /etc/nvme/discovery.conf or a -J config, and it cannot be "
+                "told which holder of " + std::string(kTargetsVariable) + " serves them; nothing was run",
+                "name the address with -a ADDR, or run it with `netns-exec run --netns HOLDER -- nvme ...`");
+  if (!target) {
+    r.why = tool == Tool::nvme
+                ? "the command names no target address (only connect, connect-all and discover "
+                  "open a connection; disconnect and list-subsys work through sysfs from any "
+                  "namespace): the real program runs as is"
+                : "the command names no server (no SERVER:/EXPORT source): the real program runs "
+                  "as is";
+    return r;
+  }
+  r.monitors.text = target->text;
+  r.monitors.where = target->where;
+  r.monitors.endpoints.push_back(Endpoint{target->host, {}});
+  if (!env.targets) {
+    r.why = std::string(kTargetsVariable) + " is unset: no holder serves " + quote(target->text) +
+            ", the real program runs as is";
+    return r;
+  }
+  std::optional<TargetMatch> match = holder_serving(*env.targets, target->host);
+  if (!match) {
+    r.why = "no holder in " + std::string(kTargetsVariable) + " serves " + quote(target->text) +
+            ": not held, the real program runs as is";
+    return r;
+  }
+  r.cluster_id = match->id;
+  r.held = true;
+  use_holder_directory(r, env);
+  r.why = "holder " + quote(r.cluster_id) + " serves " + quote(target->text) + " (named by " +
+          target->where + "; " + kTargetsVariable + " declares " + quote(match->declared) +
+          "); it publishes in " + quote(env.holder_dir);
+  return r;
+}
+
+}  // namespace
+
 Route route(Tool tool, const std::vector<std::string>& args, const Environment& env) {
+  if (!routes_by_monitors(tool)) return route_by_target(tool, args, env);
   Route r;
   r.monitors = tool == Tool::rbd ? rbd_monitors(args) : mount_ceph_monitors(args);
   if (!r.monitors.named()) {
@@ -133,7 +210,7 @@ Route route(Tool tool, const std::vector<std::string>& args, const Environment& 
             "cluster is held, the real program runs as is";
     return r;
   }
-  const ConfigKind kind = config_kind_of(tool);
+  const ConfigKind kind = tool == Tool::rbd ? ConfigKind::rbd : ConfigKind::cephfs;
   const std::vector<ConfigEntry> entries = read_entries(env.config, kind);
   std::vector<std::string> matched;
   for (const auto& e : entries)
@@ -175,14 +252,7 @@ Route route(Tool tool, const std::vector<std::string>& args, const Environment& 
             std::string(config_kind_name(kind)) + " netNamespaceFilePath)";
     return r;
   }
-  // The holder's socket when it publishes one (it works without hostPID),
-  // else its link; a missing file is then waited for as NETNS_EXEC_WAIT_HOLDER says.
-  validate_cluster_id(r.cluster_id);
-  const std::string base = env.holder_dir + "/" + r.cluster_id;
-  struct stat st {};
-  const bool socket = ::lstat((base + ".net.sock").c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
-  r.holder_path = base + (socket ? ".net.sock" : ".net.ns");
-  r.source = Source::netns_path(r.holder_path);
+  use_holder_directory(r, env);
   r.why = "cluster " + quote(r.cluster_id) + " is held (monitors " + quote(r.monitors.text) +
           " named by " + r.monitors.where + "); its holder publishes in " + quote(env.holder_dir);
   return r;

@@ -13,6 +13,11 @@
 //   name=ID,secretfile=F[,mds_namespace=FS][,...] fuse     ceph-fuse TARGET -m
 //   MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...] nfs      mount -t
 //   nfs SERVER:PATH TARGET [-o ...] umount   umount TARGET
+//   nvme connect  nvme connect -t tcp -n NQN -a ADDR -s PORT [-l SECONDS]
+//              [--hostnqn H] [--dhchap-secret S] [--dhchap-ctrl-secret S]
+//            (ceph-csi's nvmeof node plugin's call; not Ceph-specific: any
+//            NVMe/TCP target. nvme-cli takes DH-CHAP secrets only on argv,
+//            as ceph-csi passes them; messages and logs redact them)
 //
 // Secrets: a key given by value goes to the child's stdin and the command
 // reads it from /dev/stdin (--keyfile=/dev/stdin, secretfile=/dev/stdin); it
@@ -23,11 +28,13 @@
 // at a time; a request identical to one already running (same operation,
 // arguments, secret and namespace) does not run again but waits for and
 // shares that result. Different volumes run in parallel. Across processes
-// (two `netns-exec map` for one image at once), map/unmap/mount/umount hold
-// an flock per volume in Settings::lock_dir, and under it map and kernel
-// mounts first look whether the work is already done (the image mapped in
-// /sys/bus/rbd/devices, the target already a ceph mount): the second caller
-// gets the first one's device, already_done set, and nothing runs twice.
+// (two `netns-exec map` for one image at once), map/unmap/mount/umount and
+// nvme connect hold an flock per volume in Settings::lock_dir, and under it
+// map, kernel mounts and nvme connect first look whether the work is already
+// done (the image mapped in /sys/bus/rbd/devices, the target already a ceph
+// mount, a live or reconnecting controller of that subsystem NQN at that
+// address in /sys/class/nvme): the second caller gets the first one's
+// device, already_done set, and nothing runs twice.
 //
 // Cancellation (Cancellation::fd, and Settings::timeout, which is handled
 // the same way): map, unmap, mount and umount are never cut off mid-way.
@@ -83,6 +90,7 @@ struct Settings {
   std::string umount = "umount";
   std::string ceph_fuse = "ceph-fuse";
   std::string modprobe = "modprobe";
+  std::string nvme = "nvme";
   // The environment of every command; nullopt: the caller's.
   std::optional<std::vector<std::string>> env;
   // Probed before krbd map / kernel mounts (tests point them elsewhere).
@@ -94,6 +102,10 @@ struct Settings {
   // One lock file per volume, shared by every process on the node that runs
   // Ceph operations (created 0700 if missing). Empty: no cross-process lock.
   std::string lock_dir = "/run/netns-exec/volumes";
+  // The NVMe controllers (nvme connect: is that subsystem already connected
+  // at that address?). Not scoped by network namespace: every controller of
+  // the node is there, whoever connected it.
+  std::string sys_class_nvme = "/sys/class/nvme";
 };
 
 struct MapRequest {
@@ -129,6 +141,19 @@ struct NfsMountRequest {
   std::string export_path;
   std::string target;
   std::string mount_options;    // comma-separated, "" for none
+};
+
+struct NvmeConnectRequest {
+  std::string transport = "tcp";
+  std::string subsystem_nqn;    // -n
+  std::string traddr;           // -a: the gateway's address
+  uint16_t trsvcid = 4420;      // -s
+  std::string ctrl_loss_tmo;    // -l SECONDS, "" for nvme-cli's default (ceph-csi: "1800")
+  std::string host_nqn;         // --hostnqn, "" for the node's /etc/nvme/hostnqn
+  std::optional<std::string> dhchap_secret;       // --dhchap-secret
+  std::optional<std::string> dhchap_ctrl_secret;  // --dhchap-ctrl-secret
+  // "nvme:NQN@ADDR:PORT": what the per-volume lock is taken on.
+  [[nodiscard]] std::string volume_key() const;
 };
 
 struct UmountRequest {
@@ -222,6 +247,19 @@ std::vector<std::string> ceph_fuse_argv(const CephfsMountRequest& request,
 std::vector<std::string> nfs_mount_argv(const NfsMountRequest& request,
                                         const Settings& settings = {});
 std::vector<std::string> umount_argv(const UmountRequest& request, const Settings& settings = {});
+std::vector<std::string> nvme_connect_argv(const NvmeConnectRequest& request,
+                                           const Settings& settings = {});
+
+// The controller (/dev/nvmeN) of an existing connection to exactly this
+// subsystem NQN at this transport, address and port (and host NQN when the
+// request names one) in Settings::sys_class_nvme, in a state that the kernel
+// keeps or restores (live, connecting, resetting; not deleting or dead).
+std::optional<std::string> connected_controller(const Settings& settings,
+                                                const NvmeConnectRequest& request);
+
+// One field of a controller's address attribute (/sys/class/nvme/nvmeN/address,
+// "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1"); "" when absent.
+std::string nvme_address_field(std::string_view address, std::string_view name);
 
 // Runs the operations with per-volume serialization. One Runner per process
 // is the intent (default_runner()); it is thread-safe. Invalid requests
@@ -249,6 +287,12 @@ class Runner {
                             const Cancellation& cancel = {});
   OperationResult umount(const UmountRequest& request, const Target& target,
                          const Cancellation& cancel = {});
+  // device: the controller, /dev/nvmeN (read from sysfs after the connect).
+  // Already connected (connected_controller): nothing runs, already_done.
+  // Stopped after it started: a controller it made is disconnected
+  // (nvme disconnect -d /dev/nvmeN).
+  OperationResult nvme_connect(const NvmeConnectRequest& request, const Target& target,
+                               const Cancellation& cancel = {});
 
   // The general form the operations above use, exposed for tests and for
   // callers with their own commands: runs `command` (its netns_fd is taken

@@ -1,7 +1,11 @@
 #pragma once
-// Which TCP sessions are Ceph sessions, judged by the peer's port: monitors
-// listen on 3300 (msgr2) and 6789 (msgr1), OSDs and MDSs bind in 6800-7568
-// (ms_bind_port_min/max). Both sets are configurable for clusters that move them.
+// Which TCP sessions are a kernel storage client's, judged by the peer's
+// port: Ceph monitors listen on 3300 (msgr2) and 6789 (msgr1), OSDs and MDSs
+// bind in 6800-7568 (ms_bind_port_min/max); NVMe/TCP I/O controllers on 4420
+// and discovery controllers on 8009 (the IANA ports, what Ceph's NVMe-oF
+// gateways use by default); NFS servers on 2049. Every set is configurable
+// for deployments that move them. ("Ceph session" in the names below means
+// any of them: they hang the same way when their namespace goes.)
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,12 +27,16 @@ struct PortRange {
 std::vector<PortRange> parse_port_ranges(std::string_view text, std::string_view what);
 std::string format_port_ranges(const std::vector<PortRange>& ranges);  // same syntax
 
-enum class CephRole { none, mon, osd };
-const char* role_name(CephRole role) noexcept;  // "", "mon", "osd/mds"
+enum class CephRole { none, mon, osd, nvme, nvme_discovery, nfs };
+// "", "mon", "osd/mds", "nvme/tcp", "nvme-discovery", "nfs"
+const char* role_name(CephRole role) noexcept;
 
 struct CephPorts {
   std::vector<PortRange> mon{{3300, 3300}, {6789, 6789}};
   std::vector<PortRange> osd{{6800, 7568}};
+  std::vector<PortRange> nvme{{4420, 4420}};
+  std::vector<PortRange> nvme_discovery{{8009, 8009}};
+  std::vector<PortRange> nfs{{2049, 2049}};
 
   [[nodiscard]] CephRole classify(uint16_t peer_port) const noexcept;
 };

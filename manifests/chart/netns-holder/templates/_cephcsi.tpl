@@ -1,6 +1,8 @@
 {{/*
 ceph-csi's cluster config (config.json), one entry per cluster with
-netNamespaceFilePath for every kind it has a holder for. Written out by hand so
+netNamespaceFilePath for every kind it has a holder for (nvmeof has no entry:
+ceph-csi's nvmeof driver reads none; its holders are found through
+NETNS_EXEC_TARGETS). Written out by hand so
 the keys keep ceph-csi's documented order. Input: the root context.
 */}}
 {{- define "netns-holder.configJson" -}}
@@ -15,7 +17,7 @@ the keys keep ceph-csi's documented order. Input: the root context.
     "monitors": {{ toJson . }}
     {{- end }}
     {{- range $h := $holders }}
-    {{- if eq $h.cluster $c.id }},
+    {{- if and (eq $h.cluster $c.id) (hasKey $sections $h.kind) }},
     "{{ get $sections $h.kind }}": {
       "netNamespaceFilePath": {{ toJson $h.path }}
     }
@@ -44,7 +46,7 @@ csiConfig:
       {{- end }}
     {{- end }}
     {{- range $h := $holders }}
-    {{- if eq $h.cluster $c.id }}
+    {{- if and (eq $h.cluster $c.id) (hasKey $sections $h.kind) }}
     {{ get $sections $h.kind }}:
       netNamespaceFilePath: {{ $h.path | quote }}
     {{- end }}

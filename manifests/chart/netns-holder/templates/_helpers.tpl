@@ -51,8 +51,9 @@ appended, so two IDs never share a name. Input: dict "kind" "id".
 {{- else if or (eq $d "rbd.csi.ceph.com") (hasSuffix ".rbd.csi.ceph.com" $d) -}}rbd
 {{- else if or (eq $d "cephfs.csi.ceph.com") (hasSuffix ".cephfs.csi.ceph.com" $d) -}}cephfs
 {{- else if or (eq $d "nfs.csi.ceph.com") (hasSuffix ".nfs.csi.ceph.com" $d) -}}nfs
+{{- else if or (eq $d "nvmeof.csi.ceph.com") (hasSuffix ".nvmeof.csi.ceph.com" $d) -}}nvmeof
 {{- else -}}
-{{- fail (printf "cannot tell the kind of CSI driver %q: ceph-csi drivers end in rbd.csi.ceph.com, cephfs.csi.ceph.com or nfs.csi.ceph.com; for another name write {name: %s, kind: rbd|cephfs|nfs}" $d $d) -}}
+{{- fail (printf "cannot tell the kind of CSI driver %q: ceph-csi drivers end in rbd.csi.ceph.com, cephfs.csi.ceph.com, nfs.csi.ceph.com or nvmeof.csi.ceph.com; for another name write {name: %s, kind: rbd|cephfs|nfs|nvmeof}" $d $d) -}}
 {{- end -}}
 {{- end -}}
 
@@ -102,7 +103,7 @@ holder's <ID>.holder.json, for the preStop guard), multus, requireInterfaces
 {{- else if $c.multus -}}
 {{- $ifaces = (include "netns-holder.multusInterfaces" $c.multus | fromJson).interfaces -}}
 {{- end -}}
-{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "record" (printf "%s/%s.holder.json" $dir $c.id) "multus" ($c.multus | default "") "monitors" ($c.monitors | default list) "requireInterfaces" $ifaces "requireReachable" ($c.requireReachable | default list)) -}}
+{{- $holders = append $holders (dict "cluster" $c.id "driver" $driver "kind" $kind "name" $name "dir" $dir "path" $path "record" (printf "%s/%s.holder.json" $dir $c.id) "multus" ($c.multus | default "") "monitors" ($c.monitors | default list) "requireInterfaces" $ifaces "requireReachable" ($c.requireReachable | default list) "targets" ($c.targets | default list)) -}}
 {{- end -}}
 {{- end -}}
 {{- toJson (dict "holders" $holders) -}}

@@ -13,35 +13,53 @@
 //                              driver's plugin directory, see default_holder_dir)
 // A cluster whose config entry has a netNamespaceFilePath for the driver's
 // kind uses that path (the hook ceph-csi itself reads wins).
+//
+// `nvme` and `mount.nfs` (and `mount.nfs4`) have no config.json: their
+// holders are declared by NETNS_EXEC_TARGETS (see targets.hpp), which alone
+// says what is held for them (NETNS_EXEC_HELD_CLUSTERS and the config are
+// not read). From there the path is the same: the holder's file in
+// NETNS_EXEC_HOLDER_DIR, opened and checked by resolve().
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "netns_exec/shim/monitors.hpp"
+#include "netns_exec/shim/targets.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::exec::shim {
 
 // The programs netns-exec stands in for, by argv[0]'s basename.
-enum class Tool { rbd, mount_ceph };
+// mount_nfs stands for mount.nfs and mount.nfs4 (the real program is the
+// one of the name invoked).
+enum class Tool { rbd, mount_ceph, nvme, mount_nfs };
 std::optional<Tool> tool_named(std::string_view basename);
-const char* tool_name(Tool tool) noexcept;        // "rbd", "mount.ceph"
-ConfigKind config_kind_of(Tool tool) noexcept;    // rbd, cephfs
-const char* default_holder_dir(Tool tool) noexcept;  // /var/lib/kubelet/plugins/{rbd,cephfs}.csi.ceph.com
+const char* tool_name(Tool tool) noexcept;  // "rbd", "mount.ceph", "nvme", "mount.nfs"
+// Whether the tool's clusters come from ceph-csi's config.json (rbd,
+// mount.ceph) or from NETNS_EXEC_TARGETS (nvme, mount.nfs).
+bool routes_by_monitors(Tool tool) noexcept;
+// /var/lib/kubelet/plugins/{rbd,cephfs,nvmeof,nfs}.csi.ceph.com
+const char* default_holder_dir(Tool tool) noexcept;
 
 struct Environment {
   std::string config = kDefaultCephCsiConfig;
   std::optional<std::vector<std::string>> held;  // nullopt: every cluster in the config
   std::string holder_dir;
+  // NETNS_EXEC_TARGETS (nvme, mount.nfs); nullopt when unset: none declared.
+  std::optional<std::vector<DeclaredHolder>> targets;
   // From the process environment for `tool`. Throws Error(invalid_argument)
-  // naming NETNS_EXEC_HELD_CLUSTERS for an ID that is not a valid cluster ID.
+  // naming NETNS_EXEC_HELD_CLUSTERS (or NETNS_EXEC_TARGETS) for an ID that
+  // is not a valid cluster ID or an entry that cannot be read.
   static Environment from_process(Tool tool);
 };
 
 struct Route {
-  NamedMonitors monitors;              // what the command named
-  std::string cluster_id;              // the config entry they matched ("" if none)
+  // What the command named: its monitors (rbd, mount.ceph) or its target
+  // address (nvme, mount.nfs; one endpoint, no ports), and what to call it.
+  NamedMonitors monitors;
+  const char* named = "monitors";      // "monitors" or "target"
+  std::string cluster_id;              // the config entry / declared holder matched ("" if none)
   std::vector<std::string> also;       // other entries with the same monitors
   bool held = false;                   // true: run inside cluster_id's holder
   std::string why;                     // one sentence: why routed or passed through
@@ -50,7 +68,7 @@ struct Route {
 };
 
 // The decision for `args` (argv without argv[0]) of `tool`. A command that
-// names no monitors is passed through without the config being read. Throws
+// names no monitors (no target) is passed through without the config being read. Throws
 // Error when the monitors are named but the config cannot be read or parsed:
 // then nobody can tell whether the cluster is held, and a held cluster must
 // never be served from the plugin's own namespace.
