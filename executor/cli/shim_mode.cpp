@@ -45,8 +45,8 @@ int shim_main(int argc, char** argv) {
   // rbd ...`: then this process is already in the holder's namespace, and
   // the record (required) proves that it is the holder's, not the plugin's.
   // Without a record to prove it (NETNS_EXEC_IDENTITY=if-present, or a file
-  // outside a holder directory, which needs none), our own namespace stays
-  // refused.
+  // outside a holder directory let through by NETNS_EXEC_ALLOW_UNRECORDED_NETNS),
+  // our own namespace stays refused.
   options.allow_own_netns = options.identity == exec::IdentityPolicy::require;
   options.own_netns_needs_record = true;
   try {
