@@ -61,17 +61,19 @@ TEST(InspectNvmeNfs, TheCliTakesThePortsAndTheGuardCounts) {
   UniqueFd listener = net.listen_mon(4430);
   UniqueFd nfs_listener = net.listen_mon(2049);
   UniqueFd a = net.connect_mon(4430), b = net.connect_mon(2049);
+  // A test namespace, not a holder's: no record vouches for it.
   const std::string source = "--netns=" + net.inspected.ns_path();
-  auto without = run_command({NETNS_EXEC_BIN, "guard", "--count", source});
+  const std::string opt_in = "--allow-unrecorded-netns";
+  auto without = run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in});
   ASSERT_TRUE(without.ok()) << without.describe();
   EXPECT_EQ(without.out, "1\n") << "4430 counts only when named";
-  auto with = run_command({NETNS_EXEC_BIN, "guard", "--count", source, "--nvme-ports", "4430"});
+  auto with = run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in, "--nvme-ports", "4430"});
   ASSERT_TRUE(with.ok()) << with.describe();
   EXPECT_EQ(with.out, "2\n");
-  auto inspect = run_command({NETNS_EXEC_BIN, "inspect", source, "--json", "--nvme-ports", "4430"});
+  auto inspect = run_command({NETNS_EXEC_BIN, "inspect", source, opt_in, "--json", "--nvme-ports", "4430"});
   ASSERT_TRUE(inspect.ok()) << inspect.describe();
   EXPECT_THAT(inspect.out, testing::HasSubstr("\"nvme/tcp\""));
-  auto bad = run_command({NETNS_EXEC_BIN, "guard", "--count", source, "--nfs-ports", "2049-20"});
+  auto bad = run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in, "--nfs-ports", "2049-20"});
   EXPECT_EQ(bad.exit_code, 125) << bad.describe();
   EXPECT_THAT(bad.err, testing::HasSubstr("--nfs-ports"));
 }

@@ -163,7 +163,7 @@ Finding record_required(std::string_view path, std::string_view dir_shown, bool 
 inline constexpr const char* kUnrecordedOptIn =
     "--allow-unrecorded-netns (C++ ResolveOptions::allow_unrecorded_netns, C "
     "netns_exec_request_set_allow_unrecorded_netns, Go Cmd.AllowUnrecordedNetns, the nsenter form "
-    "and the rbd/mount.ceph shims NETNS_EXEC_ALLOW_UNRECORDED_NETNS=1)";
+    "and the shims (rbd, mount.ceph, nvme, mount.nfs) NETNS_EXEC_ALLOW_UNRECORDED_NETNS=1)";
 
 // --- the holder record ----------------------------------------------------
 
