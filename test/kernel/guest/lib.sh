@@ -449,13 +449,15 @@ ktest__run_at_cleanup() {
 
 # ktest_unmap_image_force IMAGE — every krbd mapping of rbd/IMAGE on the node, force-unmapped
 # (bounded, logged): found by the image's name in /sys/bus/rbd/devices, never by a device number
-# a later mapping may have taken.
+# a later mapping may have taken. With noudev, as netns-exec unmaps: the guest runs no udevd, and
+# rbd would wait for its event until the bound.
 ktest_unmap_image_force() {
   local d
   for d in /sys/bus/rbd/devices/*; do
     [ -e "$d/name" ] || continue
     [ "$(cat "$d/pool")" = rbd ] && [ "$(cat "$d/name")" = "$1" ] || continue
-    ktest_bounded 30 "rbd unmap -o force /dev/rbd${d##*/} (rbd/$1)" rbd unmap -o force "/dev/rbd${d##*/}"
+    ktest_bounded 30 "rbd unmap -o force /dev/rbd${d##*/} (rbd/$1)" \
+      rbd -c "$KTEST_CONF" unmap "/dev/rbd${d##*/}" --device-type krbd --options noudev --options force
   done
 }
 
@@ -494,20 +496,26 @@ ktest_ceph() {
 }
 
 # ktest_fence CIDR... — `ceph osd blocklist range add CIDR` for each, what a NetworkFence makes
-# ceph-csi run; returns once every OSD has the osdmap that carries them (an OSD refuses a client's
-# ops by its own map), so a write that completes afterwards was not fenced. Each CIDR is recorded
-# before it is added (an add that timed out may still have gone through) and lifted by
+# ceph-csi run; returns once the osdmap lists them all and every OSD has that map (an OSD refuses a
+# client's ops by its own map), so a write that completes afterwards was not fenced. The CIDRs are
+# recorded before they are added (an add that timed out may still have gone through) and lifted by
 # ktest_fence_lift, which the scenario's cleanup runs whatever happened. Sets KTEST_FENCE_EPOCH.
 ktest_fence() {
   local cidr osd
   [ "$#" -gt 0 ] || e2e_die "ktest_fence: no CIDR to fence"
   ktest_at_cleanup ktest_fence_lift
+  printf '%s\n' "$@" >>"$KTEST_W/fence.cidrs"
+  # One ceph process for them all, reading the commands from stdin: each start of the CLI costs
+  # seconds in the emulated guest. It exits 0 whatever a command did; the osdmap read next is what
+  # tells.
+  printf 'osd blocklist range add %s\n' "$@" | ktest_ceph
+  ktest_ceph osd dump -f json >"$KTEST_W/osdmap.json" || e2e_die "ceph osd dump failed"
   for cidr in "$@"; do
-    echo "$cidr" >>"$KTEST_W/fence.cidrs"
-    ktest_ceph osd blocklist range add "$cidr" || e2e_die "ceph osd blocklist range add $cidr failed"
+    jq -e --arg k "cidr:${cidr%/*}:0/${cidr#*/}" '.range_blocklist | has($k)' "$KTEST_W/osdmap.json" >/dev/null ||
+      e2e_die "the osdmap does not list $cidr after ceph osd blocklist range add: $(jq -c .range_blocklist "$KTEST_W/osdmap.json")"
   done
-  KTEST_FENCE_EPOCH=$(ktest_ceph osd stat -f json | jq -e .epoch) || e2e_die "ceph osd stat gave no epoch"
-  for osd in $(ktest_ceph osd ls); do
+  KTEST_FENCE_EPOCH=$(jq -e .epoch "$KTEST_W/osdmap.json")
+  for osd in $(jq -r '.osds[].osd' "$KTEST_W/osdmap.json"); do
     e2e_wait_until 60 "osd.$osd to have osdmap $KTEST_FENCE_EPOCH" ktest__osd_has_map "$osd" "$KTEST_FENCE_EPOCH" ||
       e2e_die "osd.$osd did not get osdmap $KTEST_FENCE_EPOCH (the fence) within 60 s"
   done
@@ -515,24 +523,24 @@ ktest_fence() {
 }
 ktest__osd_has_map() { [ "$(ktest_ceph tell "osd.$1" status -f json | jq -e .newest_map)" -ge "$2" ]; }
 
-# ktest_fence_lift — `ceph osd blocklist range rm` of every CIDR ktest_fence added, then `ceph osd
-# blocklist ls` must show no entry for any of their addresses (a range or a single client).
-# Fails, naming them, if any is left; what was lifted is forgotten.
+# ktest_fence_lift — `ceph osd blocklist range rm` of every CIDR ktest_fence added; then the osdmap
+# must list no blocklist entry for any of their addresses (neither a range nor a single client,
+# such as one a krbd lock break adds). Fails, naming them, if any is left; what was lifted is
+# forgotten.
 ktest_fence_lift() {
   local cidr listed left=()
   [ -s "$KTEST_W/fence.cidrs" ] || return 0
-  while read -r cidr; do
-    ktest_ceph osd blocklist range rm "$cidr" || e2e_log "ceph osd blocklist range rm $cidr failed"
-  done <"$KTEST_W/fence.cidrs"
-  listed=$(ktest_ceph osd blocklist ls 2>&1) || { e2e_log "ceph osd blocklist ls failed: $listed"; return 1; }
+  sed 's|^|osd blocklist range rm |' "$KTEST_W/fence.cidrs" | ktest_ceph
+  listed=$(ktest_ceph osd dump -f json | jq -r '(.blocklist + .range_blocklist) | keys[]') ||
+    { e2e_log "cannot read the blocklist (ceph osd dump)"; return 1; }
   while read -r cidr; do
     ! grep -qF "${cidr%/*}:" <<<"$listed" || left+=("$cidr")
   done <"$KTEST_W/fence.cidrs"
   if [ "${#left[@]}" -gt 0 ]; then
-    e2e_log "still blocklisted after range rm: ${left[*]}: $listed"
+    e2e_log "still blocklisted after range rm: ${left[*]} (blocklist: $(echo "$listed" | tr '\n' ' '))"
     return 1
   fi
-  e2e_log "fence lifted: $(tr '\n' ' ' <"$KTEST_W/fence.cidrs")(blocklist now: $(echo "$listed" | tr '\n' ' '))"
+  e2e_log "fence lifted: $(tr '\n' ' ' <"$KTEST_W/fence.cidrs")(blocklist now: ${listed:-empty})"
   rm -f "$KTEST_W/fence.cidrs"
 }
 
