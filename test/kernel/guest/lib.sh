@@ -348,6 +348,7 @@ ktest_bounded() {
 # own and go with it.
 ktest_scenario_cleanup() {
   local d
+  ktest__run_at_cleanup
   for d in "$KTEST_W"/plugin-*/; do
     [ -d "$d" ] && e2e_scope_cleanup "${d%/}"
   done
@@ -427,4 +428,158 @@ ktest_plain_rbd_map() {
 ktest_plain_rbd_create() {
   # shellcheck disable=SC2046
   ktest_plugin_call "$1" timeout 60 rbd $(ktest_rbd_auth) --client-mount-timeout 10 create --size 64 "rbd/$2"
+}
+
+# --- Cleanup steps of a scenario's own ---------------------------------------------------------
+# ktest_at_cleanup CMD... — run CMD when the scenario ends, whatever happened, before its scopes
+# are undone (ktest_scenario_cleanup), the last registered first: what a scope cannot record (a
+# blocklist entry on the cluster, a mapping). Each runs in a subshell, so one that fails (or
+# calls e2e_die) is logged and the rest of the cleanup still runs.
+KTEST_AT_CLEANUP=()
+ktest_at_cleanup() { KTEST_AT_CLEANUP+=("$(printf '%q ' "$@")"); }
+ktest__run_at_cleanup() {
+  local i rc
+  for ((i = ${#KTEST_AT_CLEANUP[@]} - 1; i >= 0; i--)); do
+    rc=0
+    (eval "${KTEST_AT_CLEANUP[i]}") || rc=$?
+    [ "$rc" -eq 0 ] || e2e_log "cleanup: ${KTEST_AT_CLEANUP[i]}exited $rc"
+  done
+  KTEST_AT_CLEANUP=()
+}
+
+# ktest_unmap_image_force IMAGE — every krbd mapping of rbd/IMAGE on the node, force-unmapped
+# (bounded, logged): found by the image's name in /sys/bus/rbd/devices, never by a device number
+# a later mapping may have taken. With noudev, as netns-exec unmaps: the guest runs no udevd, and
+# rbd would wait for its event until the bound.
+ktest_unmap_image_force() {
+  local d
+  for d in /sys/bus/rbd/devices/*; do
+    [ -e "$d/name" ] || continue
+    [ "$(cat "$d/pool")" = rbd ] && [ "$(cat "$d/name")" = "$1" ] || continue
+    ktest_bounded 30 "rbd unmap -o force /dev/rbd${d##*/} (rbd/$1)" \
+      rbd -c "$KTEST_CONF" unmap "/dev/rbd${d##*/}" --device-type krbd --options noudev --options force
+  done
+}
+
+# --- Fencing ---------------------------------------------------------------------------------
+# ktest_node_storage_attach — the node's own address on the storage network, as a node has it
+# where the plugin maps from the host's network: a veth from the guest's initial namespace to
+# storage0 (its peer recorded in the scenario's scope, so the pair goes with it). Without it the
+# initial namespace has no client address, and a fence of the node's addresses would be empty.
+# Sets KTEST_NODE_ADDR.
+ktest_node_storage_attach() {
+  local idx E2E_CEPH_NETNS E2E_CEPH_IP
+  # shellcheck disable=SC1090
+  . "$KTEST_STORAGE_ENV"
+  idx=$(e2e_alloc_index)
+  KTEST_NODE_ADDR=$(e2e_ip_add "$E2E_CEPH_IP" $((15 + idx % 4000)))
+  ip link add kt-node type veth peer name "s$idx" netns "$E2E_CEPH_NETNS"
+  e2e_track_link "$KTEST_SCOPE" "$E2E_CEPH_NETNS" "s$idx"
+  ip -n "$E2E_CEPH_NETNS" link set "s$idx" master storage0 up
+  ip addr add "$KTEST_NODE_ADDR/20" dev kt-node
+  ip link set kt-node up
+  e2e_wait_until 10 "kt-node to come up" ktest__init_link_up kt-node ||
+    e2e_die "kt-node did not come up within 10 s: $(ip -o link show kt-node)"
+}
+ktest__init_link_up() { ip link show "$1" | grep -q 'state UP'; }
+
+# ktest_fence_admin_start — the operator's side: a pod on the storage network that no fence of
+# this node covers, where the ceph CLI runs (ktest_ceph). Sets KTEST_ADMIN_NS.
+ktest_fence_admin_start() {
+  KTEST_ADMIN_NS=$(e2e_podnet_create "$KTEST_SCOPE" admin)
+  e2e_podnet_attach_storage "$KTEST_ADMIN_NS" "$KTEST_STORAGE_ENV" >/dev/null
+}
+
+# ktest_ceph ARGS... — the ceph CLI against the cluster, from the admin pod (bounded).
+ktest_ceph() {
+  nsenter --net="/run/netns/$KTEST_ADMIN_NS" -- timeout 60 ceph -c "$KTEST_CONF" --connect-timeout 20 "$@"
+}
+
+# ktest_fence CIDR... — `ceph osd blocklist range add CIDR` for each, what a NetworkFence makes
+# ceph-csi run; returns once the osdmap lists them all and every OSD has that map (an OSD refuses a
+# client's ops by its own map), so a write that completes afterwards was not fenced. The CIDRs are
+# recorded before they are added (an add that timed out may still have gone through) and lifted by
+# ktest_fence_lift, which the scenario's cleanup runs whatever happened. Sets KTEST_FENCE_EPOCH.
+ktest_fence() {
+  local cidr osd
+  [ "$#" -gt 0 ] || e2e_die "ktest_fence: no CIDR to fence"
+  ktest_at_cleanup ktest_fence_lift
+  printf '%s\n' "$@" >>"$KTEST_W/fence.cidrs"
+  # One ceph process for them all, reading the commands from stdin: each start of the CLI costs
+  # seconds in the emulated guest. It exits 0 whatever a command did; the osdmap read next is what
+  # tells.
+  printf 'osd blocklist range add %s\n' "$@" | ktest_ceph
+  ktest_ceph osd dump -f json >"$KTEST_W/osdmap.json" || e2e_die "ceph osd dump failed"
+  for cidr in "$@"; do
+    jq -e --arg k "cidr:${cidr%/*}:0/${cidr#*/}" '.range_blocklist | has($k)' "$KTEST_W/osdmap.json" >/dev/null ||
+      e2e_die "the osdmap does not list $cidr after ceph osd blocklist range add: $(jq -c .range_blocklist "$KTEST_W/osdmap.json")"
+  done
+  KTEST_FENCE_EPOCH=$(jq -e .epoch "$KTEST_W/osdmap.json")
+  for osd in $(jq -r '.osds[].osd' "$KTEST_W/osdmap.json"); do
+    e2e_wait_until 60 "osd.$osd to have osdmap $KTEST_FENCE_EPOCH" ktest__osd_has_map "$osd" "$KTEST_FENCE_EPOCH" ||
+      e2e_die "osd.$osd did not get osdmap $KTEST_FENCE_EPOCH (the fence) within 60 s"
+  done
+  e2e_log "fenced $* (osdmap $KTEST_FENCE_EPOCH, on every OSD)"
+}
+ktest__osd_has_map() { [ "$(ktest_ceph tell "osd.$1" status -f json | jq -e .newest_map)" -ge "$2" ]; }
+
+# ktest_fence_lift — `ceph osd blocklist range rm` of every CIDR ktest_fence added; then the osdmap
+# must list no blocklist entry for any of their addresses (neither a range nor a single client,
+# such as one a krbd lock break adds). Fails, naming them, if any is left; what was lifted is
+# forgotten.
+ktest_fence_lift() {
+  local cidr listed left=()
+  [ -s "$KTEST_W/fence.cidrs" ] || return 0
+  sed 's|^|osd blocklist range rm |' "$KTEST_W/fence.cidrs" | ktest_ceph
+  listed=$(ktest_ceph osd dump -f json | jq -r '(.blocklist + .range_blocklist) | keys[]') ||
+    { e2e_log "cannot read the blocklist (ceph osd dump)"; return 1; }
+  while read -r cidr; do
+    ! grep -qF "${cidr%/*}:" <<<"$listed" || left+=("$cidr")
+  done <"$KTEST_W/fence.cidrs"
+  if [ "${#left[@]}" -gt 0 ]; then
+    e2e_log "still blocklisted after range rm: ${left[*]} (blocklist: $(echo "$listed" | tr '\n' ' '))"
+    return 1
+  fi
+  e2e_log "fence lifted: $(tr '\n' ' ' <"$KTEST_W/fence.cidrs")(blocklist now: ${listed:-empty})"
+  rm -f "$KTEST_W/fence.cidrs"
+}
+
+# ktest_fence_workload_start NAME DEV — guest/fence_workload.py writing DEV (a mapped rbd device)
+# directly; waits for its first 3 writes. Its heartbeat is read as the other workload's
+# (ktest_writes, ktest_wait_writes, ktest_wait_stall).
+ktest_fence_workload_start() {
+  local name=$1 dev=$2
+  rm -f "$KTEST_W/$name.stop" "$KTEST_W/$name.hb" "$KTEST_W/$name.state"
+  e2e_spawn "$KTEST_SCOPE" "workload-$name" - "$KTEST_W/$name.log" \
+    python3 "$KTEST_SRC/guest/fence_workload.py" "$dev" 64 "$KTEST_W/$name.hb" "$KTEST_W/$name.stop" \
+    "$KTEST_W/$name.state"
+  ktest_wait_writes "$name" 3 60 || e2e_die "the fence workload did not start writing $dev: $(cat "$KTEST_W/$name.log")"
+}
+
+# ktest_fence_expected STATE — from a fence workload's STATE (or a copy of it taken at some
+# moment), set KTEST_W_{WRITES,ERRORS,STALL,SHA256,SIZE}: what the writes completed by then left.
+ktest_fence_expected() {
+  local writes errors max_stall_ms expected_sha256 expected_size out
+  out=$(python3 "$KTEST_SRC/guest/fence_workload.py" --expected "$1") || e2e_die "cannot read the workload's state $1"
+  eval "$out"
+  KTEST_W_WRITES=$writes KTEST_W_ERRORS=$errors KTEST_W_STALL=$max_stall_ms
+  KTEST_W_SHA256=$expected_sha256 KTEST_W_SIZE=$expected_size
+}
+
+# ktest_fence_workload_stop NAME [LIMIT] — stop it and wait (bounded) for it to exit; then
+# ktest_fence_expected of its last state.
+ktest_fence_workload_stop() {
+  local name=$1 limit=${2:-60}
+  touch "$KTEST_W/$name.stop"
+  e2e_wait_until "$limit" "the workload $name to exit" ktest__untracked "workload-$name" ||
+    { ktest_stacks "workload-$name"; e2e_die "the workload $name did not exit within ${limit}s ($(ktest_writes "$name") writes): $(tail -n 5 "$KTEST_W/$name.log")"; }
+  tail -n 5 "$KTEST_W/$name.log"
+  ktest_fence_expected "$KTEST_W/$name.state"
+}
+ktest__untracked() { ! e2e_tracked_pid "$KTEST_SCOPE" "$1" >/dev/null; }
+
+# ktest_expect_rbd_raw FIGURE IMAGE — IMAGE (pool rbd) must begin with the fence workload's
+# KTEST_W_SHA256/KTEST_W_SIZE and hold only zeros after it; the host reads it with rbd export.
+ktest_expect_rbd_raw() {
+  echo "KTEST-VERIFY $1 rbd-raw rbd/$2 $KTEST_W_SHA256 $KTEST_W_SIZE"
 }

@@ -42,6 +42,7 @@ ktest_time_left() { echo $((${KTEST_DEADLINE:?the kernel fixture set no deadline
 # the one the guest's workload computed from its writes. Prints what it read; 0 if they match.
 #   rbd-ext4 POOL/IMAGE PATH SHA256 SIZE   rbd export, then PATH from the ext4 image (debugfs)
 #   cephfs POOL INODE OBJECT_SIZE SHA256 SIZE  the file's objects INODE.N with rados get
+#   rbd-raw POOL/IMAGE SHA256 SIZE         rbd export; the image's first SIZE bytes, zeros after
 # Needs test/e2e/lib/ceph.sh and the cluster's env (E2E_CEPH_DIR, E2E_CEPH_NETNS).
 ktest_verify_from_ceph() {
   local work=$1 kind=$2 file=$1/file sha size got
@@ -58,6 +59,16 @@ ktest_verify_from_ceph() {
       # file it wrote is what tells.
       debugfs -R "dump -p $path $file" "$work/image" >>"$work/log" 2>&1
       [ -f "$file" ] || { cat "$work/log"; echo "debugfs found no $path in $spec"; return 1; }
+      ;;
+    rbd-raw)
+      local spec=$1 nonzero
+      sha=$2 size=$3
+      e2e_ceph_run "$E2E_CEPH_DIR" "$E2E_CEPH_NETNS" rbd --client-mount-timeout 10 export --no-progress \
+        "$spec" "$work/image" >"$work/log" 2>&1 || { cat "$work/log"; echo "rbd export $spec failed"; return 1; }
+      head -c "$size" "$work/image" >"$file"
+      # Nothing was written past SIZE: a write that reached the image elsewhere shows here.
+      nonzero=$(tail -c +"$((size + 1))" "$work/image" | tr -d '\0' | wc -c)
+      [ "$nonzero" -eq 0 ] || { echo "$spec holds $nonzero non-zero bytes after its first $size"; return 1; }
       ;;
     cephfs)
       local pool=$1 ino=$2 objsize=$3 n i obj
