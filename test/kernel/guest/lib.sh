@@ -340,6 +340,12 @@ ktest_bounded() {
   e2e_log "cleanup: $what exited $rc"
 }
 
+# ktest_on_cleanup FUNC — FUNC runs first when the scenario is undone (ktest_scenario_cleanup),
+# before the scope's mounts, processes and namespaces: for what the scope cannot track, such as
+# rbd devices. FUNC bounds its own steps and is never fatal.
+KTEST_CLEANUP_HOOKS=()
+ktest_on_cleanup() { KTEST_CLEANUP_HOOKS+=("$1"); }
+
 # Undo what the scenario recorded: plugin scopes, then its own (mounts, processes, namespaces).
 # The holder's namespace is deleted only once its kernel sockets have finished closing (bounded;
 # net1 is still there, so the peer acknowledges a FIN at once): a kernel socket does not pin its
@@ -347,7 +353,11 @@ ktest_bounded() {
 # reuses its memory (see ktest_control, where this was seen). TIME-WAIT ones are the namespace's
 # own and go with it.
 ktest_scenario_cleanup() {
-  local d
+  local d h
+  # What the scope cannot track (rbd devices), undone first, while the holder's network is up.
+  for h in "${KTEST_CLEANUP_HOOKS[@]}"; do
+    "$h" || e2e_log "cleanup: $h exited $?"
+  done
   for d in "$KTEST_W"/plugin-*/; do
     [ -d "$d" ] && e2e_scope_cleanup "${d%/}"
   done
