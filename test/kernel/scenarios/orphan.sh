@@ -36,9 +36,15 @@ ko_cleanup() {
       nsenter --net="/proc/$ko_pin/ns/net" -- ip link set net1 up ||
       e2e_log "cleanup: could not give the old namespace its address back"
   fi
+  e2e_log "cleanup: the old namespace now: $(nsenter --net="/proc/$ko_pin/ns/net" -- ip -o addr show dev net1 2>&1)"
+  e2e_wait_until 30 "the old client to reconnect" ko__sessions ||
+    e2e_log "cleanup: no established session in the old namespace after 30 s"
+  nsenter --net="/proc/$ko_pin/ns/net" -- ss -tan
   ktest_bounded 90 "rbd unmap -o force $dev" rbd unmap -o force "$dev"
+  dmesg | tail -n 20
   ip -n k-storage link del "ko$KTEST_TAG" 2>/dev/null || true
 }
+ko__sessions() { nsenter --net="/proc/$ko_pin/ns/net" -- ss -Htan state established | grep -q .; }
 ktest_on_cleanup ko_cleanup
 
 # ko_flagged FILE — how many entries of node_mappings are this scenario's device, flagged.
