@@ -254,10 +254,12 @@ cmp <(dd if="$dev" bs=64k count=16 iflag=direct status=none) "$KTEST_W/later.bin
 ktest_src "$kc_ns" unmap "$dev"
 [ ! -e "$dev" ] || e2e_die "$dev still exists after the later unmap"
 ktest_mount_ceph "$kc_ns" "/mnt/$kc_prefix-20"
-head -c 64k /dev/urandom >"/mnt/$kc_prefix-20/later-$KTEST_TAG"
-sync "/mnt/$kc_prefix-20/later-$KTEST_TAG"
-cmp "/mnt/$kc_prefix-20/later-$KTEST_TAG" <(head -c 64k "/mnt/$kc_prefix-20/later-$KTEST_TAG")
-rm "/mnt/$kc_prefix-20/later-$KTEST_TAG"
+later_file=/mnt/$kc_prefix-20/later-$KTEST_TAG
+dd if="$KTEST_W/later.bin" of="$later_file" bs=64k conv=fsync status=none
+# Read back past the page cache (O_DIRECT): what the MDS and OSDs stored.
+cmp <(dd if="$later_file" bs=64k iflag=direct status=none) "$KTEST_W/later.bin" ||
+  e2e_die "the later mount does not read back what was written to $later_file"
+rm "$later_file"
 ktest_src "$kc_ns" umount --kind cephfs "/mnt/$kc_prefix-20"
 [ -z "$(kc_mounts)" ] || e2e_die "still mounted after the later umount: $(kc_mounts)"
 later_maps_ok=yes
