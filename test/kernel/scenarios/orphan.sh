@@ -40,7 +40,8 @@ ko_cleanup() {
   e2e_wait_until 30 "the old client to reconnect" ko__sessions ||
     e2e_log "cleanup: no established session in the old namespace after 30 s"
   nsenter --net="/proc/$ko_pin/ns/net" -- ss -tan
-  ktest_bounded 90 "rbd unmap -o force $dev" rbd unmap -o force "$dev"
+  # (noudev: no udev runs in the guest, and rbd would wait for its event.)
+  ktest_bounded 90 "rbd unmap -o force,noudev $dev" rbd unmap -o force,noudev "$dev"
   dmesg | tail -n 20
   ip -n k-storage link del "ko$KTEST_TAG" 2>/dev/null || true
 }

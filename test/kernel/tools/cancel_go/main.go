@@ -7,12 +7,14 @@
 //	kernel_cancel_go CLUSTER_ID CONFIG DELAY_MS GRACE_MS unmap DEVICE
 //	kernel_cancel_go CLUSTER_ID CONFIG DELAY_MS GRACE_MS umount TARGET
 //
-// DELAY_MS -1 cancels the context before the call; otherwise it is cancelled
-// DELAY_MS after the call began. GRACE_MS is CephOptions.CancelGrace (0 is
+// DELAY_MS -1 cancels the context before the call; N cancels it N ms after
+// the call began; +N cancels it N ms after the command's process (a child of
+// this one) appeared: mid-command, whatever the machine's speed. GRACE_MS is
+// CephOptions.CancelGrace (0 is
 // the package's default, so 0 here means 1 ns: SIGTERM at once). Prints one
 // line:
 //
-//	CANCEL go OP delay_ms=D grace_ms=G state=STATE error=KIND device=DEV leftover=L
+//	CANCEL go OP delay_ms=DELAY_MS grace_ms=G state=STATE error=KIND device=DEV leftover=L
 //
 // KIND is "none", "cancelled" (a *CancelledError that wraps context.Canceled),
 // or "other"; its message goes to stderr. Exit 0 when the call returned.
@@ -24,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/netns-holder/netns-holder/executor/go/netnsexec"
@@ -46,7 +49,8 @@ func main() {
 	if len(os.Args) < 7 {
 		usage()
 	}
-	delay, err1 := strconv.Atoi(os.Args[3])
+	afterStart := strings.HasPrefix(os.Args[3], "+")
+	delay, err1 := strconv.Atoi(strings.TrimPrefix(os.Args[3], "+"))
 	grace, err2 := strconv.Atoi(os.Args[4])
 	if err1 != nil || err2 != nil {
 		usage()
@@ -60,9 +64,19 @@ func main() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if delay < 0 {
+	switch {
+	case delay < 0:
 		cancel()
-	} else {
+	case afterStart:
+		go func() {
+			// Bounded: the operation's own timeout is 90 s.
+			for i := 0; i < 18000 && !haveChild(); i++ {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(time.Duration(delay) * time.Millisecond)
+			cancel()
+		}()
+	default:
 		time.AfterFunc(time.Duration(delay)*time.Millisecond, cancel)
 	}
 
@@ -98,6 +112,31 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
-	fmt.Printf("CANCEL go %s delay_ms=%d grace_ms=%d state=%s error=%s device=%s leftover=%s\n",
-		op, delay, grace, state, kind, orDash(device), orDash(leftover))
+	fmt.Printf("CANCEL go %s delay_ms=%s grace_ms=%d state=%s error=%s device=%s leftover=%s\n",
+		op, os.Args[3], grace, state, kind, orDash(device), orDash(leftover))
+}
+
+// haveChild reports whether a process whose parent is this one exists
+// (/proc/N/stat: the parent is the second field after the closing parenthesis).
+func haveChild() bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	self := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == self {
+			return true
+		}
+	}
+	return false
 }
