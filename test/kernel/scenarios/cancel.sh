@@ -107,7 +107,8 @@ kc_caller() {
 }
 
 # kc_after_completion CASE go|c|cli DELAY_MS unmap IMAGE | umount N — the map or mount completes
-# (netns-exec, not cancelled); then its unmap or umount is cancelled DELAY_MS in (grace 30 s).
+# (netns-exec, not cancelled); then its unmap or umount is cancelled at DELAY_MS (the tools'
+# syntax; the CLI: its --timeout in ms), grace 30 s.
 # One that had not started yet is done again, as the caller would retry it.
 kc_after_completion() {
   local case=$1 who=$2 delay=$3 op=$4 obj line state
@@ -188,7 +189,7 @@ kc_caller go-map-300ms-in go +300 30000 map "$img_go"
 kc_caller go-map-300ms-in-sigterm go +300 0 map "$img_go"
 kc_caller go-mount-5ms go 5 30000 mount 1
 kc_caller go-mount-started-sigterm go +0 0 mount 2
-kc_after_completion go-unmap-50ms go 50 unmap "$img_go"
+kc_after_completion go-unmap-started go +0 unmap "$img_go"
 # C: the cancel handle.
 kc_caller c-map-before c -1 30000 map "$img_c"
 kc_caller c-map-20ms c 20 30000 map "$img_c"
@@ -196,7 +197,7 @@ kc_caller c-map-600ms-in-sigterm c +600 0 map "$img_c"
 kc_caller c-mount-before c -1 30000 mount 3
 kc_caller c-mount-started c +0 30000 mount 4
 kc_caller c-mount-50ms-sigterm c 50 0 mount 5
-kc_after_completion c-umount-50ms c 50 umount 6
+kc_after_completion c-umount-started c +0 umount 6
 # The CLI: --timeout, a signal.
 kc_cli_timeout cli-map-timeout-1ms 1ms 30s map "$img_cli"
 kc_cli_timeout cli-map-timeout-300ms-sigterm 300ms 0s map "$img_cli"
