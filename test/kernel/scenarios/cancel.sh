@@ -193,7 +193,7 @@ kc_after_completion go-unmap-started go +0 unmap "$img_go"
 # C: the cancel handle.
 kc_caller c-map-before c -1 30000 map "$img_c"
 kc_caller c-map-20ms c 20 30000 map "$img_c"
-kc_caller c-map-600ms-in-sigterm c +600 0 map "$img_c"
+kc_caller c-map-150ms-in-sigterm c +150 0 map "$img_c"
 kc_caller c-mount-before c -1 30000 mount 3
 kc_caller c-mount-started c +0 30000 mount 4
 kc_caller c-mount-50ms-sigterm c 50 0 mount 5
