@@ -222,10 +222,11 @@ probe=$KTEST_PLUGIN_NS
 KTEST_PLUGIN_NS=$plugin_ns
 nsenter --net="/run/netns/$probe" -- timeout 60 ceph -c "$KTEST_CONF" --connect-timeout 20 osd blocklist ls -f json \
   >"$KTEST_W/blocklist.json" 2>>"$kc_log" || e2e_die "ceph osd blocklist ls failed: $(tail -n 3 "$kc_log")"
-blocklisted=$(jq --arg ip "$holder_ip" '[.[] | select(.addr | startswith($ip + ":"))] | length' "$KTEST_W/blocklist.json")
+# (Slurped: this ceph prints the list twice, two JSON documents.)
+blocklisted=$(jq -s --arg ip "$holder_ip" '[.[][] | select(.addr | startswith($ip + ":"))] | unique | length' "$KTEST_W/blocklist.json")
 # The kernel says so too when Ceph blocklists its client.
 kernel_blocklisted=$(dmesg | tail -n +$((kmsg_before + 1)) | grep -ci blocklist || [ $? -eq 1 ])
-e2e_log "blocklist: $(jq -c . "$KTEST_W/blocklist.json") (holder $holder_ip: $blocklisted); kernel messages naming it: $kernel_blocklisted"
+e2e_log "blocklist: $(jq -sc add "$KTEST_W/blocklist.json") (holder $holder_ip: $blocklisted); kernel messages naming it: $kernel_blocklisted"
 blocklisted=$((blocklisted + kernel_blocklisted))
 watchers=0
 for img in "${kc_images[@]}"; do
