@@ -36,10 +36,8 @@ ko_cleanup() {
       nsenter --net="/proc/$ko_pin/ns/net" -- ip link set net1 up ||
       e2e_log "cleanup: could not give the old namespace its address back"
   fi
-  e2e_log "cleanup: the old namespace now: $(nsenter --net="/proc/$ko_pin/ns/net" -- ip -o addr show dev net1 2>&1)"
   e2e_wait_until 30 "the old client to reconnect" ko__sessions ||
-    e2e_log "cleanup: no established session in the old namespace after 30 s"
-  nsenter --net="/proc/$ko_pin/ns/net" -- ss -tan
+    e2e_log "cleanup: no established session in the old namespace after 30 s: $(nsenter --net="/proc/$ko_pin/ns/net" -- ss -tan)"
   # (noudev: no udev runs in the guest, and rbd would wait for its event.)
   ktest_bounded 90 "rbd unmap -o force,noudev $dev" rbd unmap -o force,noudev "$dev"
   dmesg | tail -n 20
