@@ -310,6 +310,22 @@ TEST(CephCancel, ATimeoutIsACancelToo) {
   EXPECT_THAT(r.message, HasSubstr("reachable"));
 }
 
+// The timeout that stopped a map is spent: the undo has a bound of its own
+// (the longest of the timeout, the cancel grace and 30 s), or a short
+// timeout would kill the rbd unmap it has just made necessary.
+TEST(CephCancel, AShortTimeoutDoesNotCutTheUndoShort) {
+  Node node;
+  node.settings.timeout = 100ms;
+  node.settings.cancel_grace = 5s;
+  node.rbd(node.map_ok(), "sleep 1; " + node.unmap_ok());  // the undo takes 1 s
+  Runner runner(node.settings);
+  OperationResult r = runner.map(map_request(), Target{});
+  EXPECT_EQ(r.failure, Failure::timed_out) << r.message;
+  EXPECT_EQ(r.cancel, Cancel::undone) << r.message;
+  EXPECT_FALSE(exists(node.device_dir)) << "the undo was cut short";
+  EXPECT_THAT(read(node.log), HasSubstr("map-done\nunmap /dev/rbd0\n"));
+}
+
 TEST(CephCancel, ASlowKernelMountIsUnmountedAndAnUmountCompletes) {
   Node node;
   Runner runner(node.settings);

@@ -9,6 +9,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 #include <utility>
@@ -57,6 +58,11 @@ bool finished_by_itself(const spawn::Outcome& o) {
 
 }  // namespace
 
+std::chrono::nanoseconds undo_bound(const Settings& settings) {
+  return std::max({settings.timeout, settings.cancel_grace,
+                   std::chrono::nanoseconds(kMinUndoBound)});
+}
+
 OperationResult not_started(std::string_view what, const std::vector<std::string>& argv) {
   OperationResult r;
   r.failure = Failure::cancelled;
@@ -104,12 +110,16 @@ void settle(OperationResult& r, std::string_view what, const Settings& settings,
     return;
   }
   // Not cancellable itself (it is the way back), but bounded like any
-  // command: the timeout, SIGTERM, kill_grace, SIGKILL.
+  // command: SIGTERM, kill_grace, SIGKILL. Not by what is left of the
+  // caller's timeout, though: the timeout that stopped a map is spent, and
+  // a short one (seen in the kernel suite: `--timeout 1ms`) would kill the
+  // rbd unmap it has just made necessary. So the undo gets the longest of
+  // the timeout, the cancel grace and kMinUndoBound.
   spawn::Command c;
   c.argv = undo.argv(*made);
   c.env = settings.env;
   c.netns_fd = target.netns_fd;
-  c.timeout = settings.timeout;
+  c.timeout = undo_bound(settings);
   c.kill_grace = settings.kill_grace;
   spawn::Result u = spawn::run(c);
   r.undo_argv = redact_argv(c.argv);

@@ -3,6 +3,7 @@
 // after its command started: undo what a map or mount made, or report how
 // far an unmap or umount got. Runs under the volume lock, so no other caller
 // can take a mapping for its own (already_done) while it is being undone.
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,13 @@ struct Undo {
   // "mapped" or "mounted", for messages.
   std::string_view state;
 };
+
+// How long the undo of a stopped map or mount may take (its own bound, then
+// SIGTERM, kill_grace, SIGKILL): the longest of Settings::timeout,
+// Settings::cancel_grace and kMinUndoBound, so that a short timeout that
+// stopped the command does not also cut off the way back.
+inline constexpr std::chrono::seconds kMinUndoBound{30};
+std::chrono::nanoseconds undo_bound(const Settings& settings);
 
 // A result for a request cancelled before its command started.
 OperationResult not_started(std::string_view what, const std::vector<std::string>& argv);

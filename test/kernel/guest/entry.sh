@@ -35,7 +35,8 @@ done
 [ -f "$KTEST_SRC/guest/node.sh" ] || node_failed "$KTEST_SRC/guest/node.sh is not in the shared checkout"
 hostname ktest
 ip link set lo up
-export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN KTEST_MAP_THREADS_BIN
+export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN KTEST_MAP_THREADS_BIN \
+  KTEST_CANCEL_C_BIN KTEST_CANCEL_GO_BIN
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 # The command port is opened and set up before KTEST-UP: a serial port nobody has open drops
 # what arrives, and the host sends its first command as soon as it reads KTEST-UP.

@@ -44,7 +44,8 @@
 // Settings::kill_grace, SIGKILL (the hard bound). Then, still under the
 // volume lock, a map or mount that made its mapping or mount (it printed a
 // device, or the image / target is now mapped / mounted) is undone (rbd
-// unmap DEVICE, umount TARGET, without a cancel) before the call returns
+// unmap DEVICE, umount TARGET, without a cancel, bounded by the longest of
+// the timeout, the cancel grace and 30 s) before the call returns
 // cancelled or timed_out; an unmap or umount that finished keeps its own
 // result. OperationResult::cancel says which of these happened.
 #include <chrono>
