@@ -161,8 +161,8 @@ ktest_nfsd_up() {
 # (mountd and the export's tmpfs go with the scenario's scope).
 ktest_nfsd_down() {
   if mountpoint -q "$KTEST_NFSD"; then
-    ktest_bounded 30 "rpc.nfsd 0" ktest_target_exec rpc.nfsd 0
-    ktest_bounded 30 "exportfs -ua" ktest_target_exec exportfs -ua
+    ktest_bounded 30 "rpc.nfsd 0" nsenter --net="/run/netns/$KTEST_TARGET_NS" -- rpc.nfsd 0
+    ktest_bounded 30 "exportfs -ua" nsenter --net="/run/netns/$KTEST_TARGET_NS" -- exportfs -ua
     umount "$KTEST_NFSD"
   fi
   e2e_log "cleanup: nfsd in $KTEST_TARGET_NS stopped"
@@ -186,9 +186,37 @@ ktest_expect_nfs_file() {
 }
 
 # ktest_nfs_client_down — the scenario's NFS mount (KTEST_NFS_MNT) gone: forced and lazy, bounded
-# (a control's client has no route left to its server).
+# (a control's client has no route left to its server). Nothing here may stat the mount point: on
+# a hard mount whose server is out of reach a stat blocks for good (mountpoint(1) does, and so
+# does umount(8) unless told not to canonicalize the path: -c).
 ktest_nfs_client_down() {
-  if mountpoint -q "$KTEST_NFS_MNT"; then
-    ktest_bounded 20 "umount -f -l $KTEST_NFS_MNT" umount -f -l "$KTEST_NFS_MNT"
+  if ktest_mounted "$KTEST_NFS_MNT"; then
+    ktest_bounded 20 "umount -c -f -l $KTEST_NFS_MNT" umount -c -f -l "$KTEST_NFS_MNT"
   fi
 }
+
+# ktest_mounted DIR — something is mounted on DIR (read from the mount table, no stat of DIR).
+ktest_mounted() { awk -v m="$1" '$2 == m { found = 1 } END { exit !found }' /proc/self/mounts; }
+
+# KTEST_NFS_NULL_CALL — python3 -c text, argument the server's address: one RPC NULL call to NFS
+# version 4 (program 100003) over TCP port 2049 (RFC 5531: a record marker, then xid, CALL, RPC
+# version 2, program, version, procedure 0, null credential and verifier); exits 0 on an accepted
+# reply with status SUCCESS, with a message otherwise.
+# shellcheck disable=SC2016
+KTEST_NFS_NULL_CALL='
+import socket, struct, sys
+call = struct.pack(">10I", 0x4b54, 0, 2, 100003, 4, 0, 0, 0, 0, 0)
+s = socket.create_connection((sys.argv[1], 2049), timeout=20)
+s.sendall(struct.pack(">I", 0x80000000 | len(call)) + call)
+reply = b""
+while len(reply) < 4 + 24:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    reply += chunk
+fields = struct.unpack(">6I", reply[4:28]) if len(reply) >= 28 else ()
+# xid, REPLY (1), MSG_ACCEPTED (0), verifier flavor and length, accept_stat SUCCESS (0)
+if len(fields) != 6 or fields[0] != 0x4b54 or fields[1] != 1 or fields[2] != 0 or fields[5] != 0:
+    sys.exit("NFS NULL call to %s:2049: unexpected reply %r" % (sys.argv[1], reply[:28]))
+print("NFS v4 NULL call to %s:2049: accepted" % sys.argv[1])
+'

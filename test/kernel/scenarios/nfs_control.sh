@@ -3,7 +3,8 @@
 # no holder), as the NFS CSI drivers do it. At the first plugin restart the namespace the client's
 # connection lives in loses its interfaces and is deleted (sunrpc keeps it referenced, so the
 # client stays, with no route): the workload must stall, for that reason and no other
-# (ktest_control). nfsd still answers a fresh client (an NFSv4 NULL call from a new storage pod).
+# (ktest_control). nfsd still answers a fresh client (an NFSv4 NULL call over TCP to port 2049 from
+# a new storage pod: no rpcbind on a v4-only server, so rpcinfo cannot ask; guest/targets.sh).
 # Cleanup: `umount -f -l`, bounded, then the server stopped.
 # figure: kernel.nfs.control
 # shellcheck source=../guest/targets.sh
@@ -20,7 +21,5 @@ e2e_log "mount -t nfs4 from the plugin's own namespace $KTEST_PLUGIN_NS: $(findm
 ktest_workload_start nfsctl "$KTEST_NFS_MNT/data"
 KTEST_CONTROL_PROBE=ktest__probe_nfs
 KTEST_CONTROL_SERVER=server
-ktest__probe_nfs() {
-  nsenter --net="/run/netns/$1" -- timeout 30 rpcinfo -n 2049 -t "$KTEST_TARGET_IP" nfs 4
-}
+ktest__probe_nfs() { nsenter --net="/run/netns/$1" -- timeout 30 python3 -c "$KTEST_NFS_NULL_CALL" "$KTEST_TARGET_IP"; }
 ktest_control kernel.nfs.control nfsctl ktest_plugin_restart ctl storage

@@ -24,7 +24,7 @@ ktest_workload_start nfs "$KTEST_NFS_MNT/data"
 ktest_holder_restarts nfs 10
 
 ktest_exec "$KTEST_PLUGIN_NS" umount --netns "$link" --timeout 60s "$KTEST_NFS_MNT"
-! mountpoint -q "$KTEST_NFS_MNT" || e2e_die "$KTEST_NFS_MNT still mounted after netns-exec umount"
+! ktest_mounted "$KTEST_NFS_MNT" || e2e_die "$KTEST_NFS_MNT still mounted after netns-exec umount"
 ktest_expect_nfs_file data
 [ "$KTEST_T_VERIFIED" = yes ] || e2e_die "the exported file does not hold what the workload wrote"
 echo "FIGURE kernel.nfs.holder: restarts $KTEST_RESTARTS, writes $KTEST_W_WRITES, errors $KTEST_W_ERRORS, max_stall_ms $KTEST_W_STALL, verified $KTEST_W_VERIFIED, verified_from_target $KTEST_T_VERIFIED"

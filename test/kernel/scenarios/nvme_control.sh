@@ -18,8 +18,9 @@ dev=$(ktest_nvme_wait_disk)
 e2e_log "nvme connect from the plugin's own namespace $KTEST_PLUGIN_NS gave $dev"
 ktest_workload_start nvmectl "$dev"
 # What nvme-tcp logs when its queues are cut off: the keep-alive's timeout and failure, error
-# recovery, sends that fail, reconnects that find no route (-101 ENETUNREACH, -113, -110).
-KTEST_CONTROL_KMSG_OK='nvme nvme[0-9]+: (starting error recovery|failed nvme_keep_alive_end_io error=[0-9]+|failed to connect socket: -(101|110|113)|Failed reconnect attempt [0-9]+|failed to send request -[0-9]+|queue [0-9]+: timeout)'
+# recovery, sends that fail, reconnects that find no route (-101 ENETUNREACH, -113, -110); and the
+# target, in the same kernel, seeing the host's keep-alives stop (its controller's fatal error).
+KTEST_CONTROL_KMSG_OK='nvme nvme[0-9]+: (starting error recovery|failed nvme_keep_alive_end_io error=[0-9]+|failed to connect socket: -(101|110|113)|Failed reconnect attempt [0-9]+|failed to send request -[0-9]+|queue [0-9]+: timeout)|nvmet: ctrl [0-9]+ (keep-alive timer [(][0-9]+ seconds[)] expired!|fatal error occurred!)'
 KTEST_CONTROL_PROBE=ktest__probe_nvme
 KTEST_CONTROL_SERVER=target
 ktest__probe_nvme() {
