@@ -152,9 +152,6 @@ ktest_nfsd_up() {
   ktest_target_exec exportfs -o rw,sync,no_root_squash,no_subtree_check,insecure,fsid=0 "198.18.0.0/15:$KTEST_NFS_ROOT"
   e2e_spawn "$KTEST_SCOPE" mountd "$KTEST_TARGET_NS" "$KTEST_W/mountd.log" rpc.mountd -F -N 2 -N 3 -u
   ktest_target_exec rpc.nfsd -N 3 -U -G 10 -L 10 4
-  # A fresh server has no client state to be reclaimed: its grace period ends now (what nfsdcld
-  # tells it when it knows of no clients), so the first open does not wait the 10 s out.
-  echo Y >"$KTEST_NFSD/v4_end_grace"
   ktest_listening "$KTEST_TARGET_NS" 2049 || e2e_die "nfsd: no listener on port 2049 in $KTEST_TARGET_NS"
   ! ktest_listening - 2049 || e2e_die "nfsd listens on 2049 in the guest's initial namespace, not only in $KTEST_TARGET_NS"
   e2e_log "nfsd (NFSv4, $(cat "$KTEST_NFSD/versions")) in $KTEST_TARGET_NS on $KTEST_TARGET_IP:2049, exporting $KTEST_NFS_ROOT (fsid=0)"
