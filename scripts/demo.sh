@@ -15,12 +15,13 @@ build=${1:?usage: scripts/demo.sh BUILD_DIR}
 build=$(cd "$build" && pwd)
 [ "$(id -u)" -eq 0 ] || e2e_die "the demo creates network namespaces and containers: run it as root (sudo ./dev demo)"
 
-# `./dev demo --kernel`: the real krbd client, in a VM with Debian's kernel (test/kernel): a map
-# through the holder with a workload across ten plugin restarts, then the control that stalls.
-# A few minutes under software emulation.
+# `./dev demo --kernel`: the real krbd and NVMe/TCP clients, in a VM with Debian's kernel
+# (test/kernel): a map (an `nvme connect` to a kernel NVMe/TCP target) through the holder with a
+# workload across ten plugin restarts, then the control that stalls. A few minutes under
+# software emulation.
 if [ "${2:-}" = --kernel ]; then
   rc=0
-  (cd "$build" && ctest -R '^kernel\.(setup|krbd_holder|krbd_control|cleanup)$' -V) 2>&1 |
+  (cd "$build" && ctest -R '^kernel\.(setup|krbd_holder|krbd_control|nvme_holder|nvme_control|cleanup)$' -V) 2>&1 |
     grep -E '^[0-9]+: (\[e2e|FIGURE|workload|/dev)|Test +#' || rc=$?
   cat "$build/test/kernel/kernel-figures.txt" 2>/dev/null || true
   exit "$rc"

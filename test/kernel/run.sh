@@ -155,6 +155,15 @@ done 3< <(echo "$out" | grep '^KTEST-VERIFY ' || [ $? -eq 1 ])
 for key in "${!figure[@]}"; do
   line=${figure[$key]}
   case $line in
+    *", verified_from_target "*)
+      # A client that is not Ceph's (NVMe/TCP, NFS): its server runs in the guest, which read the
+      # data back from the target's side itself (guest/targets.sh).
+      [ -z "${verdict[$key]:-}" ] || line="$line, verified_from_ceph ${verdict[$key]}"
+      case $line in
+        *", verified_from_target yes"*) ;;
+        *) failed+=("$key (read back from the target's side)") ;;
+      esac
+      ;;
     *" writes "*)
       [ -n "${verdict[$key]:-}" ] || e2e_die "figure $key counts writes but its scenario asked for no check from Ceph's side"
       line="$line, verified_from_ceph ${verdict[$key]}"
@@ -163,5 +172,5 @@ for key in "${!figure[@]}"; do
   ktest_figure_put "$KTEST_FIGURES" "$line"
   echo "$line"
 done
-[ "${#failed[@]}" -eq 0 ] || e2e_die "read back from Ceph, the data differs from what the guest wrote: ${failed[*]}"
+[ "${#failed[@]}" -eq 0 ] || e2e_die "read back from Ceph or the target, the data differs from what the guest wrote: ${failed[*]}"
 e2e_log "PASS kernel $name"

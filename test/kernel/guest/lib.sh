@@ -264,6 +264,16 @@ print(g("pool"), g("object_size"), g("stripe_unit"), g("stripe_count"), "%x" % o
 # messages (libceph's socket/session lines); and the cluster still serves another client (a fresh
 # pod on the storage network lists the rbd pool), so no dead OSD or mon explains the stall.
 # Prints the figure line with what was seen.
+# For a client that is not Ceph's, the scenario sets what differs: KTEST_CONTROL_KMSG_OK (an awk
+# regex of the client's own cut-off messages, allowed besides libceph's), KTEST_CONTROL_PROBE (a
+# command run with a fresh storage pod's namespace as its argument: the server serves it) and
+# KTEST_CONTROL_SERVER (what the figure calls that server).
+KTEST_CONTROL_KMSG_OK=
+KTEST_CONTROL_PROBE=ktest__probe_ceph
+KTEST_CONTROL_SERVER=cluster
+ktest__probe_ceph() {
+  nsenter --net="/run/netns/$1" -- timeout 60 rbd -c "$KTEST_CONF" --client-mount-timeout 20 ls rbd >/dev/null
+}
 ktest_control() {
   local figure=$1 name=$2 pid state kmsg_before errs others restarts=0 stalled=no alive=no serving=no
   local stuck_at blocked
@@ -295,14 +305,16 @@ ktest_control() {
   # What the cut-off may log: libceph's messenger losing its sessions — a socket closed or in
   # error, a connect that fails once net1 is gone (-101 ENETUNREACH, -113 EHOSTUNREACH, -110
   # ETIMEDOUT), a mon session lost.
-  others=$(dmesg | tail -n +$((kmsg_before + 1)) | awk 'tolower($0) ~ /error|fail|warn/ &&
+  # (The scenario's regex through the environment: awk -v would take its backslashes as escapes.)
+  others=$(dmesg | tail -n +$((kmsg_before + 1)) | KTEST_KMSG_OK=$KTEST_CONTROL_KMSG_OK awk 'tolower($0) ~ /error|fail|warn/ &&
+    (ENVIRON["KTEST_KMSG_OK"] == "" || $0 !~ ENVIRON["KTEST_KMSG_OK"]) &&
     !/libceph: ((mon|osd|mds)[0-9]+ )?\([0-9]+\)[0-9.]+:[0-9]+ (socket (closed|error)|connect error|session lost)/ &&
     !/libceph: connect \([0-9]+\)[0-9.]+:[0-9]+ error -(101|110|113)/')
   [ -z "$others" ] || e2e_die "the kernel logged errors other than the cut-off's: $others"
   local plugin_ns=$KTEST_PLUGIN_NS
   ktest_plugin_start probe storage
-  nsenter --net="/run/netns/$KTEST_PLUGIN_NS" -- timeout 60 rbd -c "$KTEST_CONF" --client-mount-timeout 20 ls rbd >/dev/null ||
-    e2e_die "the cluster does not serve a fresh client on the storage network: the stall is not the cut-off's"
+  "$KTEST_CONTROL_PROBE" "$KTEST_PLUGIN_NS" ||
+    e2e_die "the $KTEST_CONTROL_SERVER does not serve a fresh client on the storage network: the stall is not the cut-off's"
   serving=yes
   KTEST_PLUGIN_NS=$plugin_ns
   # Still stalled after all that (the cluster served another client meanwhile): how long the
@@ -311,8 +323,8 @@ ktest_control() {
     e2e_die "the control's writes resumed ($stuck_at, then $(ktest_writes "$name")): a hiccup, not a cut-off"
   stalled=yes
   blocked=$((SECONDS - KTEST_STALL_SINCE))
-  e2e_log "control: workload $pid alive (state $state), no write for ${blocked}s, 0 I/O errors; the cluster serves a fresh client"
-  echo "FIGURE $figure: restarts $restarts, stalled $stalled, writes_blocked_s $blocked, workload alive $alive, workload errors $errs, cluster serving $serving"
+  e2e_log "control: workload $pid alive (state $state), no write for ${blocked}s, 0 I/O errors; the $KTEST_CONTROL_SERVER serves a fresh client"
+  echo "FIGURE $figure: restarts $restarts, stalled $stalled, writes_blocked_s $blocked, workload alive $alive, workload errors $errs, $KTEST_CONTROL_SERVER serving $serving"
 }
 
 # ktest_krbd_control FIGURE NAME — krbd's control from a plugin pod with net1 on storage: plain
@@ -361,6 +373,7 @@ ktest_scenario_cleanup() {
   fi
   e2e_scope_cleanup "$KTEST_SCOPE"
 }
+
 # Full TCP sockets on their way out (an established one is a live session: not waited for).
 ktest__no_closing_sockets() {
   [ -z "$(ss -N "$1" -Htan state fin-wait-1 state closing state last-ack)" ]

@@ -13,8 +13,11 @@
 KVM_KERNEL_CACHE=${NETNS_KERNEL_CACHE:-/var/cache/netns-holder/kernel}
 # Modules loaded at boot, in this order (each with its dependencies, soft ones included: libcrc32c
 # needs crc32c loaded first or rbd/ceph fail with "unknown symbol"). tcp_diag/udp_diag: sock_diag,
-# which inspect and guard use, answers EOPNOTSUPP without them.
-KVM_MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay veth bridge ext4 rbd ceph tcp_diag udp_diag)
+# which inspect and guard use, answers EOPNOTSUPP without them. The other kernel clients and
+# their servers (guest/targets.sh): nvme_tcp (NVMe/TCP initiator), nvmet and nvmet_tcp (the
+# target, configfs), nfsv4 (the NFS client, nfs with it) and nfsd.
+KVM_MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay veth bridge ext4 rbd ceph tcp_diag udp_diag
+  nvme_tcp nvmet nvmet_tcp nfsv4 nfsd)
 # A boot takes 25-40 s of emulated time; on two cores shared with other work, up to twice that.
 KVM_BOOT_LIMIT=${KVM_BOOT_LIMIT:-150}
 
