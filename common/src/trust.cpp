@@ -90,8 +90,10 @@ std::string pid_ns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
 
 std::string record_prefix(std::string_view shown) { return cat({"holder record ", quote(shown), ": "}); }
 
+// Also a holder that has exited but is not yet reaped: pidfd_open and its
+// /proc/PID/stat still work on a zombie, its namespaces are already gone.
 std::string exited_while_checking(const HolderRecord& r, std::string_view shown) {
-  return cat({record_prefix(shown), "holder pid ", num(r.pid), " exited while checking it"});
+  return cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: it exited while it was checked"});
 }
 
 constexpr const char* kRestartHint = "the holder died without cleaning up; restart the holder pod";
