@@ -29,7 +29,7 @@ TEST(ShimTargets, PrefixLengthsThatAreNotByteAligned) {
   EXPECT_TRUE(address_matches("198.18.0.1", "198.18.0.0/15"));
   EXPECT_TRUE(address_matches("198.19.255.254", "198.18.0.0/15"));
   EXPECT_FALSE(address_matches("198.20.0.1", "198.18.0.0/15"));
-  EXPECT_TRUE(address_matches("10.1.2.3", "0.0.0.0/0"));
+  EXPECT_TRUE(address_matches("198.19.2.3", "0.0.0.0/0"));
   EXPECT_FALSE(address_matches("fd00::1", "0.0.0.0/0")) << "an IPv6 address is in no IPv4 network";
 }
 
