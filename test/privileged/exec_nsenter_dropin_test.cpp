@@ -210,6 +210,14 @@ TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
 // connection and the sender's pidfd are closed before the namespace's own
 // checks): a real netns-holder in socket mode, at 6:6 without
 // CAP_SYS_RESOURCE, and its control one descriptor short, refused as such.
+// The refusal below six free descriptors is an error path: under UBSan its
+// vptr check on the exception tests the memory it reads through a pipe, which
+// a full descriptor table cannot give it, and it reports a false "invalid
+// vptr" and exits 1 instead.
+constexpr const char* kSanitizerNeedsDescriptors =
+    "under a sanitizer the runtime needs descriptors of its own (UBSan's vptr check opens a pipe), "
+    "so a table with one or two free slots is not the situation under test";
+
 TEST_F(NsenterDropIn, AHoldersSocketRunsUnderAHardLimitOfSixToo) {
   TempDir dir;
   const std::string sock = dir / "ceph-s.net.sock";
@@ -229,7 +237,7 @@ TEST_F(NsenterDropIn, AHoldersSocketRunsUnderAHardLimitOfSixToo) {
       EXPECT_EQ(mine.out, holder_ns);
       EXPECT_TRUE(marker_exists());
       ::unlink(marker.c_str());
-    } else {
+    } else if (!under_sanitizer()) {  // (kSanitizerNeedsDescriptors)
       expect_refused(mine, {"RLIMIT_NOFILE", "soft 5, hard 5", "raise the hard limit to at least 6"});
     }
   }
@@ -242,6 +250,7 @@ TEST_F(NsenterDropIn, AHoldersSocketRunsUnderAHardLimitOfSixToo) {
 // naming the limit, how many are open, what the checks need and what to
 // raise, not with a bare EMFILE.
 TEST_F(NsenterDropIn, RefusesNamingTheLimitUnderAHardLimitBelowSix) {
+  if (under_sanitizer()) GTEST_SKIP() << kSanitizerNeedsDescriptors;
   for (rlim_t limit : {rlim_t{4}, rlim_t{5}}) {
     RunOptions tight;
     tight.env = env;
