@@ -494,7 +494,7 @@ ktest_node_storage_attach() {
   e2e_wait_until 10 "kt-node to come up" ktest__init_link_up kt-node ||
     e2e_die "kt-node did not come up within 10 s: $(ip -o link show kt-node)"
 }
-ktest__init_link_up() { ip link show "$1" | grep -q 'state UP'; }
+ktest__init_link_up() { ip link show "$1" | grep 'state UP' >/dev/null; }
 
 # ktest_fence_admin_start — the operator's side: a pod on the storage network that no fence of
 # this node covers, where the ceph CLI runs (ktest_ceph). Sets KTEST_ADMIN_NS.

@@ -20,7 +20,9 @@ ktest_target_exec() { nsenter --net="/run/netns/$KTEST_TARGET_NS" -- "$@"; }
 
 # The target's address on storage0, once per VM (kept: later scenarios' servers reuse it).
 ktest_target_address() {
-  if ! ip -n "$KTEST_TARGET_NS" -o addr show dev storage0 | grep -qF " $KTEST_TARGET_IP/"; then
+  # grep reads all of ip's output (no -q): under pipefail, an ip that wrote its next line after
+  # grep had quit would fail with SIGPIPE, and the address would seem absent.
+  if ! ip -n "$KTEST_TARGET_NS" -o addr show dev storage0 | grep -F " $KTEST_TARGET_IP/" >/dev/null; then
     ip -n "$KTEST_TARGET_NS" addr add "$KTEST_TARGET_IP/20" dev storage0
   fi
 }

@@ -43,7 +43,7 @@ ko_cleanup() {
   dmesg | tail -n 20
   ip -n k-storage link del "ko$KTEST_TAG" 2>/dev/null || true
 }
-ko__sessions() { nsenter --net="/proc/$ko_pin/ns/net" -- ss -Htan state established | grep -q .; }
+ko__sessions() { nsenter --net="/proc/$ko_pin/ns/net" -- ss -Htan state established | grep . >/dev/null; }
 ktest_at_cleanup ko_cleanup
 
 # ko_flagged FILE — how many entries of node_mappings are this scenario's device, flagged.
