@@ -284,9 +284,13 @@ class Report:
         elif extra_us > 0:
             text = f"The library costs {fmt_us(extra_us)} over the floor per call."
             if eng_us and lib_us > eng_us:
-                text += (f" The spawn engine alone is {fmt_ratio(eng_us / plain_us)} the floor (it "
-                         f"beats `posix_spawn`: the child's report is a store, not a pipe, its stack "
-                         f"is reused, and `CLONE_CLEAR_SIGHAND` spares 33 `sigaction` calls); the "
+                why_engine = ("the child's report is a store, not a pipe, and its stack is "
+                              "reused" if eng_us < plain_us else
+                              "setns in the child, the process group, the reset of every signal "
+                              "disposition, close_range and the pidfd wait that posix_spawn does "
+                              "not do")
+                text += (f" The spawn engine alone is {fmt_ratio(eng_us / plain_us)} the floor "
+                         f"({why_engine}); the "
                          f"other {fmt_us(lib_us - eng_us)} is `exec::run` opening and validating the "
                          f"path on every call, every check of the trust policy (the section on the "
                          f"checks below).")

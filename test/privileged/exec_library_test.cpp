@@ -2,10 +2,14 @@
 // any path (successes, refusals, spawn failures, timeouts, the C ABI), many
 // threads at once, the caller's threads never change namespace, and the
 // socket source checks what the holder announces against what it sends.
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <thread>
 
@@ -147,6 +151,42 @@ TEST_F(ExecLibrary, ValidatedDescriptorIsTheOneEntered) {
   publish_holder(holder_dir, "ceph-a", second);
   auto r = ex::run_in(ns, command({"readlink", "/proc/self/ns/net"}));
   EXPECT_EQ(r.result.out.data, "net:[" + std::to_string(first.ns_id().ino) + "]\n");
+}
+
+// What the caller ignored, handled or blocked does not reach the command
+// through exec::run or run_in: every signal SIG_DFL and an empty mask.
+TEST_F(ExecLibrary, TheCommandStartsWithDefaultDispositionsAndAnEmptyMask) {
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  const int rt = SIGRTMIN + 1;
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  struct sigaction old_hup {}, old_rt {};
+  ASSERT_EQ(::sigaction(SIGHUP, &ign, &old_hup), 0);
+  ASSERT_EQ(::sigaction(rt, &ign, &old_rt), 0);
+  const auto status = command({"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
+  auto via_run = ex::run(ex::Source::netns_path(link), status);
+  auto resolved = ex::resolve(ex::Source::netns_path(link));
+  auto via_run_in = ex::run_in(resolved, status);
+  // The control: this process has what it set.
+  std::ifstream self("/proc/self/status");
+  const std::string own((std::istreambuf_iterator<char>(self)), std::istreambuf_iterator<char>());
+  ::sigaction(rt, &old_rt, nullptr);
+  ::sigaction(SIGHUP, &old_hup, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  char ignored[32];
+  std::snprintf(ignored, sizeof ignored, "SigIgn:\t%016llx",
+                (1ULL << (SIGHUP - 1)) | (1ULL << (rt - 1)));
+  EXPECT_NE(own.find(ignored), std::string::npos) << own;
+  for (const auto* r : {&via_run.result, &via_run_in.result}) {
+    ASSERT_TRUE(r->outcome.success()) << r->outcome.describe();
+    EXPECT_EQ(r->out.data, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+  }
 }
 
 TEST_F(ExecLibrary, SocketSourceChecksTheHeader) {

@@ -84,6 +84,11 @@ TEST_F(NsenterParity, DescriptorsAndIgnoredSignalsPassThroughLikeNsenter) {
     ::dup2(fd, 7);
     ::signal(SIGHUP, SIG_IGN);  // nohup
     ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGRTMIN + 1, SIG_IGN);  // a real-time one too (glibc's SIGRTMIN is 34)
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR2);
+    ::sigprocmask(SIG_BLOCK, &block, nullptr);
   };
   // The command's own descriptors (ls lists its own: fd 3 is the directory
   // it reads) and its own dispositions and mask. No shell in between: a
@@ -101,14 +106,18 @@ TEST_F(NsenterParity, DescriptorsAndIgnoredSignalsPassThroughLikeNsenter) {
   auto mine_list = run_command(ours(list), options);
   EXPECT_NE(mine_list.out.find("\n7\n"), std::string::npos) << mine_list.out;
   auto mine_status = run_command(ours(status), options);
-  EXPECT_NE(mine_status.out.find("SigIgn:\t0000000000001001"), std::string::npos)
+  // Exec in place, as nsenter: the ignored dispositions and the mask pass.
+  EXPECT_NE(mine_status.out.find("SigIgn:\t0000000400001001"), std::string::npos)
+      << mine_status.out;
+  EXPECT_NE(mine_status.out.find("SigBlk:\t0000000000000800"), std::string::npos)
       << mine_status.out;
   auto mine_links = run_command(ours(links), options);
   EXPECT_EQ(mine_links.out.find("net:["), std::string::npos)
       << "a namespace fd leaked: " << mine_links.out;
 
-  // `run` stays the parent: the command gets exactly 0, 1, 2 and default
-  // dispositions, never one of our descriptors.
+  // `run` stays the parent: the command gets exactly 0, 1, 2, default
+  // dispositions (the real-time ones too) and an empty mask, never one of
+  // our descriptors.
   auto run_list = run_command(run_form({}, list), options);
   ASSERT_TRUE(run_list.ok()) << run_list.describe();
   EXPECT_EQ(run_list.out, "0\n1\n2\n3\n") << "3 is ls's own directory";

@@ -50,18 +50,16 @@ namespace {
   __builtin_unreachable();
 }
 
-// Every disposition back to SIG_DFL. The caller blocked every signal before
-// the clone, so no handler of the caller can run on this stack in the
-// meantime. An all-zero kernel sigaction is SIG_DFL with no flags and an
-// empty mask, whatever the architecture's layout, so no struct definition is
-// needed. Where the kernel already reset the handlers (CLONE_CLEAR_SIGHAND),
-// what is left is an ignored signal: the standard ones (1-31) are reset here;
-// a real-time signal the caller ignores stays ignored, as with posix_spawn
-// (33 system calls fewer, about 8 us of the caller's wait).
-NETNS_CHILD_CODE void reset_dispositions(bool handlers_cleared) noexcept {
+// Every disposition back to SIG_DFL, the ignored ones included: the command
+// starts as a fresh process would, whatever its caller (a Go runtime, a CLI
+// that ignores SIGPIPE for its own output) set for itself. The caller blocked
+// every signal before the clone, so no handler of the caller can run on this
+// stack in the meantime. An all-zero kernel sigaction is SIG_DFL with no
+// flags and an empty mask, whatever the architecture's layout, so no struct
+// definition is needed.
+NETNS_CHILD_CODE void reset_dispositions() noexcept {
   alignas(16) static const unsigned char kDefault[128] = {};
-  const int end = handlers_cleared ? 32 : _NSIG;
-  for (int sig = 1; sig < end; ++sig) {
+  for (int sig = 1; sig < _NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     // EINVAL for numbers the kernel does not have is fine to ignore.
     (void)::syscall(SYS_rt_sigaction, sig, kDefault, nullptr, _NSIG / 8);
@@ -99,7 +97,7 @@ NETNS_CHILD_CODE int close_stray_fds(const ChildPlan& plan) noexcept {
 NETNS_CHILD_CODE int child_main(void* arg) noexcept {
   const ChildPlan& plan = *static_cast<const ChildPlan*>(arg);
 
-  reset_dispositions(plan.handlers_cleared);
+  reset_dispositions();
 
   // Die with the caller: a SIGKILLed netns-exec (Go's CommandContext on
   // timeout) must not leave the command running, reparented to init. If the

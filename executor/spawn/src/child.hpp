@@ -35,7 +35,6 @@ struct ChildPlan {
   ProcessGroup group = ProcessGroup::own_group;
   pid_t parent = -1;                 // getpid() of the caller, for the PR_SET_PDEATHSIG check
   ChildReport* report = nullptr;     // CLONE_VM: where the child stores its report
-  bool handlers_cleared = false;     // the kernel reset handled signals at clone (start_child)
 };
 
 // The child's entry point; `plan` is a ChildPlan*. Never returns.

@@ -7,57 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstdint>
-#include <optional>
 
 #include "netns/error.hpp"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
-#endif
-#ifndef CLONE_CLEAR_SIGHAND
-#define CLONE_CLEAR_SIGHAND 0x100000000ULL
-#endif
-
-#if defined(__x86_64__) && defined(SYS_clone3)
-// clone3 switches the child to the new stack inside the system call, so the
-// child cannot return into C code that still expects the caller's frame:
-// this trampoline calls fn(arg) on the new stack and exits with its result,
-// as glibc's internal clone3 does. Parent: returns the pid or -errno.
-//   long netns_spawn_clone3(args, size, fn, arg)   rdi, rsi, rdx, rcx
-// The syscall instruction clobbers rcx and r11 only, so fn stays in rdx and
-// arg is moved to r8; the child starts with the caller's registers on a
-// 16-byte aligned stack top (the stack is page aligned).
-extern "C" long netns_spawn_clone3(void* args, size_t size, int (*fn)(void*), void* arg);
-asm(R"(
-    .text
-    .p2align 4
-    .globl netns_spawn_clone3
-    .hidden netns_spawn_clone3
-    .type netns_spawn_clone3, @function
-netns_spawn_clone3:
-    .cfi_startproc
-    mov %rcx, %r8
-    mov $435, %eax
-    syscall
-    test %rax, %rax
-    jz 1f
-    ret
-1:
-    .cfi_undefined rip
-    xor %ebp, %ebp
-    mov %r8, %rdi
-    call *%rdx
-    mov %eax, %edi
-    mov $231, %eax
-    syscall
-    hlt
-    .cfi_endproc
-    .size netns_spawn_clone3, .-netns_spawn_clone3
-)");
-#define NETNS_HAVE_CLONE3_TRAMPOLINE 1
 #endif
 
 namespace netns::spawn::detail {
@@ -65,57 +20,6 @@ namespace netns::spawn::detail {
 namespace {
 
 constexpr size_t kStackSize = size_t{128} << 10;
-
-#ifdef NETNS_HAVE_CLONE3_TRAMPOLINE
-// struct clone_args as of Linux 5.3 (CLONE_ARGS_SIZE_VER0). Passing only the
-// fields we use lets every clone3 kernel accept it.
-struct CloneArgsV0 {
-  uint64_t flags;
-  uint64_t pidfd;
-  uint64_t child_tid;
-  uint64_t parent_tid;
-  uint64_t exit_signal;
-  uint64_t stack;
-  uint64_t stack_size;
-  uint64_t tls;
-};
-static_assert(sizeof(CloneArgsV0) == 64);
-
-// Set once clone3 has refused CLONE_CLEAR_SIGHAND (ENOSYS: no clone3, or a
-// seccomp profile hiding it so that libc falls back to clone; EINVAL: a
-// kernel before 5.5). Racing first callers learn the same answer.
-std::atomic<bool> clone3_refused{false};
-#endif
-
-// clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_CLEAR_SIGHAND): as
-// glibc's clone below, and the kernel resets every signal the caller handles
-// to SIG_DFL in the child, so the child need not do it with 62 sigaction
-// calls (about 15 us of the caller's wait here). Nullopt where that is not
-// available; then nothing was started.
-std::optional<Started> with_clone3(int (*fn)(void*) noexcept, void* arg, const ChildStack& stack) noexcept {
-#ifdef NETNS_HAVE_CLONE3_TRAMPOLINE
-  if (clone3_refused.load(std::memory_order_relaxed)) return std::nullopt;
-  int pidfd = -1;
-  CloneArgsV0 args{};
-  args.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_CLEAR_SIGHAND;
-  args.pidfd = reinterpret_cast<uintptr_t>(&pidfd);
-  args.exit_signal = SIGCHLD;
-  args.stack = reinterpret_cast<uintptr_t>(stack.base());
-  args.stack_size = stack.size();
-  long r = netns_spawn_clone3(&args, sizeof args, reinterpret_cast<int (*)(void*)>(fn), arg);
-  if (r == -ENOSYS || r == -EINVAL) {
-    clone3_refused.store(true, std::memory_order_relaxed);
-    return std::nullopt;
-  }
-  if (r < 0) return Started{-1, -1, static_cast<int>(-r)};
-  return Started{static_cast<pid_t>(r), pidfd, 0};
-#else
-  (void)fn;
-  (void)arg;
-  (void)stack;
-  return std::nullopt;
-#endif
-}
 
 // glibc's clone(CLONE_VM | CLONE_VFORK): no copy of the caller's page
 // tables, and the caller sleeps until the child has exec'ed or exited.
@@ -172,15 +76,10 @@ bool shares_memory(CloneMethod method) noexcept {
   return !(method == CloneMethod::fork || (kThreadSanitizer && method == CloneMethod::automatic));
 }
 
-Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg, const ChildStack* stack,
-                    bool* handlers_cleared) noexcept {
-  *handlers_cleared = false;
+Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
+                    const ChildStack* stack) noexcept {
   if (!shares_memory(method)) return with_fork(fn, arg);
   if (stack == nullptr) return Started{-1, -1, EINVAL};
-  // The child reads the flag (it shares our memory): set before the clone.
-  *handlers_cleared = true;
-  if (std::optional<Started> started = with_clone3(fn, arg, *stack)) return *started;
-  *handlers_cleared = false;
   return with_clone(fn, arg, *stack);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// Creating the child. All methods give the caller a pidfd for the child and
-// report failure as a negative errno; none of them runs the caller's atfork
-// handlers except `fork`.
+// Creating the child: glibc's clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD),
+// or fork where ThreadSanitizer needs it (and for tests). Both give the
+// caller a pidfd for the child and report failure as an errno; only `fork`
+// runs the caller's atfork handlers.
 #include <sys/types.h>
 
 #include <cstddef>
@@ -43,11 +44,9 @@ class ChildStack {
 // memory (CLONE_VM | CLONE_VFORK): the child's report can then be a store.
 bool shares_memory(CloneMethod method) noexcept;
 
-// `handlers_cleared` (which the child reads, so it must be in memory the
-// child can see) is set true when the kernel reset the caller's signal
-// handlers to SIG_DFL in the child (clone3 with CLONE_CLEAR_SIGHAND, x86-64,
-// Linux 5.5), false when the child must do it.
-Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg, const ChildStack* stack,
-                    bool* handlers_cleared) noexcept;
+// The child starts with the caller's signal handlers (the same addresses, in
+// the same memory): child_main resets every disposition before anything else.
+Started start_child(CloneMethod method, int (*fn)(void*) noexcept, void* arg,
+                    const ChildStack* stack) noexcept;
 
 }  // namespace netns::spawn::detail

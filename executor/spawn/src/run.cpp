@@ -203,7 +203,7 @@ class Runner {
     // dispositions, then unblocks).
     MaskGuard mask;
     detail::Started started =
-        detail::start_child(method_, detail::child_main, &prep_.plan, stack, &prep_.plan.handlers_cleared);
+        detail::start_child(method_, detail::child_main, &prep_.plan, stack);
     // While we feed stdin, a reader that went away must give EPIPE, not kill
     // the caller with SIGPIPE; the signal stays pending on this thread and is
     // consumed below. Nothing to feed: the caller's own mask at once.
