@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The formatter's word on the sources: clang-format (the root's .clang-format)
+# for C and C++, gofmt for Go. Prints each file that differs, with the
+# formatter's diff, and the command that fixes it.
+#   check.sh clang-format SOURCE_DIR
+#   check.sh gofmt SOURCE_DIR
+set -euo pipefail
+tool=$1
+src=$2
+cd "$src"
+# The tracked sources when this is a git checkout; otherwise (a tarball) every
+# source below the project's own folders. Build trees and node_modules are
+# never sources.
+list() {
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -- "$@"
+  else
+    local globs=() g
+    for g in "$@"; do globs+=(-o -name "$g"); done
+    find common holder executor test -name node_modules -prune -o -type f \( -false "${globs[@]}" \) -print
+  fi
+}
+case "$tool" in
+  clang-format)
+    command -v clang-format >/dev/null || { echo "clang-format is not installed (./dev setup installs it)" >&2; exit 1; }
+    mapfile -t files < <(list '*.c' '*.h' '*.cpp' '*.hpp')
+    [ ${#files[@]} -gt 0 ] || { echo "no C or C++ sources found in $src" >&2; exit 1; }
+    bad=()
+    for f in "${files[@]}"; do
+      if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
+    done
+    if [ ${#bad[@]} -gt 0 ]; then
+      for f in "${bad[@]:0:10}"; do
+        echo "not formatted: $f"
+        clang-format "$f" | diff -u "$f" - | head -40 || true
+      done
+      echo "${#bad[@]} of ${#files[@]} files differ from .clang-format; fix: clang-format -i ${bad[*]}" >&2
+      exit 1
+    fi
+    echo "clang-format: ${#files[@]} files formatted ($(clang-format --version))"
+    ;;
+  gofmt)
+    # shellcheck source=../abi/find_go.sh
+    source "$src/test/abi/find_go.sh"
+    gofmt=$(dirname "$go")/gofmt
+    [ -x "$gofmt" ] || { echo "no gofmt beside $go" >&2; exit 1; }
+    mapfile -t files < <(list '*.go')
+    [ ${#files[@]} -gt 0 ] || { echo "no Go sources found in $src" >&2; exit 1; }
+    mapfile -t bad < <("$gofmt" -l "${files[@]}")
+    if [ ${#bad[@]} -gt 0 ]; then
+      "$gofmt" -d "${bad[@]}" | head -80
+      echo "${#bad[@]} of ${#files[@]} Go files differ from gofmt; fix: $gofmt -w ${bad[*]}" >&2
+      exit 1
+    fi
+    echo "gofmt: ${#files[@]} files formatted ($("$go" env GOVERSION))"
+    ;;
+  *) echo "usage: check.sh clang-format|gofmt SOURCE_DIR" >&2; exit 2 ;;
+esac
