@@ -24,8 +24,7 @@ void rename_into_place(int dirfd, const std::string& tmp, const std::string& nam
     throw Error::sys("rename", join_path(dir_shown, name), err);
   }
   // The rename is durable only once the directory itself is on disk.
-  if (::fsync(dirfd) != 0 && errno != EINVAL)
-    throw Error::sys("fsync", dir_shown, errno);
+  if (::fsync(dirfd) != 0 && errno != EINVAL) throw Error::sys("fsync", dir_shown, errno);
 }
 }  // namespace
 

@@ -28,8 +28,7 @@ std::optional<std::string> cluster_id_problem(std::string_view id) {
 
 void validate_cluster_id(std::string_view id) {
   if (auto problem = cluster_id_problem(id)) {
-    throw Error(Errc::invalid_argument,
-                "invalid cluster ID " + quote(id) + ": " + *problem,
+    throw Error(Errc::invalid_argument, "invalid cluster ID " + quote(id) + ": " + *problem,
                 "a cluster ID is 1-64 characters of A-Z a-z 0-9 . _ -, not \".\" or \"..\", "
                 "and does not start with '-'");
   }

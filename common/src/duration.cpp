@@ -14,8 +14,8 @@ struct Unit {
 };
 __extension__ typedef unsigned __int128 U128;  // GCC and clang; -Wpedantic-clean
 // Longer names first so "ms" is not read as "m" followed by junk.
-constexpr Unit kUnits[] = {{"ns", 1},          {"us", 1000},        {"\xc2\xb5s", 1000},
-                           {"ms", 1000000},    {"s", 1000000000},   {"m", 60000000000},
+constexpr Unit kUnits[] = {{"ns", 1},           {"us", 1000},      {"\xc2\xb5s", 1000},
+                           {"ms", 1000000},     {"s", 1000000000}, {"m", 60000000000},
                            {"h", 3600000000000}};
 }  // namespace
 
@@ -90,8 +90,11 @@ std::string format_duration(std::chrono::nanoseconds d) {
   if (h) out += std::to_string(h) + "h";
   if (h || m) out += std::to_string(m) + "m";
   char buf[32];
-  if (rest) std::snprintf(buf, sizeof buf, "%lld.%03llds", static_cast<long long>(s), static_cast<long long>(rest));
-  else std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
+  if (rest)
+    std::snprintf(buf, sizeof buf, "%lld.%03llds", static_cast<long long>(s),
+                  static_cast<long long>(rest));
+  else
+    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
   out += buf;
   return out;
 }

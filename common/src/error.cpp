@@ -7,19 +7,32 @@ namespace netns {
 
 const char* errc_name(Errc code) noexcept {
   switch (code) {
-    case Errc::invalid_argument: return "invalid_argument";
-    case Errc::not_found: return "not_found";
-    case Errc::not_a_namespace: return "not_a_namespace";
-    case Errc::wrong_namespace: return "wrong_namespace";
-    case Errc::own_namespace: return "own_namespace";
-    case Errc::identity_mismatch: return "identity_mismatch";
-    case Errc::stale_holder: return "stale_holder";
-    case Errc::busy: return "busy";
-    case Errc::untrusted: return "untrusted";
-    case Errc::protocol: return "protocol";
-    case Errc::unsupported: return "unsupported";
-    case Errc::timeout: return "timeout";
-    case Errc::system: return "system";
+    case Errc::invalid_argument:
+      return "invalid_argument";
+    case Errc::not_found:
+      return "not_found";
+    case Errc::not_a_namespace:
+      return "not_a_namespace";
+    case Errc::wrong_namespace:
+      return "wrong_namespace";
+    case Errc::own_namespace:
+      return "own_namespace";
+    case Errc::identity_mismatch:
+      return "identity_mismatch";
+    case Errc::stale_holder:
+      return "stale_holder";
+    case Errc::busy:
+      return "busy";
+    case Errc::untrusted:
+      return "untrusted";
+    case Errc::protocol:
+      return "protocol";
+    case Errc::unsupported:
+      return "unsupported";
+    case Errc::timeout:
+      return "timeout";
+    case Errc::system:
+      return "system";
   }
   return "unknown";
 }
@@ -72,11 +85,21 @@ std::string quote(std::string_view text) {
   out += '"';
   for (unsigned char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c >= 0x7f) {
           char buf[8];

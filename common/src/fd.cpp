@@ -108,7 +108,8 @@ std::string read_all(int fd, std::string_view shown, size_t limit) {
       // O_NONBLOCK on something that has no data now (a FIFO nobody writes,
       // a terminal): an answer at once rather than a hang.
       if (errno == EAGAIN)
-        throw Error::sys("read", shown, errno, "it has no data to read now: is it a FIFO or a terminal?",
+        throw Error::sys("read", shown, errno,
+                         "it has no data to read now: is it a FIFO or a terminal?",
                          Errc::invalid_argument);
       throw Error::sys("read", shown, errno);
     }
@@ -122,14 +123,22 @@ std::string read_all(int fd, std::string_view shown, size_t limit) {
 
 const char* file_type_name(mode_t mode) noexcept {
   switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFIFO: return "a FIFO";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    case S_IFSOCK: return "a socket";
-    case S_IFLNK: return "a symlink";
-    default: return "a file of unknown type";
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFLNK:
+      return "a symlink";
+    default:
+      return "a file of unknown type";
   }
 }
 
@@ -145,9 +154,11 @@ UniqueFd require_regular(UniqueFd fd, std::string_view shown) {
 }
 }  // namespace
 
-UniqueFd open_regular_at(int dirfd, const std::string& name, int extra_flags, std::string_view shown) {
-  return require_regular(open_at(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | extra_flags, 0, shown),
-                         shown.empty() ? std::string_view(name) : shown);
+UniqueFd open_regular_at(int dirfd, const std::string& name, int extra_flags,
+                         std::string_view shown) {
+  return require_regular(
+      open_at(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | extra_flags, 0, shown),
+      shown.empty() ? std::string_view(name) : shown);
 }
 
 std::optional<UniqueFd> open_regular_at_if_exists(int dirfd, const std::string& name,

@@ -112,7 +112,8 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
   // Room for a few descriptors, so that a peer sending several cannot make us
   // lose track of (and leak) the extras.
   // And for the sender's credentials and pidfd, when asked for.
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8) + CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(int))];
+  alignas(cmsghdr) char
+      control[CMSG_SPACE(sizeof(int) * 8) + CMSG_SPACE(sizeof(ucred)) + CMSG_SPACE(sizeof(int))];
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -122,7 +123,8 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
   do {
     n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
-  if (n < 0) throw Error::sys("recvmsg", shown, errno, "is the netns-holder behind this socket alive?");
+  if (n < 0)
+    throw Error::sys("recvmsg", shown, errno, "is the netns-holder behind this socket alive?");
 
   std::vector<UniqueFd> fds;
   Sender sender;

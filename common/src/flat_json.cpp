@@ -57,8 +57,8 @@ class Parser {
     ++pos_;
   }
   void skip_ws() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\t' || text_[pos_] == '\r'))
       ++pos_;
   }
   bool literal(std::string_view word) {
@@ -119,16 +119,35 @@ class Parser {
       if (pos_ >= text_.size()) fail("unterminated escape");
       char e = text_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'u': out += unicode_escape(); break;
-        default: fail_at(pos_ - 1, "unknown escape");
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u':
+          out += unicode_escape();
+          break;
+        default:
+          fail_at(pos_ - 1, "unknown escape");
       }
     }
   }
@@ -141,10 +160,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       char h = text_[pos_++];
       value <<= 4;
-      if (h >= '0' && h <= '9') value |= static_cast<unsigned>(h - '0');
-      else if (h >= 'a' && h <= 'f') value |= static_cast<unsigned>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') value |= static_cast<unsigned>(h - 'A' + 10);
-      else fail_at(pos_ - 1, "bad hex digit in \\u escape");
+      if (h >= '0' && h <= '9')
+        value |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        value |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        value |= static_cast<unsigned>(h - 'A' + 10);
+      else
+        fail_at(pos_ - 1, "bad hex digit in \\u escape");
     }
     if (value >= 0x80) fail_at(pos_ - 6, "\\u escape outside ASCII");
     return static_cast<char>(value);

@@ -173,7 +173,8 @@ class Syntax {
   std::optional<std::string> literal(std::string_view word) {
     for (char w : word) {
       if (pos_ == s_.size()) return eof();
-      if (s_[pos_] != w) return invalid("in literal " + std::string(word) + " (expecting '" + w + "')");
+      if (s_[pos_] != w)
+        return invalid("in literal " + std::string(word) + " (expecting '" + w + "')");
       ++pos_;
     }
     return std::nullopt;
@@ -259,11 +260,21 @@ std::string unquote(std::string_view s) {
     if (c == '\\' && i + 1 < s.size()) {
       const char e = s[i + 1];
       switch (e) {
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           int32_t r = escape_at(s, i);
           if (r < 0) return out;  // not from a valid document
@@ -284,7 +295,9 @@ std::string unquote(std::string_view s) {
           append_utf8(out, static_cast<uint32_t>(r));
           continue;
         }
-        default: out += e; break;  // " \ /
+        default:
+          out += e;
+          break;  // " \ /
       }
       i += 2;
     } else if (c < 0x80) {
@@ -361,12 +374,18 @@ std::optional<int64_t> parse_int64(std::string_view text) {
 
 const char* kind_name(Kind kind) noexcept {
   switch (kind) {
-    case Kind::object: return "an object";
-    case Kind::array: return "an array";
-    case Kind::string: return "a string";
-    case Kind::number: return "a number";
-    case Kind::boolean: return "a boolean";
-    case Kind::null: return "null";
+    case Kind::object:
+      return "an object";
+    case Kind::array:
+      return "an array";
+    case Kind::string:
+      return "a string";
+    case Kind::number:
+      return "a number";
+    case Kind::boolean:
+      return "a boolean";
+    case Kind::null:
+      return "null";
   }
   return "?";
 }
@@ -379,13 +398,19 @@ Kind Cursor::peek() {
   skip_space();
   if (pos_ == text_.size()) return Kind::null;
   switch (text_[pos_]) {
-    case '{': return Kind::object;
-    case '[': return Kind::array;
-    case '"': return Kind::string;
+    case '{':
+      return Kind::object;
+    case '[':
+      return Kind::array;
+    case '"':
+      return Kind::string;
     case 't':
-    case 'f': return Kind::boolean;
-    case 'n': return Kind::null;
-    default: return Kind::number;
+    case 'f':
+      return Kind::boolean;
+    case 'n':
+      return Kind::null;
+    default:
+      return Kind::number;
   }
 }
 

@@ -51,18 +51,22 @@ bool holds_holder_files(int dirfd, std::string* example) {
 }
 
 Finding record_required(std::string_view path, std::string_view dir_shown, bool holder_directory,
-                        std::string_view example, std::string_view record_shown, std::string_view allowed_by) {
+                        std::string_view example, std::string_view record_shown,
+                        std::string_view allowed_by) {
   if (holder_directory) {
     if (!record_shown.empty())
       return fail(kHolderDirectory, Errc::not_found,
-                  cat({"open ", quote(record_shown), ": ", errno_text(ENOENT), ": ", quote(dir_shown),
-                       " is a holder directory (it holds ", quote(example), "), and every namespace file in it, ",
-                       quote(path), " too, must come with its cluster's record"}),
+                  cat({"open ", quote(record_shown), ": ", errno_text(ENOENT), ": ",
+                       quote(dir_shown), " is a holder directory (it holds ", quote(example),
+                       "), and every namespace file in it, ", quote(path),
+                       " too, must come with its cluster's record"}),
                   "is the cluster's netns-holder pod running? name the holder's own <ID>.net.ns");
-    return fail(kHolderDirectory, Errc::not_found,
-                cat({quote(dir_shown), " is a holder directory (it holds ", quote(example), "), and ", quote(path),
-                     " is not a holder's <ID>.net.ns: without a cluster ID no record can vouch for it"}),
-                "name the holder's own <ID>.net.ns, or the cluster (--cluster-id and ceph-csi's config)");
+    return fail(
+        kHolderDirectory, Errc::not_found,
+        cat({quote(dir_shown), " is a holder directory (it holds ", quote(example), "), and ",
+             quote(path),
+             " is not a holder's <ID>.net.ns: without a cluster ID no record can vouch for it"}),
+        "name the holder's own <ID>.net.ns, or the cluster (--cluster-id and ceph-csi's config)");
   }
   // Not a holder's file: a name under /run/netns, a /proc/PID/ns/net link,
   // anything else. Nothing vouches for it, so it is used only when asked for.
@@ -73,12 +77,14 @@ Finding record_required(std::string_view path, std::string_view dir_shown, bool 
     });
   std::string looked = record_shown.empty() ? std::string("it is not a holder's <ID>.net.ns")
                                             : cat({"there is no ", quote(record_shown)});
-  return fail(kUnrecordedNetns, Errc::untrusted,
-              cat({"no holder record vouches for ", quote(path), ": ", looked, ", and ", quote(dir_shown),
-                   " is not a holder directory (no <ID>.holder.json or <ID>.lock in it), so nothing proves "
-                   "whose namespace it is or that its process is still the one meant"}),
-              cat({"name the holder's <ID>.net.ns (or its cluster), or, to use a namespace file no holder "
-                   "vouches for deliberately, opt in: ", kUnrecordedOptIn}));
+  return fail(
+      kUnrecordedNetns, Errc::untrusted,
+      cat({"no holder record vouches for ", quote(path), ": ", looked, ", and ", quote(dir_shown),
+           " is not a holder directory (no <ID>.holder.json or <ID>.lock in it), so nothing proves "
+           "whose namespace it is or that its process is still the one meant"}),
+      cat({"name the holder's <ID>.net.ns (or its cluster), or, to use a namespace file no holder "
+           "vouches for deliberately, opt in: ",
+           kUnrecordedOptIn}));
 }
 
 }  // namespace netns::trust

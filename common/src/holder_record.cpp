@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 
-#include <cerrno>
 #include <array>
+#include <cerrno>
 #include <limits>
 
 #include "netns/cluster_id.hpp"
@@ -17,8 +17,9 @@ namespace {
 
 // Version 1's fields, then what version 2 added.
 constexpr std::array<std::string_view, 12> kFields = {
-    "version",   "cluster_id", "pid",     "pid_start_time", "netns_dev",        "netns_ino",
-    "pidns_ino", "boot_id",    "created_unix", "socket",    "holder_pidfs_ino", "netns_cookie"};
+    "version",          "cluster_id",  "pid",     "pid_start_time", "netns_dev",
+    "netns_ino",        "pidns_ino",   "boot_id", "created_unix",   "socket",
+    "holder_pidfs_ino", "netns_cookie"};
 constexpr size_t kV1Fields = 10;
 // Added by version 2 and optional there (a version-2 reader must not depend
 // on it: a fence tool that finds none says so).
@@ -49,7 +50,8 @@ std::optional<uint64_t> optional_integer(const FlatJsonObject& obj, std::string_
   const FlatJsonValue& v = member(obj, key);
   if (v.kind == FlatJsonValue::Kind::null) return std::nullopt;
   if (v.kind != FlatJsonValue::Kind::integer || v.integer == 0)
-    throw Error(Errc::invalid_argument, "field " + quote(key) + " is neither a non-zero integer nor null");
+    throw Error(Errc::invalid_argument,
+                "field " + quote(key) + " is neither a non-zero integer nor null");
   return v.integer;
 }
 
@@ -59,7 +61,8 @@ HolderRecord parse_fields(const FlatJsonObject& obj) {
   uint64_t version = integer(obj, "version");
   if (version < HolderRecord::kOldestRead || version > HolderRecord::kVersion)
     throw Error(Errc::unsupported,
-                "record version " + std::to_string(version) + " is not supported (this build reads versions " +
+                "record version " + std::to_string(version) +
+                    " is not supported (this build reads versions " +
                     std::to_string(HolderRecord::kOldestRead) + " to " +
                     std::to_string(HolderRecord::kVersion) + ")",
                 "run the same netns-holder and netns-exec release on this node");
@@ -114,13 +117,19 @@ std::string serialize_record(const HolderRecord& r) {
       .add("pidns_ino", r.pidns_ino)
       .add("boot_id", r.boot_id)
       .add("created_unix", r.created_unix);
-  if (r.socket) w.add("socket", *r.socket);
-  else w.add_null("socket");
+  if (r.socket)
+    w.add("socket", *r.socket);
+  else
+    w.add_null("socket");
   if (r.version >= 2) {
-    if (r.holder_pidfs_ino) w.add("holder_pidfs_ino", *r.holder_pidfs_ino);
-    else w.add_null("holder_pidfs_ino");
-    if (r.netns_cookie) w.add("netns_cookie", *r.netns_cookie);
-    else w.add_null("netns_cookie");
+    if (r.holder_pidfs_ino)
+      w.add("holder_pidfs_ino", *r.holder_pidfs_ino);
+    else
+      w.add_null("holder_pidfs_ino");
+    if (r.netns_cookie)
+      w.add("netns_cookie", *r.netns_cookie);
+    else
+      w.add_null("netns_cookie");
   }
   if (r.version >= 2 && r.client_addresses)
     w.add(kClientAddresses, format_client_addresses(*r.client_addresses));
@@ -132,7 +141,9 @@ HolderRecord parse_record(std::string_view text, std::string_view shown) {
     return parse_fields(parse_flat_json(text));
   } catch (Error& e) {
     e.context("holder record " + quote(shown));
-    e.default_hint("the record is written by netns-holder; a damaged one is replaced when the holder restarts");
+    e.default_hint(
+        "the record is written by netns-holder; a damaged one is replaced when the holder "
+        "restarts");
     throw;
   }
 }

@@ -37,8 +37,8 @@ std::optional<uint64_t> own_netns_cookie() noexcept {
     UniqueFd sock = make_socket(AF_UNIX, SOCK_DGRAM, 0);
     uint64_t cookie = 0;
     socklen_t len = sizeof cookie;
-    if (::getsockopt(sock.get(), SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) != 0 || len != sizeof cookie ||
-        cookie == 0)
+    if (::getsockopt(sock.get(), SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) != 0 ||
+        len != sizeof cookie || cookie == 0)
       return std::nullopt;
     return cookie;
   } catch (...) {
@@ -48,7 +48,8 @@ std::optional<uint64_t> own_netns_cookie() noexcept {
 
 std::optional<uint64_t> pidfs_inode(int pidfd) noexcept {
   struct statfs fs {};
-  if (::fstatfs(pidfd, &fs) != 0 || static_cast<unsigned long>(fs.f_type) != PID_FS_MAGIC) return std::nullopt;
+  if (::fstatfs(pidfd, &fs) != 0 || static_cast<unsigned long>(fs.f_type) != PID_FS_MAGIC)
+    return std::nullopt;
   struct stat st {};
   if (::fstat(pidfd, &st) != 0) return std::nullopt;
   return static_cast<uint64_t>(st.st_ino);

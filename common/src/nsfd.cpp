@@ -36,17 +36,17 @@ NsId require_netns_fd(int fd, std::string_view shown) {
   struct statfs fs {};
   if (::fstatfs(fd, &fs) != 0) throw Error::sys("fstatfs", shown, errno);
   if (static_cast<unsigned long>(fs.f_type) != NSFS_MAGIC) {
-    throw Error(Errc::not_a_namespace,
-                quote(shown) + " is not a namespace file (it is not on nsfs)",
-                "the path must be a holder's <ID>.net.ns link, /run/netns/NAME or /proc/PID/ns/net");
+    throw Error(
+        Errc::not_a_namespace, quote(shown) + " is not a namespace file (it is not on nsfs)",
+        "the path must be a holder's <ID>.net.ns link, /run/netns/NAME or /proc/PID/ns/net");
   }
   int type = ::ioctl(fd, NS_GET_NSTYPE);
   if (type < 0) throw Error::sys("ioctl(NS_GET_NSTYPE)", shown, errno);
   if (type != CLONE_NEWNET) {
-    throw Error(Errc::wrong_namespace,
-                quote(shown) + " is a " + ns_type_name(type) +
-                    " namespace, not a network namespace",
-                "point it at /proc/PID/ns/net, not another ns/* entry");
+    throw Error(
+        Errc::wrong_namespace,
+        quote(shown) + " is a " + ns_type_name(type) + " namespace, not a network namespace",
+        "point it at /proc/PID/ns/net, not another ns/* entry");
   }
   return ns_id_of_fd(fd, shown);
 }
@@ -87,17 +87,26 @@ NsId current_pidns_id() { return stat_ns("/proc/self/ns/pid"); }
 
 const char* ns_type_name(int nstype) noexcept {
   switch (nstype) {
-    case CLONE_NEWNET: return "net";
-    case CLONE_NEWNS: return "mnt";
-    case CLONE_NEWPID: return "pid";
-    case CLONE_NEWUTS: return "uts";
-    case CLONE_NEWIPC: return "ipc";
-    case CLONE_NEWUSER: return "user";
-    case CLONE_NEWCGROUP: return "cgroup";
+    case CLONE_NEWNET:
+      return "net";
+    case CLONE_NEWNS:
+      return "mnt";
+    case CLONE_NEWPID:
+      return "pid";
+    case CLONE_NEWUTS:
+      return "uts";
+    case CLONE_NEWIPC:
+      return "ipc";
+    case CLONE_NEWUSER:
+      return "user";
+    case CLONE_NEWCGROUP:
+      return "cgroup";
 #ifdef CLONE_NEWTIME
-    case CLONE_NEWTIME: return "time";
+    case CLONE_NEWTIME:
+      return "time";
 #endif
-    default: return "unknown";
+    default:
+      return "unknown";
   }
 }
 

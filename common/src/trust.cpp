@@ -33,7 +33,8 @@ namespace {
 // "0755": four octal digits, by hand (no printf in the static holder).
 std::string mode_text(mode_t mode) {
   std::string out(4, '0');
-  for (int i = 3; i >= 0; --i, mode >>= 3) out[static_cast<size_t>(i)] = static_cast<char>('0' + (mode & 7));
+  for (int i = 3; i >= 0; --i, mode >>= 3)
+    out[static_cast<size_t>(i)] = static_cast<char>('0' + (mode & 7));
   return out;
 }
 
@@ -68,7 +69,8 @@ DirId our_root() {
 // grow that frame (and the static holder's resident stack) on every call.
 std::string fd_shown(int fd) {
   std::string buf(4096, '\0');
-  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf.data(), buf.size() - 1);
+  ssize_t n =
+      ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf.data(), buf.size() - 1);
   if (n <= 0) return "?";
   buf.resize(static_cast<size_t>(n));
   return buf;
@@ -88,12 +90,15 @@ std::string num(uint64_t value) { return std::to_string(value); }
 
 std::string pid_ns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
 
-std::string record_prefix(std::string_view shown) { return cat({"holder record ", quote(shown), ": "}); }
+std::string record_prefix(std::string_view shown) {
+  return cat({"holder record ", quote(shown), ": "});
+}
 
 // Also a holder that has exited but is not yet reaped: pidfd_open and its
 // /proc/PID/stat still work on a zombie, its namespaces are already gone.
 std::string exited_while_checking(const HolderRecord& r, std::string_view shown) {
-  return cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: it exited while it was checked"});
+  return cat({record_prefix(shown), "holder pid ", num(r.pid),
+              " is gone: it exited while it was checked"});
 }
 
 constexpr const char* kRestartHint = "the holder died without cleaning up; restart the holder pod";
@@ -101,8 +106,6 @@ constexpr const char* kRestartHint = "the holder died without cleaning up; resta
 }  // namespace
 
 Error Finding::error() const { return Error(code, detail, hint); }
-
-
 
 namespace {
 thread_local bool quiet_passes = false;
@@ -138,7 +141,8 @@ bool Owners::trusted(uid_t uid) const {
 
 std::string Owners::text() const {
   std::string out = "root";
-  for (size_t i = 0; i < uids.size(); ++i) out += (i == 0 ? " or uid " : ", ") + std::to_string(uids[i]);
+  for (size_t i = 0; i < uids.size(); ++i)
+    out += (i == 0 ? " or uid " : ", ") + std::to_string(uids[i]);
   return out;
 }
 
@@ -165,14 +169,17 @@ Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other)
   }
   UniqueFd owner(user);
   NsId uid_ns = ns_id_of_fd(owner.get(), shown);
-  if (uid_ns.ino == kInitialUserNsIno) return pass_with(kInitialUserns, [&] { return ns_text(uid_ns, "user"); });
-  if (allow_other) return pass(kInitialUserns, ns_text(uid_ns, "user") + " (another user namespace, allowed)");
-  return fail(kInitialUserns, Errc::wrong_namespace,
-              quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
-                  ", not by the initial user namespace: any user can create such a namespace "
-                  "(unshare -Urn), and the kernel's rbd and ceph clients need one owned by the "
-                  "initial user namespace",
-              "point it at the netns-holder's namespace (--allow-userns permits this deliberately)");
+  if (uid_ns.ino == kInitialUserNsIno)
+    return pass_with(kInitialUserns, [&] { return ns_text(uid_ns, "user"); });
+  if (allow_other)
+    return pass(kInitialUserns, ns_text(uid_ns, "user") + " (another user namespace, allowed)");
+  return fail(
+      kInitialUserns, Errc::wrong_namespace,
+      quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
+          ", not by the initial user namespace: any user can create such a namespace "
+          "(unshare -Urn), and the kernel's rbd and ceph clients need one owned by the "
+          "initial user namespace",
+      "point it at the netns-holder's namespace (--allow-userns permits this deliberately)");
 }
 
 Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
@@ -206,16 +213,20 @@ HostNetns is_host_netns(NsId id, NsId own) {
 
 Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
   switch (is_host_netns(id, own)) {
-    case HostNetns::no: return pass_with(kNotHost, [&] { return cat({"the host's is not ", ns_text(id)}); });
+    case HostNetns::no:
+      return pass_with(kNotHost, [&] { return cat({"the host's is not ", ns_text(id)}); });
     case HostNetns::unknown: {
-      Finding f = pass(kNotHost, "cannot be known here: this kernel gives the host's namespace no "
-                                 "fixed inode and /proc/1 is not the host's init (no hostPID)");
+      Finding f = pass(kNotHost,
+                       "cannot be known here: this kernel gives the host's namespace no "
+                       "fixed inode and /proc/1 is not the host's init (no hostPID)");
       f.known = false;
       return f;
     }
-    case HostNetns::yes: break;
+    case HostNetns::yes:
+      break;
   }
-  if (allow) return pass(kNotHost, cat({ns_text(id), " is the host's network namespace (allowed)"}));
+  if (allow)
+    return pass(kNotHost, cat({ns_text(id), " is the host's network namespace (allowed)"}));
   return fail(kNotHost, Errc::wrong_namespace,
               cat({quote(shown), " is the host's network namespace ", ns_text(id),
                    ": a holder keeps a pod's namespace, and work done in the host's is not what "
@@ -224,10 +235,13 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
               "(--allow-host-netns permits this deliberately)");
 }
 
-std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only, const Owners& owners) {
-  if (!owners.trusted(st.st_uid)) return cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()});
+std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only,
+                              const Owners& owners) {
+  if (!owners.trusted(st.st_uid))
+    return cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()});
   const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-  if (writable && !read_only && !(sticky_ok && (st.st_mode & S_ISVTX) != 0)) return "is writable by group or others";
+  if (writable && !read_only && !(sticky_ok && (st.st_mode & S_ISVTX) != 0))
+    return "is writable by group or others";
   return {};
 }
 
@@ -235,7 +249,8 @@ std::string mode_octal(mode_t mode) { return mode_text(mode); }
 
 Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
   struct stat st {};
-  if (::fstat(dirfd, &st) != 0) return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
+  if (::fstat(dirfd, &st) != 0)
+    return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
   // Upwards through "..", "../..", ... relative to the directory that was
   // opened (one fstatat per level; the path is opened only for a message).
   std::string up;
@@ -245,7 +260,8 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
       std::string which = quote(shown);
       if (depth > 0) {
         UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        which = cat({quote(at ? fd_shown(at.get()) : cat({shown, "/", up})), " (above ", quote(shown), ")"});
+        which = cat({quote(at ? fd_shown(at.get()) : cat({shown, "/", up})), " (above ",
+                     quote(shown), ")"});
       }
       return fail(kDirTrusted, Errc::untrusted,
                   cat({"directory ", which, " ", why, " (mode ", mode_text(st.st_mode),
@@ -259,60 +275,72 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
     up = up.empty() ? std::string("..") : up + "/..";
     struct stat up_st {};
     if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0)
-      return fail(kDirTrusted, Errc::system, cat({"stat ", quote(cat({shown, "/", up})), ": ", errno_text(errno)}));
+      return fail(kDirTrusted, Errc::system,
+                  cat({"stat ", quote(cat({shown, "/", up})), ": ", errno_text(errno)}));
     if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
     st = up_st;
   }
   return pass_with(kDirTrusted, [&] {
-    return cat({quote(shown), " and every directory above it: owned by ", owners.text(), ", not writable by others"});
+    return cat({quote(shown), " and every directory above it: owned by ", owners.text(),
+                ", not writable by others"});
   });
 }
 
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners) {
-  if (owners.trusted(st.st_uid)) return pass_with(check, [&] { return cat({what, " owned by uid ", num(st.st_uid)}); });
+  if (owners.trusted(st.st_uid))
+    return pass_with(check, [&] { return cat({what, " owned by uid ", num(st.st_uid)}); });
   return fail(check, Errc::untrusted,
-              cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ", mode_text(st.st_mode),
-                   "), not ", owners.text(), ": only the holder writes these files"}),
+              cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ",
+                   mode_text(st.st_mode), "), not ", owners.text(),
+                   ": only the holder writes these files"}),
               "remove it and restart the holder pod, or name the holder's uid with --trust-uid");
 }
 
 Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners) {
   const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
   if (owners.trusted(st.st_uid) && !writable)
-    return pass_with(kConfigTrusted, [&] { return cat({quote(shown), " owned by uid ", num(st.st_uid), ", mode ", mode_text(st.st_mode)}); });
-  std::string why = !owners.trusted(st.st_uid) ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
-                                               : std::string("is writable by group or others");
+    return pass_with(kConfigTrusted, [&] {
+      return cat(
+          {quote(shown), " owned by uid ", num(st.st_uid), ", mode ", mode_text(st.st_mode)});
+    });
+  std::string why = !owners.trusted(st.st_uid)
+                        ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
+                        : std::string("is writable by group or others");
   return fail(kConfigTrusted, Errc::untrusted,
               cat({"ceph-csi config ", quote(shown), " ", why, " (mode ", mode_text(st.st_mode),
                    "): whoever can write it chooses the namespace every command runs in"}),
-              "mount the ceph-csi-config ConfigMap there (root-owned, mode 0644), or chown root and chmod go-w it");
+              "mount the ceph-csi-config ConfigMap there (root-owned, mode 0644), or chown root "
+              "and chmod go-w it");
 }
 
-Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown) {
+Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id,
+                           std::string_view shown) {
   if (cluster_id.empty() || r.cluster_id == cluster_id)
     return pass_with(kRecordCluster, [&] { return cat({"cluster ", quote(r.cluster_id)}); });
   return fail(kRecordCluster, Errc::identity_mismatch,
-              cat({record_prefix(shown), "it is for cluster ", quote(r.cluster_id), ", not ", quote(cluster_id)}));
+              cat({record_prefix(shown), "it is for cluster ", quote(r.cluster_id), ", not ",
+                   quote(cluster_id)}));
 }
 
 Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
   const std::string& boot = our_boot_id();
   if (r.boot_id == boot) return pass_with(kRecordBoot, [&] { return cat({"boot id ", boot}); });
   return fail(kRecordBoot, Errc::stale_holder,
-              cat({record_prefix(shown), "it was written before the last reboot (boot id ", r.boot_id, ", now ", boot,
-                   ")"}),
+              cat({record_prefix(shown), "it was written before the last reboot (boot id ",
+                   r.boot_id, ", now ", boot, ")"}),
               "the holder has not started since the reboot: is the holder pod running?");
 }
 
 Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown) {
   uint64_t ours = our_pidns_ino();
   if (r.pidns_ino == ours) return pass_with(kRecordPidns, [&] { return pid_ns_text(ours); });
-  return fail(kRecordPidns, Errc::identity_mismatch,
-              cat({record_prefix(shown), "the holder runs in another pid namespace (", pid_ns_text(r.pidns_ino),
-                   ", we run in ", pid_ns_text(ours), "), so /proc/", num(r.pid),
-                   " in its link names another process for us, or none"}),
-              "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
+  return fail(
+      kRecordPidns, Errc::identity_mismatch,
+      cat({record_prefix(shown), "the holder runs in another pid namespace (",
+           pid_ns_text(r.pidns_ino), ", we run in ", pid_ns_text(ours), "), so /proc/", num(r.pid),
+           " in its link names another process for us, or none"}),
+      "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
 }
 
 Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pidfd) {
@@ -328,19 +356,25 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pi
   }
   auto started = e_not_found ? std::nullopt : pid_start_time(r.pid);
   if (!started)
-    return fail(kHolderAlive, Errc::stale_holder,
-                cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}), kRestartHint);
+    return fail(
+        kHolderAlive, Errc::stale_holder,
+        cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}),
+        kRestartHint);
   if (*started != r.pid_start_time)
     return fail(kHolderAlive, Errc::stale_holder,
-                cat({record_prefix(shown), "pid ", num(r.pid), " was reused by another process (start time ",
-                     num(*started), ", record says ", num(r.pid_start_time), ")"}),
+                cat({record_prefix(shown), "pid ", num(r.pid),
+                     " was reused by another process (start time ", num(*started), ", record says ",
+                     num(r.pid_start_time), ")"}),
                 kRestartHint);
   if (pidfd) *pidfd = std::move(fd);
-  return pass_with(kHolderAlive, [&] { return cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)}); });
+  return pass_with(kHolderAlive, [&] {
+    return cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)});
+  });
 }
 
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
-  if (r.netns == opened) return pass_with(kIdentity, [&] { return cat({"the record names ", ns_text(opened)}); });
+  if (r.netns == opened)
+    return pass_with(kIdentity, [&] { return cat({"the record names ", ns_text(opened)}); });
   return fail(kIdentity, Errc::identity_mismatch,
               cat({record_prefix(shown), "it names ", ns_text(r.netns), " (dev ", num(r.netns.dev),
                    "), but the file opened ", ns_text(opened), " (dev ", num(opened.dev), ")"}),
@@ -368,7 +402,8 @@ Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::str
     std::string link = cat({"/proc/", num(r.pid), "/ns/net"});
     struct stat st {};
     if (::stat(link.c_str(), &st) != 0)
-      return fail(kIdentity, Errc::stale_holder, cat({record_prefix(shown), "stat ", quote(link), ": ", errno_text(errno)}),
+      return fail(kIdentity, Errc::stale_holder,
+                  cat({record_prefix(shown), "stat ", quote(link), ": ", errno_text(errno)}),
                   kRestartHint);
     if (pid_start_time(r.pid) != r.pid_start_time)
       return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
@@ -376,10 +411,12 @@ Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::str
   }
   if (live != r.netns)
     return fail(kIdentity, Errc::identity_mismatch,
-                cat({record_prefix(shown), "holder pid ", num(r.pid), " is now in ", ns_text(live), ", the record says ",
-                     ns_text(r.netns)}),
+                cat({record_prefix(shown), "holder pid ", num(r.pid), " is now in ", ns_text(live),
+                     ", the record says ", ns_text(r.netns)}),
                 "the holder moved to another namespace: restart the holder pod");
-  return pass_with(kIdentity, [&] { return cat({"record, link and live holder all name ", ns_text(opened)}); });
+  return pass_with(kIdentity, [&] {
+    return cat({"record, link and live holder all name ", ns_text(opened)});
+  });
 }
 
 namespace {
@@ -393,30 +430,39 @@ constexpr const char* kV1Record = "not checked: a version-1 record names no ";
 
 Finding holder_is_recorded_process(const HolderRecord& r, int pidfd, std::string_view shown) {
   if (!r.holder_pidfs_ino)
-    return unknown(kHolderUnique, r.version < 2 ? cat({kV1Record, "pidfs inode"})
-                                                : std::string("not checked: the holder's kernel had no pidfs"));
+    return unknown(kHolderUnique,
+                   r.version < 2 ? cat({kV1Record, "pidfs inode"})
+                                 : std::string("not checked: the holder's kernel had no pidfs"));
   std::optional<uint64_t> live = pidfd >= 0 ? pidfs_inode(pidfd) : std::nullopt;
-  if (!live) return unknown(kHolderUnique, "not checked: this kernel gives no pidfd on pidfs (Linux 6.9+)");
+  if (!live)
+    return unknown(kHolderUnique, "not checked: this kernel gives no pidfd on pidfs (Linux 6.9+)");
   if (*live == *r.holder_pidfs_ino)
-    return pass_with(kHolderUnique, [&] { return cat({"pid ", num(r.pid), ", pidfs inode ", num(*live)}); });
+    return pass_with(kHolderUnique, [&] {
+      return cat({"pid ", num(r.pid), ", pidfs inode ", num(*live)});
+    });
   return fail(kHolderUnique, Errc::stale_holder,
-              cat({record_prefix(shown), "pid ", num(r.pid), " is not the process that wrote the record (pidfs inode ",
-                   num(*live), ", the record says ", num(*r.holder_pidfs_ino),
+              cat({record_prefix(shown), "pid ", num(r.pid),
+                   " is not the process that wrote the record (pidfs inode ", num(*live),
+                   ", the record says ", num(*r.holder_pidfs_ino),
                    "): the holder exited and another process took its pid and start time"}),
               kRestartHint);
 }
 
 Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown) {
   if (!r.netns_cookie)
-    return unknown(kNamespaceCookie, r.version < 2 ? cat({kV1Record, "namespace cookie"})
-                                                   : std::string("not checked: the holder's kernel had no netns cookie"));
+    return unknown(kNamespaceCookie,
+                   r.version < 2
+                       ? cat({kV1Record, "namespace cookie"})
+                       : std::string("not checked: the holder's kernel had no netns cookie"));
   std::optional<uint64_t> opened = namespace_cookie_of_fd(nsfd);
-  if (!opened) return unknown(kNamespaceCookie, "not checked: this kernel has no NS_GET_ID (Linux 6.18+)");
+  if (!opened)
+    return unknown(kNamespaceCookie, "not checked: this kernel has no NS_GET_ID (Linux 6.18+)");
   if (*opened == *r.netns_cookie)
     return pass_with(kNamespaceCookie, [&] { return cat({"namespace cookie ", num(*opened)}); });
   return fail(kNamespaceCookie, Errc::identity_mismatch,
-              cat({record_prefix(shown), "the namespace opened has cookie ", num(*opened), ", the record names cookie ",
-                   num(*r.netns_cookie), ": it is another namespace that got the same inode number"}),
+              cat({record_prefix(shown), "the namespace opened has cookie ", num(*opened),
+                   ", the record names cookie ", num(*r.netns_cookie),
+                   ": it is another namespace that got the same inode number"}),
               "a stale link or record: restart the holder pod so it republishes both");
 }
 
@@ -455,22 +501,26 @@ std::vector<uint64_t> flock_holders(const std::string& table, dev_t dev, ino_t i
     }
     if (fields.size() < 6 || fields[1] != "FLOCK" || fields[5] != key) continue;
     uint64_t pid = 0;
-    for (char c : fields[4]) pid = c >= '0' && c <= '9' ? pid * 10 + static_cast<uint64_t>(c - '0') : pid;
+    for (char c : fields[4])
+      pid = c >= '0' && c <= '9' ? pid * 10 + static_cast<uint64_t>(c - '0') : pid;
     pids.push_back(pid);
   }
   return pids;
 }
 }  // namespace
 
-Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st, std::string_view lock_shown) {
+Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
+                            std::string_view lock_shown) {
   if (r.pidns_ino != our_pidns_ino())
-    return unknown(kLockHeld, "not checked: the holder runs in another pid namespace, whose locks /proc/locks "
-                              "does not show us");
+    return unknown(kLockHeld,
+                   "not checked: the holder runs in another pid namespace, whose locks /proc/locks "
+                   "does not show us");
   // netns-holder takes the lock before it writes anything and never deletes
   // it, and only root can remove it from a trusted directory: a record with no
   // lock beside it was not put there by netns-holder, and there is no lock to
   // compare (the other identity checks stand).
-  if (!lock_st) return unknown(kLockHeld, cat({"not checked: no ", quote(lock_shown), " next to the record"}));
+  if (!lock_st)
+    return unknown(kLockHeld, cat({"not checked: no ", quote(lock_shown), " next to the record"}));
   std::string table;
   try {
     table = read_file("/proc/locks", 16 << 20);
@@ -480,12 +530,16 @@ Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st, s
   std::vector<uint64_t> pids = flock_holders(table, lock_st->st_dev, lock_st->st_ino);
   for (uint64_t pid : pids)
     if (pid == static_cast<uint64_t>(r.pid))
-      return pass_with(kLockHeld, [&] { return cat({quote(lock_shown), " held by pid ", num(pid)}); });
+      return pass_with(kLockHeld, [&] {
+        return cat({quote(lock_shown), " held by pid ", num(pid)});
+      });
   std::string who = pids.empty() ? std::string("nobody") : cat({"pid ", num(pids.front())});
-  return fail(kLockHeld, Errc::stale_holder,
-              cat({"lock ", quote(lock_shown), " is held by ", who, ", not by the record's holder pid ", num(r.pid),
-                   ": the holder that wrote the record is gone and pid ", num(r.pid), " is another process"}),
-              kRestartHint);
+  return fail(
+      kLockHeld, Errc::stale_holder,
+      cat({"lock ", quote(lock_shown), " is held by ", who, ", not by the record's holder pid ",
+           num(r.pid), ": the holder that wrote the record is gone and pid ", num(r.pid),
+           " is another process"}),
+      kRestartHint);
 }
 
 Finding holder_still_alive(const HolderRecord& r, int pidfd) {
@@ -501,74 +555,95 @@ Finding holder_still_alive(const HolderRecord& r, int pidfd) {
     alive = r.pidns_ino != our_pidns_ino() || pid_start_time(r.pid) == r.pid_start_time;
   }
   if (alive) return pass_with(kHolderAlive, [&] { return "pid " + std::to_string(r.pid); });
-  return fail(kHolderAlive, Errc::stale_holder,
-              "holder pid " + std::to_string(r.pid) +
-                  " exited after the namespace was validated; nothing was run: " + errno_text(ESRCH),
-              "is the netns-holder pod restarting? retry once it is running again");
+  return fail(
+      kHolderAlive, Errc::stale_holder,
+      "holder pid " + std::to_string(r.pid) +
+          " exited after the namespace was validated; nothing was run: " + errno_text(ESRCH),
+      "is the netns-holder pod restarting? retry once it is running again");
 }
 
-Finding socket_server(int sock, std::string_view shown, const Owners& owners, const HolderRecord* record) {
+Finding socket_server(int sock, std::string_view shown, const Owners& owners,
+                      const HolderRecord* record) {
   ucred cred{};
   socklen_t len = sizeof cred;
   if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
-    return fail(kSocketServer, Errc::system, cat({"getsockopt(SO_PEERCRED) ", quote(shown), ": ", errno_text(errno)}));
+    return fail(kSocketServer, Errc::system,
+                cat({"getsockopt(SO_PEERCRED) ", quote(shown), ": ", errno_text(errno)}));
   if (!owners.trusted(cred.uid))
-    return fail(kSocketServer, Errc::untrusted,
-                cat({"the server behind ", quote(shown), " runs as uid ", num(cred.uid), " (pid ", num(cred.pid), "), not ",
-                     owners.text(), ": it is not a netns-holder this node trusts"}),
-                "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
+    return fail(
+        kSocketServer, Errc::untrusted,
+        cat({"the server behind ", quote(shown), " runs as uid ", num(cred.uid), " (pid ",
+             num(cred.pid), "), not ", owners.text(),
+             ": it is not a netns-holder this node trusts"}),
+        "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
   // The pid is 0 when the server lives in a pid namespace we cannot see.
   if (record && cred.pid > 0 && record->pidns_ino == our_pidns_ino() && cred.pid != record->pid)
     return fail(kSocketServer, Errc::identity_mismatch,
                 cat({"the server behind ", quote(shown), " is pid ", num(cred.pid),
                      ", but the holder record next to it names pid ", num(record->pid)}),
                 "another process serves the holder's socket: restart the holder pod");
-  return pass_with(kSocketServer, [&] { return cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)}); });
+  return pass_with(kSocketServer, [&] {
+    return cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)});
+  });
 }
 
-Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners, const HolderRecord* record) {
+Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners,
+                      const HolderRecord* record) {
   if (!sender.known)
     return fail(kSocketSender, Errc::protocol,
-                cat({"the namespace from ", quote(shown), " came without its sender's credentials (SCM_CREDENTIALS)"}),
+                cat({"the namespace from ", quote(shown),
+                     " came without its sender's credentials (SCM_CREDENTIALS)"}),
                 "is the socket a netns-holder's?");
-  const std::string who = cat({"uid ", num(sender.uid), ", pid ", num(static_cast<uint64_t>(sender.pid))});
+  const std::string who =
+      cat({"uid ", num(sender.uid), ", pid ", num(static_cast<uint64_t>(sender.pid))});
   if (!owners.trusted(sender.uid))
-    return fail(kSocketSender, Errc::untrusted,
-                cat({"the process that sent the namespace over ", quote(shown), " runs as ", who, ", not ",
-                     owners.text(), ": whoever listens, only a holder this node trusts may answer"}),
-                "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
-  if (!record) return pass_with(kSocketSender, [&] { return cat({who, " (no record to compare)"}); });
+    return fail(
+        kSocketSender, Errc::untrusted,
+        cat({"the process that sent the namespace over ", quote(shown), " runs as ", who, ", not ",
+             owners.text(), ": whoever listens, only a holder this node trusts may answer"}),
+        "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
+  if (!record)
+    return pass_with(kSocketSender, [&] { return cat({who, " (no record to compare)"}); });
   std::optional<uint64_t> inode = sender.pidfd ? pidfs_inode(sender.pidfd.get()) : std::nullopt;
   if (inode && record->holder_pidfs_ino) {
     if (*inode == *record->holder_pidfs_ino)
-      return pass_with(kSocketSender, [&] { return cat({who, ", pidfs inode ", num(*inode), " as in the record"}); });
+      return pass_with(kSocketSender, [&] {
+        return cat({who, ", pidfs inode ", num(*inode), " as in the record"});
+      });
     return fail(kSocketSender, Errc::identity_mismatch,
-                cat({"the process that sent the namespace over ", quote(shown), " (", who, ", pidfs inode ", num(*inode),
-                     ") is not the record's holder (pidfs inode ", num(*record->holder_pidfs_ino), ")"}),
+                cat({"the process that sent the namespace over ", quote(shown), " (", who,
+                     ", pidfs inode ", num(*inode), ") is not the record's holder (pidfs inode ",
+                     num(*record->holder_pidfs_ino), ")"}),
                 "another process answers on the holder's socket: restart the holder pod");
   }
   if (record->pidns_ino != our_pidns_ino() || sender.pid <= 0)
-    return unknown(kSocketSender, cat({who, ": not compared with the record (the holder is in another pid namespace, "
-                                       "and no pidfs inode came with the message)"}));
+    return unknown(kSocketSender,
+                   cat({who,
+                        ": not compared with the record (the holder is in another pid namespace, "
+                        "and no pidfs inode came with the message)"}));
   if (sender.pid == record->pid)
     return pass_with(kSocketSender, [&] { return cat({who, ", the record's holder pid"}); });
-  return fail(kSocketSender, Errc::identity_mismatch,
-              cat({"the process that sent the namespace over ", quote(shown), " is pid ", num(static_cast<uint64_t>(sender.pid)),
-                   ", but the holder record next to it names pid ", num(static_cast<uint64_t>(record->pid))}),
-              "another process answers on the holder's socket: restart the holder pod");
+  return fail(
+      kSocketSender, Errc::identity_mismatch,
+      cat({"the process that sent the namespace over ", quote(shown), " is pid ",
+           num(static_cast<uint64_t>(sender.pid)), ", but the holder record next to it names pid ",
+           num(static_cast<uint64_t>(record->pid))}),
+      "another process answers on the holder's socket: restart the holder pod");
 }
 
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
                        std::string_view shown) {
   if (!expected_id.empty() && header.cluster_id != expected_id)
     return fail(kHeader, Errc::identity_mismatch,
-                cat({"holder socket ", quote(shown), " speaks for cluster ", quote(header.cluster_id), ", not ",
-                     quote(expected_id)}));
+                cat({"holder socket ", quote(shown), " speaks for cluster ",
+                     quote(header.cluster_id), ", not ", quote(expected_id)}));
   if (header.netns != received)
     return fail(kHeader, Errc::identity_mismatch,
-                cat({"holder socket ", quote(shown), " announced ", ns_text(header.netns), " but sent ",
-                     ns_text(received)}));
-  return pass_with(kHeader, [&] { return cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)}); });
+                cat({"holder socket ", quote(shown), " announced ", ns_text(header.netns),
+                     " but sent ", ns_text(received)}));
+  return pass_with(kHeader, [&] {
+    return cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)});
+  });
 }
 
 }  // namespace netns::trust

@@ -68,8 +68,8 @@ class Walker {
 
   // `judge_last_dir`: whether the directory the walk ends on (when it ends on
   // one) is judged here; the holder directory is not (directory_chain is).
-  Step resolve(int start, std::string start_shown, std::string_view rest, bool judge_last_dir, UniqueFd* out,
-               struct stat* out_st) {
+  Step resolve(int start, std::string start_shown, std::string_view rest, bool judge_last_dir,
+               UniqueFd* out, struct stat* out_st) {
     std::vector<std::string> stack;
     push_components(stack, rest);
     int cur = start;
@@ -105,10 +105,11 @@ class Walker {
         if (!last) {
           if (!S_ISDIR(st.st_mode)) throw Error::sys("open", next_shown, ENOTDIR);
           if (!on_procfs(end.get())) {
-            failure_ = fail(kEveryHop, Errc::untrusted,
-                            "the kernel's link " + hop_text(next_shown, named_) +
-                                " leads out of /proc, to a directory that cannot be walked from \"/\"",
-                            "name the directory itself, not a /proc/PID/root, cwd or fd link to it");
+            failure_ =
+                fail(kEveryHop, Errc::untrusted,
+                     "the kernel's link " + hop_text(next_shown, named_) +
+                         " leads out of /proc, to a directory that cannot be walked from \"/\"",
+                     "name the directory itself, not a /proc/PID/root, cwd or fd link to it");
             return Step::refused;
           }
         }
@@ -121,18 +122,20 @@ class Walker {
         const bool judged = !skip_symlink_owner_;
         skip_symlink_owner_ = false;
         if (judged && !owners_.trusted(st.st_uid)) {
-          failure_ = fail(kEveryHop, Errc::untrusted,
-                          "symlink " + hop_text(next_shown, named_) + " is owned by uid " +
-                              std::to_string(st.st_uid) + ", not " + owners_.text() +
-                              ": whoever owns a symlink on the way chooses where the path leads",
-                          "remove that symlink and name the real path, or name its owner with --trust-uid");
+          failure_ = fail(
+              kEveryHop, Errc::untrusted,
+              "symlink " + hop_text(next_shown, named_) + " is owned by uid " +
+                  std::to_string(st.st_uid) + ", not " + owners_.text() +
+                  ": whoever owns a symlink on the way chooses where the path leads",
+              "remove that symlink and name the real path, or name its owner with --trust-uid");
           return Step::refused;
         }
         if (++symlinks_ > kMaxSymlinks) throw Error::sys("open", named_, ELOOP);
         std::string target(static_cast<size_t>(st.st_size > 0 ? st.st_size : 256) + 1, '\0');
         ssize_t n = ::readlinkat(next.get(), "", target.data(), target.size());
         if (n < 0) throw Error::sys("readlink", next_shown, errno);
-        if (static_cast<size_t>(n) >= target.size()) throw Error::sys("readlink", next_shown, ENAMETOOLONG);
+        if (static_cast<size_t>(n) >= target.size())
+          throw Error::sys("readlink", next_shown, ENAMETOOLONG);
         target.resize(static_cast<size_t>(n));
         next.reset();
         push_components(stack, target);
@@ -180,11 +183,12 @@ class Walker {
   Step judge_directory(int fd, const struct stat& st, const std::string& shown) {
     std::string why = directory_problem(st, true, on_read_only_mount(fd), owners_);
     if (why.empty()) return Step::found;
-    failure_ = fail(kEveryHop, Errc::untrusted,
-                    "directory " + hop_text(shown, named_) + " " + why + " (mode " + mode_octal(st.st_mode) +
-                        "): whoever can write it chooses where the path leads",
-                    "chown root and chmod go-w that directory (a sticky directory such as /tmp is fine), "
-                    "or name its owner with --trust-uid");
+    failure_ =
+        fail(kEveryHop, Errc::untrusted,
+             "directory " + hop_text(shown, named_) + " " + why + " (mode " +
+                 mode_octal(st.st_mode) + "): whoever can write it chooses where the path leads",
+             "chown root and chmod go-w that directory (a sticky directory such as /tmp is fine), "
+             "or name its owner with --trust-uid");
     return Step::refused;
   }
 
@@ -197,7 +201,8 @@ class Walker {
 
 }  // namespace
 
-Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions& options, WalkedPath* out) {
+Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions& options,
+                  WalkedPath* out) {
   *out = WalkedPath{};
   std::string absolute(path);
   if (absolute.empty() || absolute[0] != '/') {
@@ -219,8 +224,10 @@ Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions
     UniqueFd root = open_fd("/", O_PATH | O_DIRECTORY);
     struct stat st {};
     if (::fstat(root.get(), &st) != 0) throw Error::sys("fstat", "/", errno);
-    if (std::string why = directory_problem(st, false, false, owners); !why.empty() && dir_text != "/")
-      return fail(kEveryHop, Errc::untrusted, "directory \"/\" " + why, "chown root and chmod go-w /");
+    if (std::string why = directory_problem(st, false, false, owners);
+        !why.empty() && dir_text != "/")
+      return fail(kEveryHop, Errc::untrusted, "directory \"/\" " + why,
+                  "chown root and chmod go-w /");
     Step s = walker.resolve(root.get(), "/", dir_text, options.judge_entry_dir, &out->dir, nullptr);
     if (s == Step::refused) return walker.failure();
     if (s == Step::missing) return pass(kEveryHop, "");
@@ -239,7 +246,9 @@ Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions
     out->target_st = out->entry;
     out->target = std::move(entry);
     out->found = true;
-    return pass_with(kEveryHop, [&] { return quote(path) + ": every directory and symlink on the way trusted"; });
+    return pass_with(kEveryHop, [&] {
+      return quote(path) + ": every directory and symlink on the way trusted";
+    });
   }
   entry.reset();
   // The entry is a symlink: what it leads through is judged like the rest
@@ -250,7 +259,8 @@ Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions
   if (s == Step::refused) return walker.failure();
   if (s == Step::missing) return pass(kEveryHop, "");
   out->found = true;
-  return pass_with(kEveryHop, [&] { return quote(path) + ": every directory and symlink on the way trusted"; });
+  return pass_with(
+      kEveryHop, [&] { return quote(path) + ": every directory and symlink on the way trusted"; });
 }
 
 UniqueFd open_trusted_regular(const std::string& path, const Owners& owners) {

@@ -12,10 +12,11 @@ namespace netns {
 UnixAddress unix_address(std::string_view path, std::string_view shown) {
   UnixAddress a;
   a.addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof a.addr.sun_path || path.find('\0') != std::string_view::npos)
-    throw Error(Errc::invalid_argument,
-                "socket path " + quote(shown) + " is empty or longer than " +
-                    std::to_string(sizeof a.addr.sun_path - 1) + " bytes");
+  if (path.empty() || path.size() >= sizeof a.addr.sun_path ||
+      path.find('\0') != std::string_view::npos)
+    throw Error(Errc::invalid_argument, "socket path " + quote(shown) +
+                                            " is empty or longer than " +
+                                            std::to_string(sizeof a.addr.sun_path - 1) + " bytes");
   std::memcpy(a.addr.sun_path, path.data(), path.size());
   a.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
   return a;

@@ -280,7 +280,9 @@ class NvmeConnectCommand final : public CephCommand {
                    "Where the controllers are read (a stand-in tree)")
         ->capture_default_str();
   }
-  void adjust(ceph::Settings& settings) const override { settings.sys_class_nvme = sys_class_nvme_; }
+  void adjust(ceph::Settings& settings) const override {
+    settings.sys_class_nvme = sys_class_nvme_;
+  }
   static std::optional<std::string> secret_from(const std::string& file) {
     if (file.empty()) return std::nullopt;
     std::string secret = read_file(file, 4096);

@@ -97,8 +97,7 @@ class FenceInfoCommand final : public Command {
   int run() override {
     const bool named = !dirs_.empty();
     std::vector<std::string> dirs = dirs_;
-    if (!named)
-      dirs = default_holder_dirs();
+    if (!named) dirs = default_holder_dirs();
     std::vector<HolderAddresses> holders;
     for (const auto& d : dirs) {
       auto found = read_holder_dir(d, named);

@@ -61,7 +61,8 @@ class GuardCommand final : public Command {
     auto* announce = app.add_option(
         "--announce-replacement", announce_,
         "Tell this holder's next preStop guard, within this long, that the container is being "
-        "replaced in place (image patch), not deleted: it then does not hold. Needs --holder-record");
+        "replaced in place (image patch), not deleted: it then does not hold. Needs "
+        "--holder-record");
     announce->excludes(wait)->excludes(count);
     app.add_option("--max-wait", max_wait_, "Give up after this long: exit 124")
         ->capture_default_str();
@@ -176,12 +177,13 @@ class GuardCommand final : public Command {
 
   int announce(NsId guarded) {
     if (holder_record_.empty())
-      throw Error(Errc::invalid_argument,
-                  "guard --announce-replacement needs --holder-record: the notice names one holder");
+      throw Error(
+          Errc::invalid_argument,
+          "guard --announce-replacement needs --holder-record: the notice names one holder");
     auto valid = parse_duration(announce_, "--announce-replacement");
     if (valid < std::chrono::seconds(1) || valid > std::chrono::hours(1))
-      throw Error(Errc::invalid_argument,
-                  "--announce-replacement " + quote(announce_) + ": give 1s to 1h (the patch follows at once)");
+      throw Error(Errc::invalid_argument, "--announce-replacement " + quote(announce_) +
+                                              ": give 1s to 1h (the patch follows at once)");
     HolderLog log = HolderLog::open(holder_record_, guarded);
     ReplacementNotice notice;
     notice.pid = log.record().pid;
@@ -189,9 +191,10 @@ class GuardCommand final : public Command {
     notice.until_unix =
         unix_now() + static_cast<uint64_t>(std::chrono::ceil<std::chrono::seconds>(valid).count());
     write_notice(holder_record_, notice);
-    std::string text = "in-place replacement announced for holder pid " + std::to_string(notice.pid) +
-                       ": its preStop guard within " + format_duration(valid) +
-                       " does not hold (" + notice_path(holder_record_) + ")";
+    std::string text = "in-place replacement announced for holder pid " +
+                       std::to_string(notice.pid) + ": its preStop guard within " +
+                       format_duration(valid) + " does not hold (" + notice_path(holder_record_) +
+                       ")";
     log.line(text);
     std::printf("%s\n", text.c_str());
     return std::fflush(stdout) == 0 ? 0 : 1;

@@ -11,8 +11,8 @@
 #include <iostream>
 
 #include "command.hpp"
-#include "mapping_scan.hpp"
 #include "log.hpp"
+#include "mapping_scan.hpp"
 #include "netns/fd.hpp"
 #include "netns_exec/inspect_report.hpp"
 #include "source_options.hpp"
@@ -86,7 +86,8 @@ class InspectCommand final : public Command {
       out = inspect::render_table(report, all_sockets_) + "\nKernel mappings on this node:\n";
       for (const auto& v : scan.verdicts)
         out += std::string(v.orphaned ? "  ORPHANED " : "  ") + v.kind + " " + v.object + " (" +
-               v.image + (v.address.empty() ? "" : ", client " + v.address) + "): " + v.meaning + "\n";
+               v.image + (v.address.empty() ? "" : ", client " + v.address) + "): " + v.meaning +
+               "\n";
       if (scan.verdicts.empty()) out += "  none\n";
       for (const auto& n : scan.notes) out += "  note: " + n + "\n";
     }

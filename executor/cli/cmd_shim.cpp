@@ -68,8 +68,10 @@ std::string disconnected_device(const std::vector<std::string>& cmd) {
   if (cmd.size() < 2 || cmd[1] != "disconnect") return "";
   std::string device;
   for (size_t i = 2; i < cmd.size(); ++i) {
-    if ((cmd[i] == "-d" || cmd[i] == "--device") && i + 1 < cmd.size()) device = cmd[++i];
-    else if (cmd[i].rfind("--device=", 0) == 0) device = cmd[i].substr(9);
+    if ((cmd[i] == "-d" || cmd[i] == "--device") && i + 1 < cmd.size())
+      device = cmd[++i];
+    else if (cmd[i].rfind("--device=", 0) == 0)
+      device = cmd[i].substr(9);
   }
   return device;
 }
@@ -87,10 +89,14 @@ class ShimCommand final : public Command {
     CLI::App* explain = app.add_subcommand(
         "explain", "Which cluster, holder and real program `CMD ARGS...` would get; runs nothing");
     explain->add_flag("--json", json_, "One JSON document on stdout");
-    explain->add_option("--sys-class-nvme", sys_class_nvme_,
-                        "nvme disconnect: where the controller's address is read")
+    explain
+        ->add_option("--sys-class-nvme", sys_class_nvme_,
+                     "nvme disconnect: where the controller's address is read")
         ->capture_default_str();
-    explain->add_option("command", argv_, "-- rbd|mount.ceph|nvme|mount.nfs|mount -t ceph|nfs|nfs4 ARGS...")->required();
+    explain
+        ->add_option("command", argv_,
+                     "-- rbd|mount.ceph|nvme|mount.nfs|mount -t ceph|nfs|nfs4 ARGS...")
+        ->required();
   }
 
   int run() override {
@@ -101,15 +107,18 @@ class ShimCommand final : public Command {
       if (type != "ceph" && type != "nfs" && type != "nfs4")
         throw Error(Errc::invalid_argument,
                     "shim explain: only `mount -t ceph|nfs|nfs4 ...` goes through a shim (mount(8) "
-                    "runs mount.TYPE for it), not " + quote(type.empty() ? "no -t" : type));
+                    "runs mount.TYPE for it), not " +
+                        quote(type.empty() ? "no -t" : type));
       cmd = as_mount_helper(cmd, type);
       invoked = basename_of(cmd.front());
     }
     auto tool = exec::shim::tool_named(invoked);
     if (!tool)
       throw Error(Errc::invalid_argument,
-                  "shim explain: " + quote(invoked) + " is not a program transparent mode stands "
-                  "in for", "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4 or mount -t ceph|nfs|nfs4");
+                  "shim explain: " + quote(invoked) +
+                      " is not a program transparent mode stands "
+                      "in for",
+                  "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4 or mount -t ceph|nfs|nfs4");
 
     nlohmann::json doc;
     // The real program is the one of the name invoked (mount.nfs4 is mount.nfs4).
@@ -135,7 +144,8 @@ class ShimCommand final : public Command {
       doc["holder_dir"] = env.holder_dir;
       if (exec::shim::routes_by_monitors(*tool)) {
         doc["config"] = env.config;
-        doc["held_clusters"] = env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
+        doc["held_clusters"] =
+            env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
       }
       const exec::shim::Route route =
           exec::shim::route(*tool, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
@@ -151,7 +161,8 @@ class ShimCommand final : public Command {
       doc["why"] = route.why;
       // A disconnect is not routed (sysfs is the same in every network
       // namespace), but the operator wants to know whose controller it is.
-      if (const std::string device = disconnected_device(cmd); *tool == exec::shim::Tool::nvme && !device.empty()) {
+      if (const std::string device = disconnected_device(cmd);
+          *tool == exec::shim::Tool::nvme && !device.empty()) {
         const std::string name(basename_of(device));
         const std::string file = sys_class_nvme_ + "/" + name + "/address";
         nlohmann::json c{{"device", device}, {"address_file", file}};
@@ -161,7 +172,8 @@ class ShimCommand final : public Command {
           const std::string traddr = ceph::nvme_address_field(address, "traddr");
           c["traddr"] = traddr;
           if (env.targets)
-            if (auto m = exec::shim::holder_serving(*env.targets, exec::shim::canonical_address(traddr)))
+            if (auto m =
+                    exec::shim::holder_serving(*env.targets, exec::shim::canonical_address(traddr)))
               c["holder"] = m->id;
         } catch (const Error& e) {
           c["unreadable"] = e.describe();
@@ -201,7 +213,8 @@ class ShimCommand final : public Command {
       std::printf("%-10s %s\n", key, value.c_str());
     };
     auto str = [&](const char* key) {
-      return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>() : std::string();
+      return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
+                                                       : std::string();
     };
     line("command:", doc["command"].get<std::string>());
     line("shim:", invoked_as);
@@ -209,7 +222,8 @@ class ShimCommand final : public Command {
     for (const auto& r : real.reasons) line("", "- " + r);
     for (const char* named : {"monitors", "target"})
       if (doc.contains(named))
-        line((std::string(named) + ":").c_str(), route_text(doc[named]["named"], doc[named]["where"]));
+        line((std::string(named) + ":").c_str(),
+             route_text(doc[named]["named"], doc[named]["where"]));
     if (!str("cluster").empty())
       line(exec::shim::routes_by_monitors(*tool) ? "cluster:" : "holder id:",
            quote(str("cluster")) + (doc["held"].get<bool>() ? " (held)" : " (not held)"));
@@ -220,9 +234,10 @@ class ShimCommand final : public Command {
       const auto& c = doc["controller"];
       std::string text = c["device"].get<std::string>();
       if (c.contains("traddr"))
-        text += " at traddr " + c["traddr"].get<std::string>() +
-                (c.contains("holder") ? ", served by holder " + quote(c["holder"].get<std::string>())
-                                      : ", no holder in NETNS_EXEC_TARGETS serves it");
+        text +=
+            " at traddr " + c["traddr"].get<std::string>() +
+            (c.contains("holder") ? ", served by holder " + quote(c["holder"].get<std::string>())
+                                  : ", no holder in NETNS_EXEC_TARGETS serves it");
       else
         text += ": " + c["unreadable"].get<std::string>();
       line("controller:", text + " (disconnect deletes it through sysfs from any namespace)");

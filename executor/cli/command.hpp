@@ -58,10 +58,8 @@ std::vector<std::unique_ptr<Command>> make_commands();
 
 }  // namespace netns::cli
 
-#define NETNS_CLI_REGISTER(Type)                                                    \
-  namespace {                                                                        \
-  [[maybe_unused]] const bool netns_cli_registered_##Type =                          \
-      ::netns::cli::register_command([]() -> std::unique_ptr<::netns::cli::Command> { \
-        return std::make_unique<Type>();                                             \
-      });                                                                            \
+#define NETNS_CLI_REGISTER(Type)                                                            \
+  namespace {                                                                               \
+  [[maybe_unused]] const bool netns_cli_registered_##Type = ::netns::cli::register_command( \
+      []() -> std::unique_ptr<::netns::cli::Command> { return std::make_unique<Type>(); }); \
   }

@@ -111,7 +111,6 @@ std::vector<ClientAddress> node_addresses(const std::string& netns_path) {
       .client_addresses;
 }
 
-
 std::vector<std::string> default_holder_dirs() {
   return {"/var/lib/kubelet/plugins/rbd.csi.ceph.com",
           "/var/lib/kubelet/plugins/cephfs.csi.ceph.com"};

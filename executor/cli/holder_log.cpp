@@ -34,7 +34,8 @@ CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded
     if (!f.ok) throw f.error();
   };
   require(trust::directory_chain(dirfd.get(), dir, trust::Owners{}));
-  require(trust::file_owner(trust::kRecordOwner, st, "holder record", record_path, trust::Owners{}));
+  require(
+      trust::file_owner(trust::kRecordOwner, st, "holder record", record_path, trust::Owners{}));
   require(trust::record_this_boot(*record, record_path));
   require(trust::record_this_pid_namespace(*record, record_path));
   UniqueFd pidfd;
@@ -54,7 +55,9 @@ HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
   UniqueFd fd = open_fd(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK);
   // Checked again after the open: had the holder exited and its pid been
   // reused in between, the descriptor would be a stranger's stderr.
-  if (trust::Finding f = trust::holder_still_alive(record, checked.pidfd ? checked.pidfd.get() : -1); !f.ok) {
+  if (trust::Finding f =
+          trust::holder_still_alive(record, checked.pidfd ? checked.pidfd.get() : -1);
+      !f.ok) {
     Error e = f.error();
     e.context("holder record " + quote(record_path) + ": while its stderr was being opened");
     throw e;

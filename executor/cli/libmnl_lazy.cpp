@@ -35,8 +35,8 @@ void* libmnl() {
     }
   });
   if (handle == nullptr)
-    throw netns::Error(netns::Errc::system, std::string("dlopen ") + netns::quote(kLibmnl) +
-                                                ": " + error,
+    throw netns::Error(netns::Errc::system,
+                       std::string("dlopen ") + netns::quote(kLibmnl) + ": " + error,
                        "is libmnl0 installed in this image? netns-exec inspect needs it");
   return handle;
 }
@@ -45,17 +45,17 @@ template <typename F>
 F resolve(const char* name) {
   void* sym = ::dlsym(libmnl(), name);
   if (sym == nullptr)
-    throw netns::Error(netns::Errc::system,
-                       std::string("dlsym ") + name + " in " + netns::quote(kLibmnl) +
-                           ": not found",
-                       "is the installed libmnl at least 1.0.4?");
+    throw netns::Error(
+        netns::Errc::system,
+        std::string("dlsym ") + name + " in " + netns::quote(kLibmnl) + ": not found",
+        "is the installed libmnl at least 1.0.4?");
   return reinterpret_cast<F>(sym);
 }
 
-#define NETNS_MNL_FORWARD(ret, name, params, args)           \
-  extern "C" ret name params {                               \
+#define NETNS_MNL_FORWARD(ret, name, params, args)          \
+  extern "C" ret name params {                              \
     static const auto real = resolve<ret(*) params>(#name); \
-    return real args;                                        \
+    return real args;                                       \
   }
 
 }  // namespace
@@ -63,13 +63,14 @@ F resolve(const char* name) {
 NETNS_MNL_FORWARD(struct mnl_socket*, mnl_socket_fdopen, (int fd), (fd))
 NETNS_MNL_FORWARD(int, mnl_socket_close, (struct mnl_socket * nl), (nl))
 NETNS_MNL_FORWARD(unsigned int, mnl_socket_get_portid, (const struct mnl_socket* nl), (nl))
-NETNS_MNL_FORWARD(ssize_t, mnl_socket_sendto, (const struct mnl_socket* nl, const void* req, size_t siz),
-                  (nl, req, siz))
-NETNS_MNL_FORWARD(ssize_t, mnl_socket_recvfrom, (const struct mnl_socket* nl, void* buf, size_t siz),
-                  (nl, buf, siz))
+NETNS_MNL_FORWARD(ssize_t, mnl_socket_sendto,
+                  (const struct mnl_socket* nl, const void* req, size_t siz), (nl, req, siz))
+NETNS_MNL_FORWARD(ssize_t, mnl_socket_recvfrom,
+                  (const struct mnl_socket* nl, void* buf, size_t siz), (nl, buf, siz))
 NETNS_MNL_FORWARD(size_t, mnl_nlmsg_get_payload_len, (const struct nlmsghdr* nlh), (nlh))
 NETNS_MNL_FORWARD(struct nlmsghdr*, mnl_nlmsg_put_header, (void* buf), (buf))
-NETNS_MNL_FORWARD(void*, mnl_nlmsg_put_extra_header, (struct nlmsghdr * nlh, size_t size), (nlh, size))
+NETNS_MNL_FORWARD(void*, mnl_nlmsg_put_extra_header, (struct nlmsghdr * nlh, size_t size),
+                  (nlh, size))
 NETNS_MNL_FORWARD(void*, mnl_nlmsg_get_payload, (const struct nlmsghdr* nlh), (nlh))
 NETNS_MNL_FORWARD(int, mnl_cb_run,
                   (const void* buf, size_t numbytes, unsigned int seq, unsigned int portid,

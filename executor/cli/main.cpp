@@ -32,16 +32,16 @@ int cli_main(int argc, char** argv) {
   ::signal(SIGCHLD, SIG_DFL);
   set_log_secrets(argc, argv);
 
-  CLI::App app{"Run commands inside a netns-holder's network namespace.\n"
-               "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
-               "netns-exec"};
+  CLI::App app{
+      "Run commands inside a netns-holder's network namespace.\n"
+      "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
+      "netns-exec"};
   app.require_subcommand(1);
   app.fallthrough();
   app.set_version_flag("--version", std::string("netns-exec ") + NETNS_EXEC_VERSION);
   app.add_option("--log-format", g_globals.log_format, "Log format on stderr: text or json")
       ->capture_default_str();
-  app.add_option("--log-level", g_globals.log_level,
-                 "trace, debug, info, warn, error or off")
+  app.add_option("--log-level", g_globals.log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str();
 
   auto commands = make_commands();

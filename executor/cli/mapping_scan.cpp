@@ -29,8 +29,9 @@ void MappingScanOptions::add_to(CLI::App& app) {
 }
 
 size_t MappingScan::orphaned() const {
-  return static_cast<size_t>(std::count_if(verdicts.begin(), verdicts.end(),
-                                           [](const inspect::MappingVerdict& v) { return v.orphaned; }));
+  return static_cast<size_t>(
+      std::count_if(verdicts.begin(), verdicts.end(),
+                    [](const inspect::MappingVerdict& v) { return v.orphaned; }));
 }
 
 MappingScan scan_mappings(const MappingScanOptions& options) {
@@ -52,8 +53,9 @@ MappingScan scan_mappings(const MappingScanOptions& options) {
     }
   }
   try {
-    serving.push_back({options.node_netns.empty() ? std::string("this namespace (netns-exec's)")
-                                                  : "the node's namespace (" + options.node_netns + ")",
+    serving.push_back({options.node_netns.empty()
+                           ? std::string("this namespace (netns-exec's)")
+                           : "the node's namespace (" + options.node_netns + ")",
                        node_addresses(options.node_netns)});
   } catch (const Error& e) {
     scan.notes.push_back("the node's addresses: " + e.describe());

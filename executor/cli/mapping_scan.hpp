@@ -28,7 +28,8 @@ struct MappingScanOptions {
 
 struct MappingScan {
   std::vector<inspect::MappingVerdict> verdicts;
-  std::vector<std::string> notes;  // what could not be read, and holders whose addresses are unknown
+  std::vector<std::string>
+      notes;  // what could not be read, and holders whose addresses are unknown
   [[nodiscard]] size_t orphaned() const;
 };
 

@@ -134,17 +134,21 @@ class DescriptorHeadroom {
     if (::getrlimit(RLIMIT_NOFILE, &now) != 0) now = saved_;
     const rlim_t limit = now.rlim_cur;
     int open = 0;
-    for (rlim_t fd = 0; fd < limit && fd < (1u << 20); ++fd) open += ::fcntl(static_cast<int>(fd), F_GETFD) >= 0;
+    for (rlim_t fd = 0; fd < limit && fd < (1u << 20); ++fd)
+      open += ::fcntl(static_cast<int>(fd), F_GETFD) >= 0;
     const std::string need = std::to_string(static_cast<rlim_t>(open) + kDescriptorsNeeded);
     std::string message =
         e.message() + ": the checks need " + std::to_string(kDescriptorsNeeded) +
-        " free descriptors at once (util-linux nsenter needs 1); the caller's limit (RLIMIT_NOFILE) is soft " +
+        " free descriptors at once (util-linux nsenter needs 1); the caller's limit "
+        "(RLIMIT_NOFILE) is soft " +
         std::to_string(saved_.rlim_cur) + ", hard " + std::to_string(saved_.rlim_max) + ", " +
-        std::to_string(open) + " are open, and it could not be raised for the checks (past the hard limit "
+        std::to_string(open) +
+        " are open, and it could not be raised for the checks (past the hard limit "
         "only with CAP_SYS_RESOURCE); nothing was run";
     return Error(e.code(), std::move(message),
                  "raise the hard limit to at least " + need +
-                     " (ulimit -Hn, or the container runtime's nofile rlimit), or close descriptors before the call");
+                     " (ulimit -Hn, or the container runtime's nofile rlimit), or close "
+                     "descriptors before the call");
   }
 
  private:
@@ -182,7 +186,8 @@ int hand_to_util_linux(char** argv) {
       for (const auto& r : found.reasons) why += "; " + r;
       throw Error(Errc::not_found,
                   "this call is util-linux nsenter's (it is not a network-namespace entry by "
-                  "file), and no util-linux nsenter was found" + why + "; nothing was run",
+                  "file), and no util-linux nsenter was found" +
+                      why + "; nothing was run",
                   "install util-linux next on PATH after netns-exec's nsenter link, or set "
                   "NETNS_EXEC_NSENTER to its path");
     }
@@ -262,7 +267,8 @@ int nsenter_main(int argc, char** argv) {
   // Not a network-namespace entry by file: util-linux's call, untouched.
   // -t with a detached `-n WORD` is util-linux's reading of -n (the
   // target's namespace, WORD the command).
-  if (as_nsenter && (!have_path || (call.target && !call.attached))) return hand_to_util_linux(argv);
+  if (as_nsenter && (!have_path || (call.target && !call.attached)))
+    return hand_to_util_linux(argv);
 
   if (!call.other.empty())
     throw Error(Errc::invalid_argument,

@@ -14,21 +14,25 @@ namespace netns::cli {
 namespace {
 const char* kind_name(spawn::Outcome::Kind kind) {
   switch (kind) {
-    case spawn::Outcome::Kind::exited: return "exited";
-    case spawn::Outcome::Kind::signalled: return "signalled";
-    case spawn::Outcome::Kind::timed_out: return "timed_out";
-    case spawn::Outcome::Kind::spawn_failed: return "spawn_failed";
-    case spawn::Outcome::Kind::cancelled: return "cancelled";
-    case spawn::Outcome::Kind::status_lost: return "status_lost";
+    case spawn::Outcome::Kind::exited:
+      return "exited";
+    case spawn::Outcome::Kind::signalled:
+      return "signalled";
+    case spawn::Outcome::Kind::timed_out:
+      return "timed_out";
+    case spawn::Outcome::Kind::spawn_failed:
+      return "spawn_failed";
+    case spawn::Outcome::Kind::cancelled:
+      return "cancelled";
+    case spawn::Outcome::Kind::status_lost:
+      return "status_lost";
   }
   return "unknown";
 }
 
 // The command's own bytes: redaction is for our messages, never its data.
 nlohmann::json stream_json(const spawn::CapturedOutput& out) {
-  return {{"data", out.data},
-          {"total_bytes", out.total_bytes},
-          {"truncated", out.truncated}};
+  return {{"data", out.data}, {"total_bytes", out.total_bytes}, {"truncated", out.truncated}};
 }
 }  // namespace
 
@@ -53,11 +57,16 @@ nlohmann::json namespace_json(const exec::ResolvedNamespace& ns) {
 nlohmann::json outcome_json(const spawn::Outcome& o) {
   nlohmann::json j{{"kind", kind_name(o.kind)}, {"description", o.describe()}};
   switch (o.kind) {
-    case spawn::Outcome::Kind::exited: j["exit_code"] = o.exit_code; break;
+    case spawn::Outcome::Kind::exited:
+      j["exit_code"] = o.exit_code;
+      break;
     case spawn::Outcome::Kind::signalled:
     case spawn::Outcome::Kind::timed_out:
-    case spawn::Outcome::Kind::cancelled: j["signal"] = o.signal; break;
-    case spawn::Outcome::Kind::status_lost: break;
+    case spawn::Outcome::Kind::cancelled:
+      j["signal"] = o.signal;
+      break;
+    case spawn::Outcome::Kind::status_lost:
+      break;
     case spawn::Outcome::Kind::spawn_failed:
       j["stage"] = spawn::stage_name(o.stage);
       j["errno"] = o.error;

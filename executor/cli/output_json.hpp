@@ -27,8 +27,8 @@ nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespa
 nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,
                           const char* operation = nullptr);
 
-// One line on stdout, flushed; invalid UTF-8 in output is replaced, not fatal. Returns 0, or the errno of a failed write
-// (stdout closed, a full disk, a reader that went away).
+// One line on stdout, flushed; invalid UTF-8 in output is replaced, not fatal. Returns 0, or the
+// errno of a failed write (stdout closed, a full disk, a reader that went away).
 int print_json(const nlohmann::json& doc);
 
 // The exit code of `run --json` when the command ran but its JSON result

@@ -16,8 +16,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -117,7 +117,8 @@ std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& err
   for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; }))
     if (s->get_name() == word) sub = s;
   if (sub == nullptr)
-    return with_hint("unknown subcommand " + quote(word), closest_name(word, subcommand_names(app))) +
+    return with_hint("unknown subcommand " + quote(word),
+                     closest_name(word, subcommand_names(app))) +
            help;
   // A known subcommand: an option it does not have (up to "--", after which
   // everything is the command's).

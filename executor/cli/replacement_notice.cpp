@@ -18,7 +18,6 @@ namespace netns::cli {
 
 namespace {
 
-
 struct Location {
   std::string dir;
   std::string name;  // the notice's file name
@@ -83,9 +82,9 @@ std::optional<ReplacementNotice> read_notice(const std::string& record_path) {
   if (!S_ISREG(st.st_mode))
     throw Error(Errc::untrusted, "replacement notice " + quote(shown) + " is not a regular file",
                 "remove it; announce with netns-exec guard --announce-replacement");
-  for (const trust::Finding& f : {trust::directory_chain(dir.get(), at.dir, trust::Owners{}),
-                                  trust::file_owner("notice owner", st, "replacement notice", shown,
-                                                    trust::Owners{})})
+  for (const trust::Finding& f :
+       {trust::directory_chain(dir.get(), at.dir, trust::Owners{}),
+        trust::file_owner("notice owner", st, "replacement notice", shown, trust::Owners{})})
     if (!f.ok) throw f.error();
   FlatJsonObject obj = parse_flat_json(read_all(fd->get(), shown, 4096));
   uint64_t version = integer(obj, "version", shown);
@@ -97,7 +96,8 @@ std::optional<ReplacementNotice> read_notice(const std::string& record_path) {
   ReplacementNotice n;
   uint64_t pid = integer(obj, "pid", shown);
   if (pid == 0 || pid > static_cast<uint64_t>(std::numeric_limits<pid_t>::max()))
-    throw Error(Errc::invalid_argument, "replacement notice " + quote(shown) + ": pid out of range");
+    throw Error(Errc::invalid_argument,
+                "replacement notice " + quote(shown) + ": pid out of range");
   n.pid = static_cast<pid_t>(pid);
   n.pid_start_time = integer(obj, "pid_start_time", shown);
   n.until_unix = integer(obj, "until_unix", shown);

@@ -55,11 +55,12 @@ int shim_main(int argc, char** argv) {
     e.context("transparent mode: " +
               std::string(exec::shim::routes_by_monitors(tool) ? "cluster " : "holder ") +
               quote(route.cluster_id) + " (" + route.named + " " + quote(route.monitors.text) +
-              ") is held, its holder " + quote(route.holder_path) +
-              " cannot be used, and " + quote(real.path) + " was not run");
-    e.default_hint("is the cluster's netns-holder pod running on this node (NETNS_EXEC_WAIT_HOLDER "
-                   "waits for it)? `netns-exec shim explain -- " + std::string(name) +
-                   " ...` shows the decision");
+              ") is held, its holder " + quote(route.holder_path) + " cannot be used, and " +
+              quote(real.path) + " was not run");
+    e.default_hint(
+        "is the cluster's netns-holder pod running on this node (NETNS_EXEC_WAIT_HOLDER "
+        "waits for it)? `netns-exec shim explain -- " +
+        std::string(name) + " ...` shows the decision");
     throw;
   }
 }

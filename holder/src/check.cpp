@@ -28,7 +28,8 @@ namespace {
 // The probe's own rule: the files must describe the namespace it runs in.
 void require_probe_ns(const NsId& got, const NsId& probe, const std::string& what) {
   if (got != probe)
-    throw Error(Errc::identity_mismatch, what + " " + ns_text(got) + ", the probe is in " + ns_text(probe),
+    throw Error(Errc::identity_mismatch,
+                what + " " + ns_text(got) + ", the probe is in " + ns_text(probe),
                 "the files describe another namespace than the holder container's: "
                 "did another holder take over this cluster ID?");
 }
@@ -53,7 +54,8 @@ void check_link(int dirfd, const HolderFileNames& names, const std::string& show
   try {
     fd = open_at(dirfd, names.ns_link, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0, shown);
   } catch (Error& e) {
-    throw e.default_hint("the link names a process that is gone: the holder died without cleaning up");
+    throw e.default_hint(
+        "the link names a process that is gone: the holder died without cleaning up");
   }
   NsId linked;
   require(trust::network_namespace(fd.get(), shown, &linked));
@@ -66,7 +68,8 @@ void check_socket(int dirfd, const std::string& cluster_id, const std::string& n
                   const std::string& shown, const NsId& probe, const HolderRecord& record,
                   const trust::Owners& owners) {
   struct stat st {};
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw Error::sys("stat", shown, errno);
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    throw Error::sys("stat", shown, errno);
   require(trust::file_owner(trust::kSocketOwner, st, "holder socket", shown, owners));
   UniqueFd sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
   request_sender_identity(sock.get());
@@ -86,7 +89,8 @@ void check_socket(int dirfd, const std::string& cluster_id, const std::string& n
 }
 
 // True when some process holds <ID>.lock (LOCK_SH|LOCK_NB fails with EWOULDBLOCK).
-bool lock_is_held(int dirfd, const std::string& name, const std::string& shown, const trust::Owners& owners) {
+bool lock_is_held(int dirfd, const std::string& name, const std::string& shown,
+                  const trust::Owners& owners) {
   auto fd = open_regular_at_if_exists(dirfd, name, O_NOFOLLOW, shown);
   if (!fd) return false;
   struct stat st {};
@@ -113,7 +117,8 @@ std::string run_check(const Options& o) {
     if (!record)
       throw Error(Errc::not_found, quote(shown(names.record)) + " does not exist",
                   "no holder has published here (yet); is --dir the holder's directory?");
-    require(trust::file_owner(trust::kRecordOwner, st, "holder record", shown(names.record), owners));
+    require(
+        trust::file_owner(trust::kRecordOwner, st, "holder record", shown(names.record), owners));
     require(trust::record_for_cluster(*record, o.cluster_id, shown(names.record)));
     require(trust::record_this_boot(*record, shown(names.record)));
     require_probe_ns(record->netns, probe, quote(shown(names.record)) + " describes");
@@ -123,7 +128,8 @@ std::string run_check(const Options& o) {
     }
     check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
     if (record->socket)
-      check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe, *record, owners);
+      check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe, *record,
+                   owners);
 
     // Liveness. In the record's own pid namespace the pid (a pidfd) and its
     // start time name the process exactly; from another one the pid means
@@ -133,12 +139,15 @@ std::string run_check(const Options& o) {
     if (same_pidns) {
       UniqueFd pidfd;
       require(trust::holder_alive(*record, shown(names.record), &pidfd));
-      require(trust::identity_matches(*record, probe, pidfd ? pidfd.get() : -1, shown(names.record)));
-      require(trust::holder_is_recorded_process(*record, pidfd ? pidfd.get() : -1, shown(names.record)));
+      require(
+          trust::identity_matches(*record, probe, pidfd ? pidfd.get() : -1, shown(names.record)));
+      require(trust::holder_is_recorded_process(*record, pidfd ? pidfd.get() : -1,
+                                                shown(names.record)));
       alive = "holder pid " + std::to_string(record->pid) + " is alive";
     } else {
-      alive = "the probe is in another pid namespace (" + ns_text(current_pidns_id(), "pid") + ") than the holder (" +
-              ns_text(NsId{0, record->pidns_ino}, "pid") + "), so it relies on the namespace match and the lock: ";
+      alive = "the probe is in another pid namespace (" + ns_text(current_pidns_id(), "pid") +
+              ") than the holder (" + ns_text(NsId{0, record->pidns_ino}, "pid") +
+              "), so it relies on the namespace match and the lock: ";
     }
     if (!lock_is_held(dir.get(), names.lock, shown(names.lock), owners))
       throw Error(Errc::stale_holder, "nobody holds " + quote(shown(names.lock)),

@@ -15,8 +15,9 @@ namespace netns::holder {
 
 namespace {
 
-constexpr const char* kDirHint = "--dir must be a directory this holder can create files in "
-                                 "(a hostPath mounted read-write into the holder pod)";
+constexpr const char* kDirHint =
+    "--dir must be a directory this holder can create files in "
+    "(a hostPath mounted read-write into the holder pod)";
 
 void make_parents(const std::string& dir) {
   // mkdir -p: each prefix in turn; EEXIST (a directory or not) is left for
@@ -66,16 +67,20 @@ UniqueFd take_holder_lock(int dirfd, const HolderFileNames& names, const std::st
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", shown, errno);
   if (!S_ISREG(st.st_mode))
-    throw Error(Errc::system, quote(shown) + " is not a regular file", "remove it; the holder recreates it");
-  if (trust::Finding owner = trust::file_owner(trust::kLockOwner, st, "lock", shown, holder_owners()); !owner.ok)
+    throw Error(Errc::system, quote(shown) + " is not a regular file",
+                "remove it; the holder recreates it");
+  if (trust::Finding owner =
+          trust::file_owner(trust::kLockOwner, st, "lock", shown, holder_owners());
+      !owner.ok)
     throw owner.error().context("refusing to publish");
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     if (err != EWOULDBLOCK) throw Error::sys("flock", shown, err);
-    throw Error(Errc::busy,
-                "another netns-holder (pid " + lock_owner_text(fd.get()) + ") already holds " +
-                    quote(shown),
-                "one holder per cluster ID and node: stop the other one, or use another --cluster-id");
+    throw Error(
+        Errc::busy,
+        "another netns-holder (pid " + lock_owner_text(fd.get()) + ") already holds " +
+            quote(shown),
+        "one holder per cluster ID and node: stop the other one, or use another --cluster-id");
   }
   std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd.get(), 0) != 0) throw Error::sys("ftruncate", shown, errno);

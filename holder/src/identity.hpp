@@ -28,9 +28,10 @@ struct Identity {
 Identity own_identity();
 
 enum class PidNsVerdict {
-  initial,        // the initial pid namespace: /proc/<pid> means us to everyone
-  child_warn,     // a child pid namespace, not its init: fine on kind-like nodes whose hostPID is not initial
-  child_pid1,     // PID 1 of a child pid namespace: /proc/1 names the host's init to the plugin
+  initial,     // the initial pid namespace: /proc/<pid> means us to everyone
+  child_warn,  // a child pid namespace, not its init: fine on kind-like nodes whose hostPID is not
+               // initial
+  child_pid1,  // PID 1 of a child pid namespace: /proc/1 names the host's init to the plugin
 };
 PidNsVerdict judge_pid_namespace(const Identity& self);
 

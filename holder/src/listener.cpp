@@ -43,8 +43,7 @@ Listener publish_listener(int dirfd, const std::string& name, const std::string&
   Listener l;
   l.fd = make_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
   ::unlinkat(dirfd, tmp.c_str(), 0);  // left by a crashed holder that had our pid
-  if (::bind(l.fd.get(), addr.get(), addr.len) != 0)
-    throw Error::sys("bind", tmp_shown, errno);
+  if (::bind(l.fd.get(), addr.get(), addr.len) != 0) throw Error::sys("bind", tmp_shown, errno);
   try {
     bool only_privileged = true;
     for (uid_t u : allow_uids) only_privileged = only_privileged && (u == 0 || u == ::geteuid());

@@ -23,7 +23,9 @@ void emit(int fd, std::string_view prefix, std::string_view message) {
 }  // namespace
 
 void log_line(std::string_view message) { emit(STDERR_FILENO, "netns-holder: ", message); }
-void log_warning(std::string_view message) { emit(STDERR_FILENO, "netns-holder: warning: ", message); }
+void log_warning(std::string_view message) {
+  emit(STDERR_FILENO, "netns-holder: warning: ", message);
+}
 void print_line(std::string_view message) { emit(STDOUT_FILENO, "", message); }
 
 }  // namespace netns::holder

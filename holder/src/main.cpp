@@ -18,8 +18,8 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/trust.hpp"
-#include "options.hpp"
 #include "network_watch.hpp"
+#include "options.hpp"
 #include "pause_loop.hpp"
 #include "process_setup.hpp"
 #include "publication.hpp"
@@ -37,7 +37,8 @@ int hold(const Options& o) {
 
   const Identity self = own_identity();
   switch (judge_pid_namespace(self)) {
-    case PidNsVerdict::initial: break;
+    case PidNsVerdict::initial:
+      break;
     case PidNsVerdict::child_pid1:
       if (!o.socket) {
         log_line("refusing to publish cluster " + quote(o.cluster_id) +
@@ -51,8 +52,9 @@ int hold(const Options& o) {
                "): publishing the socket and the record, not the " + o.cluster_id + ".net.ns link");
       break;
     case PidNsVerdict::child_warn:
-      log_warning("running as pid " + std::to_string(self.pid) + " in a non-initial pid namespace (" +
-                  pidns_text(self.pidns_ino) + "): " + ns_link_target(self) +
+      log_warning("running as pid " + std::to_string(self.pid) +
+                  " in a non-initial pid namespace (" + pidns_text(self.pidns_ino) +
+                  "): " + ns_link_target(self) +
                   " means this holder only to readers in the same pid namespace (hostPID pods on a "
                   "kind-like node); netns-exec compares the record's pidns_ino with its own before "
                   "trusting the link");
@@ -89,8 +91,8 @@ int hold(const Options& o) {
     // --require-reachable, reaches a monitor), so no map can go out through a
     // namespace that lacks it (netns-exec's --wait-holder covers the gap).
     // The lock is held meanwhile: a second holder for this ID still refuses.
-    if (int sig = wait_until_ready(signals.get(), network, o.require_interfaces,
-                                   o.require_reachable)) {
+    if (int sig =
+            wait_until_ready(signals.get(), network, o.require_interfaces, o.require_reachable)) {
       log_line(std::string(sig == SIGINT ? "received SIGINT" : "received SIGTERM") +
                " before the storage network was ready; published nothing; exiting");
       return kExitOk;
@@ -112,9 +114,9 @@ int hold(const Options& o) {
     service.header = FdHeader{FdHeader::kVersion, o.cluster_id, self.netns};
     service.shown = join_path(o.dir, plan.names.socket);
   }
-  log_line("holding " + ns_text(self.netns) + " for cluster " + quote(o.cluster_id) +
-           " as pid " + std::to_string(self.pid) + " (netns-holder " NETNS_VERSION "); published " +
-           files + "; client addresses: " +
+  log_line("holding " + ns_text(self.netns) + " for cluster " + quote(o.cluster_id) + " as pid " +
+           std::to_string(self.pid) + " (netns-holder " NETNS_VERSION "); published " + files +
+           "; client addresses: " +
            (published.record.client_addresses->empty()
                 ? std::string("none yet")
                 : format_client_addresses(*published.record.client_addresses)));
@@ -181,10 +183,17 @@ int main(int argc, char** argv) {
   }
   try {
     switch (options.command) {
-      case Command::help: print_line(usage_text()); return kExitOk;
-      case Command::version: print_line("netns-holder " NETNS_VERSION); return kExitOk;
-      case Command::check: print_line(run_check(options)); return kExitOk;
-      case Command::hold: return hold(options);
+      case Command::help:
+        print_line(usage_text());
+        return kExitOk;
+      case Command::version:
+        print_line("netns-holder " NETNS_VERSION);
+        return kExitOk;
+      case Command::check:
+        print_line(run_check(options));
+        return kExitOk;
+      case Command::hold:
+        return hold(options);
     }
   } catch (const netns::Error& e) {
     if (options.command == Command::check) {

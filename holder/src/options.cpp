@@ -68,7 +68,8 @@ Options parse_options(int argc, char** argv) {
       return argv[++i];
     };
     auto no_value = [&] {
-      if (has_inline) throw usage(std::string(name) + " takes no value, got " + quote(inline_value));
+      if (has_inline)
+        throw usage(std::string(name) + " takes no value, got " + quote(inline_value));
     };
     if (name == "--help" || name == "-h") {
       no_value();
@@ -81,7 +82,8 @@ Options parse_options(int argc, char** argv) {
       return o;
     }
     if (name == "--cluster-id") {
-      if (have_id) throw usage("--cluster-id is given twice (one holder holds one cluster's namespace)");
+      if (have_id)
+        throw usage("--cluster-id is given twice (one holder holds one cluster's namespace)");
       o.cluster_id = value();
       validate_cluster_id(o.cluster_id);
       have_id = true;
@@ -122,41 +124,44 @@ Options parse_options(int argc, char** argv) {
 }
 
 const char* usage_text() {
-  return
-      "usage: netns-holder --cluster-id ID --dir DIR [--socket] [--allow-uid UID ...] [--allow-host-netns]\n"
-      "                    [--require-interface NAME ...] [--require-reachable ADDR:PORT ...]\n"
-      "       netns-holder check --cluster-id ID --dir DIR [--require-interface NAME ...]\n"
-      "                    [--require-reachable ADDR:PORT ...]\n"
-      "       netns-holder --help | --version\n"
-      "\n"
-      "Keeps this process's network namespace alive and publishes it in DIR for the\n"
-      "Ceph CSI node plugin, then waits for SIGTERM/SIGINT like a pause process.\n"
-      "\n"
-      "  --cluster-id ID   1-64 characters of A-Z a-z 0-9 . _ -, not . or .., no leading -\n"
-      "  --dir DIR         shared directory (created 0755 if missing); publishes\n"
-      "                    ID.lock, ID.holder.json, ID.net.ns -> /proc/PID/ns/net;\n"
-      "                    it and every directory above it must be owned by root (or\n"
-      "                    this holder's uid) and not writable by others (sticky /tmp is fine)\n"
-      "  --socket          also serve the namespace fd on the unix socket ID.net.sock\n"
-      "                    (allowed as PID 1 of a pod pid namespace; ID.net.ns is then not published)\n"
-      "  --allow-uid UID   with --socket: peer uid allowed to receive the fd (repeatable; default 0)\n"
-      "  --allow-host-netns  publish even when this is the host's network namespace\n"
-      "  --require-interface NAME  publish only once NAME exists, is up and has an\n"
-      "                    address (repeatable; the storage network's Multus interface);\n"
-      "                    losing it later fails check, the files stay\n"
-      "  --require-reachable ADDR:PORT  publish only once one of these monitors\n"
-      "                    accepts a TCP connect from this namespace (repeatable; any one\n"
-      "                    is enough; 3 s per attempt, retried); check probes it again\n"
-      "  check             exec probe: exit 0 only if DIR's files for ID resolve to the\n"
-      "                    namespace the probe runs in and name a live holder\n"
-      "\n"
-      "Exit status:\n"
-      "  0  stopped by SIGTERM/SIGINT (files removed); check: healthy\n"
-      "  1  runtime failure (directory, lock file, publishing, socket); check: not healthy\n"
-      "  2  usage error (unknown option, bad value, invalid cluster ID)\n"
-      "  3  another holder already holds ID.lock (its pid is named)\n"
-      "  4  refused: symlink mode as PID 1 of a child pid namespace (use hostPID: true or --socket),\n"
-      "     or the host's network namespace (no --allow-host-netns)\n";
+  return "usage: netns-holder --cluster-id ID --dir DIR [--socket] [--allow-uid UID ...] "
+         "[--allow-host-netns]\n"
+         "                    [--require-interface NAME ...] [--require-reachable ADDR:PORT ...]\n"
+         "       netns-holder check --cluster-id ID --dir DIR [--require-interface NAME ...]\n"
+         "                    [--require-reachable ADDR:PORT ...]\n"
+         "       netns-holder --help | --version\n"
+         "\n"
+         "Keeps this process's network namespace alive and publishes it in DIR for the\n"
+         "Ceph CSI node plugin, then waits for SIGTERM/SIGINT like a pause process.\n"
+         "\n"
+         "  --cluster-id ID   1-64 characters of A-Z a-z 0-9 . _ -, not . or .., no leading -\n"
+         "  --dir DIR         shared directory (created 0755 if missing); publishes\n"
+         "                    ID.lock, ID.holder.json, ID.net.ns -> /proc/PID/ns/net;\n"
+         "                    it and every directory above it must be owned by root (or\n"
+         "                    this holder's uid) and not writable by others (sticky /tmp is fine)\n"
+         "  --socket          also serve the namespace fd on the unix socket ID.net.sock\n"
+         "                    (allowed as PID 1 of a pod pid namespace; ID.net.ns is then not "
+         "published)\n"
+         "  --allow-uid UID   with --socket: peer uid allowed to receive the fd (repeatable; "
+         "default 0)\n"
+         "  --allow-host-netns  publish even when this is the host's network namespace\n"
+         "  --require-interface NAME  publish only once NAME exists, is up and has an\n"
+         "                    address (repeatable; the storage network's Multus interface);\n"
+         "                    losing it later fails check, the files stay\n"
+         "  --require-reachable ADDR:PORT  publish only once one of these monitors\n"
+         "                    accepts a TCP connect from this namespace (repeatable; any one\n"
+         "                    is enough; 3 s per attempt, retried); check probes it again\n"
+         "  check             exec probe: exit 0 only if DIR's files for ID resolve to the\n"
+         "                    namespace the probe runs in and name a live holder\n"
+         "\n"
+         "Exit status:\n"
+         "  0  stopped by SIGTERM/SIGINT (files removed); check: healthy\n"
+         "  1  runtime failure (directory, lock file, publishing, socket); check: not healthy\n"
+         "  2  usage error (unknown option, bad value, invalid cluster ID)\n"
+         "  3  another holder already holds ID.lock (its pid is named)\n"
+         "  4  refused: symlink mode as PID 1 of a child pid namespace (use hostPID: true or "
+         "--socket),\n"
+         "     or the host's network namespace (no --allow-host-netns)\n";
 }
 
 }  // namespace netns::holder

@@ -37,7 +37,8 @@ int drain_signals(int signal_fd) {
   }
 }
 
-int pause_until_stopped(int signal_fd, const SocketService* service, const NetworkService& network) {
+int pause_until_stopped(int signal_fd, const SocketService* service,
+                        const NetworkService& network) {
   // A negative fd is skipped by poll(2): no socket mode, no listener entry.
   pollfd fds[3] = {{signal_fd, POLLIN, 0},
                    {network.watch->notify_fd(), POLLIN, 0},

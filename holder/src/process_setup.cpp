@@ -25,7 +25,8 @@ void sanitize_descriptors() {
     if (::fcntl(want, F_GETFD) >= 0) continue;
     // Lowest free number: `want` itself, since 0..want-1 are open by now.
     UniqueFd null = open_fd("/dev/null", O_RDWR);
-    if (null.get() != want) throw Error::sys("open", "/dev/null", EBADF, "stdio could not be restored");
+    if (null.get() != want)
+      throw Error::sys("open", "/dev/null", EBADF, "stdio could not be restored");
     (void)null.release();
   }
   // close_range(2) is a feature test, not a version guess: fall back to a

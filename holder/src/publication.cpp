@@ -32,7 +32,8 @@ void report_leftovers(int dirfd, const PublishPlan& plan) {
   try {
     if (auto old = read_record_at(dirfd, plan.names.record, shown)) {
       if (old->cluster_id != plan.cluster_id)
-        log_warning("replacing " + quote(shown) + ", which describes cluster " + quote(old->cluster_id));
+        log_warning("replacing " + quote(shown) + ", which describes cluster " +
+                    quote(old->cluster_id));
       else
         log_line("replacing the record of an earlier holder (pid " + std::to_string(old->pid) +
                  ") that no longer holds the lock: " + quote(shown));
@@ -56,7 +57,8 @@ void refuse_foreign_files(int dirfd, const PublishPlan& plan) {
   for (const auto& [check, name] : files) {
     struct stat st {};
     if (::fstatat(dirfd, name->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    trust::Finding f = trust::file_owner(check, st, "file", join_path(plan.dir_shown, *name), owners);
+    trust::Finding f =
+        trust::file_owner(check, st, "file", join_path(plan.dir_shown, *name), owners);
     if (!f.ok) throw f.error().context("refusing to publish");
   }
 }
@@ -104,7 +106,8 @@ void republish_addresses(int dirfd, const PublishPlan& plan, Published& ours,
   try {
     auto current = read_record_at(dirfd, plan.names.record, shown);
     if (!current || *current != ours.record) {
-      log_warning(quote(shown) + " is no longer the record this holder wrote; not updating its "
+      log_warning(quote(shown) +
+                  " is no longer the record this holder wrote; not updating its "
                   "client addresses (is another holder writing to this directory?)");
       return;
     }

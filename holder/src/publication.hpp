@@ -26,7 +26,7 @@ struct PublishPlan {
   std::string cluster_id;
   HolderFileNames names;
   std::string dir_shown;
-  bool link = true;                   // false as PID 1 of a child pid namespace (socket mode)
+  bool link = true;  // false as PID 1 of a child pid namespace (socket mode)
   std::optional<std::vector<uid_t>> socket_allow;  // socket mode when set
 };
 

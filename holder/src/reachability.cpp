@@ -37,8 +37,8 @@ int connect_result(int fd) {
 }
 
 std::string failure(const ReachTarget& t, int err) {
-  return t.shown + " " + (err == ECONNREFUSED ? "refused" : "unreachable") + " (" + errno_text(err) +
-         ")";
+  return t.shown + " " + (err == ECONNREFUSED ? "refused" : "unreachable") + " (" +
+         errno_text(err) + ")";
 }
 
 }  // namespace
@@ -129,7 +129,8 @@ ReachOutcome probe_reachable(const std::vector<ReachTarget>& targets, int timeou
       --open;
       if (err == 0) {
         out.reached = true;
-        out.summary = pending[i - 1]->shown + " connected in " + std::to_string(now_ms() - start) + " ms";
+        out.summary =
+            pending[i - 1]->shown + " connected in " + std::to_string(now_ms() - start) + " ms";
         return out;
       }
       failed.push_back(failure(*pending[i - 1], err));
@@ -137,7 +138,8 @@ ReachOutcome probe_reachable(const std::vector<ReachTarget>& targets, int timeou
   }
   for (size_t i = 1; i < fds.size(); ++i)
     if (fds[i].fd >= 0)
-      failed.push_back(pending[i - 1]->shown + " timed out after " + std::to_string(timeout_ms) + " ms");
+      failed.push_back(pending[i - 1]->shown + " timed out after " + std::to_string(timeout_ms) +
+                       " ms");
   for (const auto& f : failed) out.summary += (out.summary.empty() ? "" : "; ") + f;
   return out;
 }

@@ -10,26 +10,26 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static int fail(const char *what, const netns_exec_result *res) {
+static int fail(const char* what, const netns_exec_result* res) {
   fprintf(stderr, "abi_c: %s (outcome %d, exit %d, errc %s, error: %s)\n", what,
           (int)netns_exec_result_outcome(res), netns_exec_result_exit_code(res),
           netns_exec_errc_name(netns_exec_result_errc(res)), netns_exec_result_error(res));
   return 1;
 }
 
-static netns_exec_request *request(const char *netns, const char *const *argv) {
-  netns_exec_request *req = netns_exec_request_new();
+static netns_exec_request* request(const char* netns, const char* const* argv) {
+  netns_exec_request* req = netns_exec_request_new();
   if (req == NULL || netns_exec_request_set_argv(req, argv) != 0 ||
       netns_exec_request_set_netns(req, netns) != 0 ||
       netns_exec_request_set_identity(req, NETNS_EXEC_IDENTITY_REQUIRE) != 0 ||
@@ -47,17 +47,17 @@ static double now(void) {
 }
 
 struct runner {
-  const netns_exec_request *req;
-  netns_exec_result *res;
+  const netns_exec_request* req;
+  netns_exec_result* res;
 };
 
-static void *run_thread(void *arg) {
-  struct runner *r = arg;
+static void* run_thread(void* arg) {
+  struct runner* r = arg;
   r->res = netns_exec_run(r->req);
   return NULL;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: abi_c NETNS_FILE EXPECTED_NET_INODE SCRATCH_DIR\n");
     return 2;
@@ -67,12 +67,12 @@ int main(int argc, char **argv) {
   snprintf(expected, sizeof expected, "net:[%s]\n", argv[2]);
 
   /* Captured output, in the holder's namespace. */
-  const char *readlink_cmd[] = {"readlink", "/proc/self/ns/net", NULL};
-  netns_exec_request *req = request(netns, readlink_cmd);
-  netns_exec_result *res = netns_exec_run(req);
+  const char* readlink_cmd[] = {"readlink", "/proc/self/ns/net", NULL};
+  netns_exec_request* req = request(netns, readlink_cmd);
+  netns_exec_result* res = netns_exec_run(req);
   if (res == NULL) return fail("no result", NULL);
   size_t len = 0;
-  const char *out = netns_exec_result_stdout(res, &len);
+  const char* out = netns_exec_result_stdout(res, &len);
   if (netns_exec_result_outcome(res) != NETNS_EXEC_OUTCOME_EXITED ||
       netns_exec_result_exit_code(res) != 0 || netns_exec_result_errc(res) != NETNS_EXEC_ERR_NONE)
     return fail("the command did not succeed", res);
@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
   netns_exec_request_free(req);
 
   /* The command's own bytes come back untouched, secret-looking words too. */
-  const char *data = "key=abc secret=xyz --key K\n";
-  const char *printf_cmd[] = {"printf", "%s", data, NULL};
+  const char* data = "key=abc secret=xyz --key K\n";
+  const char* printf_cmd[] = {"printf", "%s", data, NULL};
   req = request(netns, printf_cmd);
   res = netns_exec_run(req);
   out = netns_exec_result_stdout(res, &len);
@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 48; ++i)
     if (write(in_fd, block, sizeof block) != (ssize_t)sizeof block) return fail("write", NULL);
   lseek(in_fd, 0, SEEK_SET);
-  const char *cat_cmd[] = {"cat", NULL};
+  const char* cat_cmd[] = {"cat", NULL};
   req = request(netns, cat_cmd);
   if (netns_exec_request_set_stdio_fds(req, in_fd, out_fd, -1) != 0 ||
       netns_exec_request_set_stdio_fds(req, -2, -1, -1) != -EINVAL)
@@ -130,9 +130,9 @@ int main(int argc, char **argv) {
    * process group; both die, at once. */
   int pfd[2];
   if (pipe2(pfd, O_CLOEXEC) != 0) return fail("pipe2", NULL);
-  const char *sleep_cmd[] = {"sh", "-c", "sleep 600 & echo $!; wait", NULL};
+  const char* sleep_cmd[] = {"sh", "-c", "sleep 600 & echo $!; wait", NULL};
   req = request(netns, sleep_cmd);
-  netns_exec_cancel *cancel = netns_exec_cancel_new();
+  netns_exec_cancel* cancel = netns_exec_cancel_new();
   if (cancel == NULL || netns_exec_request_set_cancel(req, cancel) != 0 ||
       netns_exec_request_set_stdio_fds(req, -1, pfd[1], -1) != 0)
     return fail("cancel handle", NULL);
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
   /* A handle fired before the start: nothing runs. */
   char marker[4096];
   snprintf(marker, sizeof marker, "%s/marker", dir);
-  const char *touch_cmd[] = {"touch", marker, NULL};
+  const char* touch_cmd[] = {"touch", marker, NULL};
   netns_exec_request_set_argv(req, touch_cmd);
   netns_exec_request_set_stdio_fds(req, -1, -1, -1);
   res = netns_exec_run(req);
@@ -186,7 +186,8 @@ int main(int argc, char **argv) {
       netns_exec_result_exit_code(res) != 125 ||
       netns_exec_result_errc(res) != NETNS_EXEC_ERR_NOT_FOUND ||
       netns_exec_result_errno(res) != ENOENT ||
-      strcmp(netns_exec_errc_name(NETNS_EXEC_ERR_NOT_FOUND), netns_exec_result_error_code(res)) != 0 ||
+      strcmp(netns_exec_errc_name(NETNS_EXEC_ERR_NOT_FOUND), netns_exec_result_error_code(res)) !=
+          0 ||
       strstr(netns_exec_result_error(res), "ENOENT") == NULL)
     return fail("a missing file was not refused as expected", res);
   netns_exec_result_free(res);
@@ -203,7 +204,8 @@ int main(int argc, char **argv) {
   }
   res = netns_exec_run(req);
   if (netns_exec_result_errc(res) != NETNS_EXEC_ERR_OWN_NAMESPACE)
-    return fail("our own namespace was not refused as own_namespace with the unrecorded opt-in", res);
+    return fail("our own namespace was not refused as own_namespace with the unrecorded opt-in",
+                res);
   netns_exec_result_free(res);
   netns_exec_request_set_allow_unrecorded_netns(req, 0);
   netns_exec_request_set_netns(req, "/proc/self/ns/mnt");
@@ -220,9 +222,9 @@ int main(int argc, char **argv) {
     char cfg[4096], text[8192], id[128];
     snprintf(cfg, sizeof cfg, "%s/config.json", dir);
     /* The holder's cluster ID: its link is <dir>/<ID>.net.ns. */
-    const char *base = strrchr(netns, '/') ? strrchr(netns, '/') + 1 : netns;
+    const char* base = strrchr(netns, '/') ? strrchr(netns, '/') + 1 : netns;
     snprintf(id, sizeof id, "%s", base);
-    char *suffix = strstr(id, ".net.ns");
+    char* suffix = strstr(id, ".net.ns");
     if (suffix == NULL) return fail("the holder file is not <ID>.net.ns", NULL);
     *suffix = '\0';
     int n = snprintf(text, sizeof text,
@@ -236,8 +238,10 @@ int main(int argc, char **argv) {
     if (netns_exec_request_set_cluster(req, id, cfg, NETNS_EXEC_KIND_RBD) != 0)
       return fail("set_cluster", NULL);
     res = netns_exec_run(req);
-    if (netns_exec_result_exit_code(res) != 0 || strcmp(netns_exec_result_stdout(res, NULL), expected) != 0 ||
-        netns_exec_result_own_namespace(res) != 0 || strcmp(netns_exec_result_warning(res), "") != 0)
+    if (netns_exec_result_exit_code(res) != 0 ||
+        strcmp(netns_exec_result_stdout(res, NULL), expected) != 0 ||
+        netns_exec_result_own_namespace(res) != 0 ||
+        strcmp(netns_exec_result_warning(res), "") != 0)
       return fail("\"RBD\": {\"NetNamespaceFilePath\"} did not name the holder", res);
     netns_exec_result_free(res);
     netns_exec_request_set_cluster(req, "abi-none", cfg, NETNS_EXEC_KIND_RBD);
@@ -251,12 +255,12 @@ int main(int argc, char **argv) {
   }
 
   /* A spawn failure: the stage and errno. */
-  const char *missing_cmd[] = {"no-such-program-abi", NULL};
+  const char* missing_cmd[] = {"no-such-program-abi", NULL};
   req = request(netns, missing_cmd);
   res = netns_exec_run(req);
   if (netns_exec_result_outcome(res) != NETNS_EXEC_OUTCOME_SPAWN_FAILED ||
-      netns_exec_result_exit_code(res) != 127 || strcmp(netns_exec_result_stage(res), "exec") != 0 ||
-      netns_exec_result_errno(res) != ENOENT)
+      netns_exec_result_exit_code(res) != 127 ||
+      strcmp(netns_exec_result_stage(res), "exec") != 0 || netns_exec_result_errno(res) != ENOENT)
     return fail("a missing program was not a spawn failure at exec", res);
   netns_exec_result_free(res);
   netns_exec_request_free(req);

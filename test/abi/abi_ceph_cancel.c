@@ -18,7 +18,7 @@
 
 static char log_path[4096];
 
-static int fail(const char *what, const netns_exec_result *res) {
+static int fail(const char* what, const netns_exec_result* res) {
   fprintf(stderr, "abi_ceph_cancel: %s (outcome %d, cancel state %s, exit %d): %s\n", what,
           (int)netns_exec_result_outcome(res),
           netns_exec_cancel_state_name(netns_exec_result_cancel_state(res)),
@@ -26,9 +26,9 @@ static int fail(const char *what, const netns_exec_result *res) {
   return 1;
 }
 
-static int log_has(const char *line) {
+static int log_has(const char* line) {
   char buf[4096] = {0};
-  FILE *f = fopen(log_path, "re");
+  FILE* f = fopen(log_path, "re");
   if (f == NULL) return 0;
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   fclose(f);
@@ -36,18 +36,18 @@ static int log_has(const char *line) {
   return strstr(buf, line) != NULL;
 }
 
-static void *fire_when_started(void *arg) {
+static void* fire_when_started(void* arg) {
   for (int i = 0; i < 2000 && !log_has("map-start"); ++i) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  netns_exec_cancel_fire((netns_exec_cancel *)arg);
+  netns_exec_cancel_fire((netns_exec_cancel*)arg);
   return NULL;
 }
 
-static netns_exec_ceph *map_op(const char *dir) {
+static netns_exec_ceph* map_op(const char* dir) {
   char path[4096];
-  netns_exec_ceph *op = netns_exec_ceph_new(NETNS_EXEC_CEPH_MAP);
+  netns_exec_ceph* op = netns_exec_ceph_new(NETNS_EXEC_CEPH_MAP);
   netns_exec_ceph_set(op, "pool", "rbd");
   netns_exec_ceph_set(op, "image", "img");
   netns_exec_ceph_set(op, "mon", "198.18.0.10:6789");
@@ -63,19 +63,19 @@ static netns_exec_ceph *map_op(const char *dir) {
   return op;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 3) return 2;
   snprintf(log_path, sizeof log_path, "%s/log", argv[2]);
-  netns_exec_request *req = netns_exec_request_new();
+  netns_exec_request* req = netns_exec_request_new();
   netns_exec_request_set_netns(req, argv[1]);
   netns_exec_request_set_cancel_grace_ms(req, 10000);
-  netns_exec_ceph *op = map_op(argv[2]);
+  netns_exec_ceph* op = map_op(argv[2]);
   int rc = 0;
 
-  netns_exec_cancel *early = netns_exec_cancel_new();
+  netns_exec_cancel* early = netns_exec_cancel_new();
   netns_exec_cancel_fire(early);
   netns_exec_request_set_cancel(req, early);
-  netns_exec_result *res = netns_exec_ceph_run(req, op);
+  netns_exec_result* res = netns_exec_ceph_run(req, op);
   if (netns_exec_result_outcome(res) != NETNS_EXEC_OUTCOME_REFUSED ||
       netns_exec_result_errc(res) != NETNS_EXEC_ERR_CANCELLED ||
       netns_exec_result_exit_code(res) != 125 || access(log_path, F_OK) == 0)
@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   netns_exec_result_free(res);
   netns_exec_cancel_free(early);
 
-  netns_exec_cancel *cancel = netns_exec_cancel_new();
+  netns_exec_cancel* cancel = netns_exec_cancel_new();
   netns_exec_request_set_cancel(req, cancel);
   pthread_t t;
   pthread_create(&t, NULL, fire_when_started, cancel);

@@ -55,8 +55,10 @@ const bool registered = [] {
   std::vector<int64_t> sizes = {16, 64, 256, 1024, 2048};
   if (quick_mode()) sizes = {16, 64};
   for (int64_t mib : sizes) {
-    for (auto [name, fn] : {std::pair{"library", &library}, {"nsenter", &nsenter},
-                            {"plain", &plain}, {"fork", &fork_setns}}) {
+    for (auto [name, fn] : {std::pair{"library", &library},
+                            {"nsenter", &nsenter},
+                            {"plain", &plain},
+                            {"fork", &fork_setns}}) {
       if (fn == &library && !LibrarySpawner::available()) continue;
       benchmark::RegisterBenchmark(("caller_rss/" + std::string(name)).c_str(), fn)
           ->Arg(mib)

@@ -43,7 +43,9 @@ Timing timed_spawn(const std::vector<std::string>& argv) {
   if (::wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("wait4 " + argv[0]);
   auto end = std::chrono::steady_clock::now();
   require_success(status, argv[0]);
-  auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+  auto us = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
+  };
   return {std::chrono::duration<double, std::micro>(end - start).count(),
           us(usage.ru_utime) + us(usage.ru_stime)};
 }

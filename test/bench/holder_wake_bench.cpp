@@ -21,11 +21,11 @@
 #include <thread>
 #include <vector>
 
-#include "netns/error.hpp"
-#include "netns/fd.hpp"
 #include "netns/bench/library.hpp"
 #include "netns/bench/samples.hpp"
 #include "netns/bench/target_ns.hpp"
+#include "netns/error.hpp"
+#include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
 namespace netns::bench {

@@ -7,8 +7,8 @@
 //                                 kernel sockets from processes' sockets
 // The sockets: 5,000 connected pairs over lo (198.18.200.1) inside a
 // namespace this benchmark creates; NETNS_BENCH_QUICK uses 500 pairs.
-#include <benchmark/benchmark.h>
 #include <arpa/inet.h>
+#include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -121,7 +121,8 @@ void ss(benchmark::State& state) {
 
 #ifdef NETNS_EXEC_BIN
 void inspect_cli(benchmark::State& state) {
-  std::vector<std::string> argv{NETNS_EXEC_BIN, "inspect", "--allow-unrecorded-netns", "--netns", farm().path(), "--sockets"};
+  std::vector<std::string> argv{NETNS_EXEC_BIN, "inspect",     "--allow-unrecorded-netns",
+                                "--netns",      farm().path(), "--sockets"};
   for (auto _ : state) run_quiet(argv);
   set_counters(state);
 }
@@ -136,23 +137,30 @@ void library(benchmark::State& state, bool owners) {
     auto report = inspect::collect_report(farm().fd(), farm().path(), id, options);
     std::string out = inspect::render_table(report, true);
     write_all(devnull.get(), out, "/dev/null");
-    if (report.sockets.size() < farm().sockets()) state.SkipWithError("sockets missing from the dump");
+    if (report.sockets.size() < farm().sockets())
+      state.SkipWithError("sockets missing from the dump");
   }
   set_counters(state);
 }
 
 void register_all() {
   std::string n = "/" + std::to_string(pairs() * 2);
-  benchmark::RegisterBenchmark(("ss" + n).c_str(), ss)->Unit(benchmark::kMicrosecond)->UseRealTime();
+  benchmark::RegisterBenchmark(("ss" + n).c_str(), ss)
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
 #ifdef NETNS_EXEC_BIN
   benchmark::RegisterBenchmark(("inspect" + n).c_str(), inspect_cli)
-      ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
 #endif
-  benchmark::RegisterBenchmark(("library" + n).c_str(), [](benchmark::State& s) { library(s, true); })
-      ->Unit(benchmark::kMicrosecond)->UseRealTime();
+  benchmark::RegisterBenchmark(("library" + n).c_str(),
+                               [](benchmark::State& s) { library(s, true); })
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
   benchmark::RegisterBenchmark(("library_no_owner_scan" + n).c_str(),
                                [](benchmark::State& s) { library(s, false); })
-      ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      ->Unit(benchmark::kMicrosecond)
+      ->UseRealTime();
 }
 
 const bool registered = (register_all(), true);

@@ -47,7 +47,8 @@ const char* const kMon = "198.18.0.1:6789";
 // plugin's chart would give it.
 struct ShimWorld {
   ShimWorld() {
-    if (::access(kRealRbd, X_OK) != 0) throw std::runtime_error("the real rbd is needed: /usr/bin/rbd");
+    if (::access(kRealRbd, X_OK) != 0)
+      throw std::runtime_error("the real rbd is needed: /usr/bin/rbd");
     char tmpl[] = "/tmp/netns-shim-bench.XXXXXX";
     if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp");
     dir = tmpl;
@@ -57,8 +58,8 @@ struct ShimWorld {
     if (::symlink(NETNS_EXEC_BIN, shim.c_str()) != 0) throw std::runtime_error("symlink " + shim);
     config = dir + "/config.json";
     std::ofstream(config) << R"([{"clusterID": "bench", "monitors": [")" << kMon << R"("]}])";
-    env_strings = {"PATH=" + dir + "/bin:/usr/sbin:/usr/bin:/sbin:/bin", "NETNS_EXEC_CONFIG=" + config,
-                   "NETNS_EXEC_HOLDER_DIR=" + target_ns().dir};
+    env_strings = {"PATH=" + dir + "/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                   "NETNS_EXEC_CONFIG=" + config, "NETNS_EXEC_HOLDER_DIR=" + target_ns().dir};
     for (auto& s : env_strings) env.push_back(s.data());
     env.push_back(nullptr);
     // The candidate's own directory leads its PATH, as bin/ leads the
@@ -86,7 +87,8 @@ const ShimWorld& world() {
   return w;
 }
 
-double timed_spawn(const std::vector<std::string>& argv, const std::string& path, char* const* env) {
+double timed_spawn(const std::vector<std::string>& argv, const std::string& path,
+                   char* const* env) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -122,7 +124,8 @@ struct Command {
 // so each command goes first, second, ... equally often. The first command
 // is the shim, the second the anchor the goal is about; each further one is
 // context, reported as KEY (its p50 and its per-round ratio to the anchor).
-void rounds(benchmark::State& state, const std::vector<Command>& commands, const std::vector<std::string>& keys) {
+void rounds(benchmark::State& state, const std::vector<Command>& commands,
+            const std::vector<std::string>& keys) {
   const size_t n = commands.size();
   std::vector<std::vector<double>> times(n), vs_anchor(n), shim_vs(n);
   std::vector<double> t(n);
@@ -166,10 +169,11 @@ std::string alt_shim() {
 }
 
 void pass_through(benchmark::State& state) {
-  std::vector<Command> commands{{{"rbd", "--version"}, world().shim},
-                                {{"rbd", "--version"}, kRealRbd},
-                                {{"exec_floor", kRealRbd, "--version"}, NETNS_BENCH_EXEC_FLOOR_BIN},
-                                {{"exec_floor_static", kRealRbd, "--version"}, NETNS_BENCH_EXEC_FLOOR_STATIC_BIN}};
+  std::vector<Command> commands{
+      {{"rbd", "--version"}, world().shim},
+      {{"rbd", "--version"}, kRealRbd},
+      {{"exec_floor", kRealRbd, "--version"}, NETNS_BENCH_EXEC_FLOOR_BIN},
+      {{"exec_floor_static", kRealRbd, "--version"}, NETNS_BENCH_EXEC_FLOOR_STATIC_BIN}};
   std::vector<std::string> keys{"floor", "floor_static"};
   if (const auto alt = alt_shim(); !alt.empty()) {
     commands.push_back({{"rbd", "--version"}, alt, true});
@@ -193,8 +197,12 @@ void routed(benchmark::State& state) {
 
 #ifdef NETNS_EXEC_BIN
 const bool registered = [] {
-  for (auto [name, fn] : {std::pair{"shim/pass_through", &pass_through}, std::pair{"shim/routed", &routed}})
-    benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond)->MinTime(5.0);
+  for (auto [name, fn] :
+       {std::pair{"shim/pass_through", &pass_through}, std::pair{"shim/routed", &routed}})
+    benchmark::RegisterBenchmark(name, fn)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(5.0);
   return true;
 }();
 #endif

@@ -105,7 +105,9 @@ const bool registered = [] {
   std::vector<int64_t> sizes = {16, 2048};
   if (quick_mode()) sizes = {16};
   for (int64_t mib : sizes) {
-    for (auto [name, fn] : {std::pair{"setns", &setns}, {"nsenter", &nsenter}, {"plain", &plain},
+    for (auto [name, fn] : {std::pair{"setns", &setns},
+                            {"nsenter", &nsenter},
+                            {"plain", &plain},
                             {"fork", &fork_setns}}) {
       benchmark::RegisterBenchmark(("spawn_engine/" + std::string(name)).c_str(), fn)
           ->Arg(mib)

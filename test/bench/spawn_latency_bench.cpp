@@ -91,8 +91,10 @@ void paired(benchmark::State& state) {
 }
 
 const bool registered = [] {
-  for (auto [name, fn] : {std::pair{"spawn_true/plain", &plain}, {"spawn_true/nsenter", &nsenter},
-                          {"spawn_true/fork", &fork_setns}, {"spawn_true/library", &library},
+  for (auto [name, fn] : {std::pair{"spawn_true/plain", &plain},
+                          {"spawn_true/nsenter", &nsenter},
+                          {"spawn_true/fork", &fork_setns},
+                          {"spawn_true/library", &library},
                           {"spawn_true/engine", &engine}}) {
     if (fn == &library && !LibrarySpawner::available()) continue;
     if (fn == &engine && !engine_separately_available()) continue;

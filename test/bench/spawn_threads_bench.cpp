@@ -39,14 +39,14 @@ void nsenter(benchmark::State& state) {
 }
 
 const bool registered = [] {
-  for (auto [name, fn] : {std::pair{"threads/library", &library}, {"threads/engine", &engine},
-                          {"threads/plain", &plain}, {"threads/nsenter", &nsenter}}) {
+  for (auto [name, fn] : {std::pair{"threads/library", &library},
+                          {"threads/engine", &engine},
+                          {"threads/plain", &plain},
+                          {"threads/nsenter", &nsenter}}) {
     if (fn == &library && !LibrarySpawner::available()) continue;
     if (fn == &engine && !engine_separately_available()) continue;
-    benchmark::RegisterBenchmark(name, fn)
-        ->ThreadRange(1, 8)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(name, fn)->ThreadRange(1, 8)->UseRealTime()->Unit(
+        benchmark::kMicrosecond);
   }
   return true;
 }();

@@ -36,22 +36,27 @@ void open_link(benchmark::State& s) {
   for (auto _ : s) {
     netns::UniqueFd d = netns::open_fd(target_ns().dir, O_PATH | O_DIRECTORY);
     auto p = netns::open_at(d.get(), "bench.net.ns", O_PATH);
-    netns::UniqueFd fd = netns::open_fd("/proc/self/fd/" + std::to_string(p.get()), O_RDONLY | O_NONBLOCK);
+    netns::UniqueFd fd =
+        netns::open_fd("/proc/self/fd/" + std::to_string(p.get()), O_RDONLY | O_NONBLOCK);
     benchmark::DoNotOptimize(fd.get());
   }
 }
 void network_namespace(benchmark::State& s) {
-  for (auto _ : s) benchmark::DoNotOptimize(trust::network_namespace(fx().ns.get(), "x", nullptr).ok);
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::network_namespace(fx().ns.get(), "x", nullptr).ok);
 }
 void initial_user_namespace(benchmark::State& s) {
-  for (auto _ : s) benchmark::DoNotOptimize(trust::initial_user_namespace(fx().ns.get(), "x", false).ok);
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::initial_user_namespace(fx().ns.get(), "x", false).ok);
 }
 void not_own_namespace(benchmark::State& s) {
   for (auto _ : s)
-    benchmark::DoNotOptimize(trust::not_own_namespace(fx().id, netns::current_netns_id(), "x", false).ok);
+    benchmark::DoNotOptimize(
+        trust::not_own_namespace(fx().id, netns::current_netns_id(), "x", false).ok);
 }
 void not_host_namespace(benchmark::State& s) {
-  for (auto _ : s) benchmark::DoNotOptimize(trust::not_host_namespace(fx().id, fx().own, "x", false).ok);
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::not_host_namespace(fx().id, fx().own, "x", false).ok);
 }
 void directory_chain(benchmark::State& s) {
   for (auto _ : s) benchmark::DoNotOptimize(trust::directory_chain(fx().dir.get(), "x", {}).ok);
@@ -84,10 +89,12 @@ void holder_alive(benchmark::State& s) {
 }
 void identity_matches(benchmark::State& s) {
   for (auto _ : s)
-    benchmark::DoNotOptimize(trust::identity_matches(fx().record, fx().id, fx().pidfd.get(), "r").ok);
+    benchmark::DoNotOptimize(
+        trust::identity_matches(fx().record, fx().id, fx().pidfd.get(), "r").ok);
 }
 void holder_still_alive(benchmark::State& s) {
-  for (auto _ : s) benchmark::DoNotOptimize(trust::holder_still_alive(fx().record, fx().pidfd.get()).ok);
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::holder_still_alive(fx().record, fx().pidfd.get()).ok);
 }
 // A repeated call: what a plugin pays from its second rbd map on (the link's
 // namespace, the record and the pidfd come from the cache; every other check

@@ -30,8 +30,12 @@ void check(const netns::cli::SourceOptions& options) {
     netns::exec::ResolveOptions resolve = options.resolve_options();
     NETNS_FUZZ_CHECK(resolve.wait_holder.count() >= 0);
     switch (source.kind) {
-      case netns::exec::Source::Kind::path: NETNS_FUZZ_CHECK(source.path == options.netns); break;
-      case netns::exec::Source::Kind::socket: NETNS_FUZZ_CHECK(source.path == options.socket); break;
+      case netns::exec::Source::Kind::path:
+        NETNS_FUZZ_CHECK(source.path == options.netns);
+        break;
+      case netns::exec::Source::Kind::socket:
+        NETNS_FUZZ_CHECK(source.path == options.socket);
+        break;
       case netns::exec::Source::Kind::cluster:
         NETNS_FUZZ_CHECK(source.cluster_id == options.cluster_id);
         break;

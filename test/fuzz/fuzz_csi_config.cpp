@@ -13,9 +13,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  static const netns::exec::ConfigKind kinds[] = {netns::exec::ConfigKind::rbd,
-                                                  netns::exec::ConfigKind::cephfs,
-                                                  netns::exec::ConfigKind::nfs};
+  static const netns::exec::ConfigKind kinds[] = {
+      netns::exec::ConfigKind::rbd, netns::exec::ConfigKind::cephfs, netns::exec::ConfigKind::nfs};
   netns::exec::ConfigKind kind = kinds[data[0] % 3];
   std::string_view json = netns::fuzz::as_text(data + 1, size - 1);
   return netns::fuzz::rejecting_errors([&] {

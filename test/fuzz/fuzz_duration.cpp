@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::chrono::nanoseconds d = netns::parse_duration(netns::fuzz::as_text(data, size), "--fuzz");
     NETNS_FUZZ_CHECK(d.count() >= 0);
     char exact[48];
-    std::snprintf(exact, sizeof exact, "%lld.%09llds", static_cast<long long>(d.count() / 1000000000),
+    std::snprintf(exact, sizeof exact, "%lld.%09llds",
+                  static_cast<long long>(d.count() / 1000000000),
                   static_cast<long long>(d.count() % 1000000000));
     NETNS_FUZZ_CHECK(netns::parse_duration(exact) == d);
     auto ms = std::chrono::duration_cast<milliseconds>(d);

@@ -8,10 +8,14 @@ bool same(const netns::FlatJsonValue& a, const netns::FlatJsonValue& b) {
   using Kind = netns::FlatJsonValue::Kind;
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case Kind::string: return a.string == b.string;
-    case Kind::integer: return a.integer == b.integer;
-    case Kind::boolean: return a.boolean == b.boolean;
-    case Kind::null: return true;
+    case Kind::string:
+      return a.string == b.string;
+    case Kind::integer:
+      return a.integer == b.integer;
+    case Kind::boolean:
+      return a.boolean == b.boolean;
+    case Kind::null:
+      return true;
   }
   return false;
 }
@@ -24,10 +28,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& [key, value] : object) {
       using Kind = netns::FlatJsonValue::Kind;
       switch (value.kind) {
-        case Kind::string: writer.add(key, value.string); break;
-        case Kind::integer: writer.add(key, value.integer); break;
-        case Kind::boolean: writer.add_bool(key, value.boolean); break;
-        case Kind::null: writer.add_null(key); break;
+        case Kind::string:
+          writer.add(key, value.string);
+          break;
+        case Kind::integer:
+          writer.add(key, value.integer);
+          break;
+        case Kind::boolean:
+          writer.add_bool(key, value.boolean);
+          break;
+        case Kind::null:
+          writer.add_null(key);
+          break;
       }
     }
     netns::FlatJsonObject again = netns::parse_flat_json(writer.finish());

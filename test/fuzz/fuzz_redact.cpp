@@ -36,8 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (a.find(kSecret) != std::string_view::npos || b.find(kSecret) != std::string_view::npos)
     return 0;
   const std::vector<std::string> forms{
-      "--key " + kSecret,       "--key=" + kSecret, "-osecret=" + kSecret,
-      "-o name=a,secret=" + kSecret + ",ro", "\tkey = " + kSecret,
+      "--key " + kSecret,    "--key=" + kSecret,
+      "-osecret=" + kSecret, "-o name=a,secret=" + kSecret + ",ro",
+      "\tkey = " + kSecret,
   };
   for (const auto& form : forms) {
     std::string planted = before(a) + form + after(b);

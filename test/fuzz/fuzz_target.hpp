@@ -15,12 +15,12 @@
 
 #include "netns/error.hpp"
 
-#define NETNS_FUZZ_CHECK(cond)                                                         \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
+#define NETNS_FUZZ_CHECK(cond)                                                           \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
       std::fprintf(stderr, "%s:%d: property violated: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                    \
-    }                                                                                  \
+      std::abort();                                                                      \
+    }                                                                                    \
   } while (0)
 
 namespace netns::fuzz {
@@ -34,8 +34,7 @@ template <typename Body>
 int rejecting_errors(Body&& body) {
   try {
     body();
-  } catch (const netns::Error&) {
-  }
+  } catch (const netns::Error&) {}
   return 0;
 }
 

@@ -16,21 +16,23 @@ const ChartHolder& ChartFacts::holder(const std::string& driver) const {
 
 ChartFacts chart_facts(const std::string& id, bool socket, const std::string& kubelet_dir,
                        std::chrono::seconds guard_max_wait, const std::string& monitor) {
-  std::vector<std::string> argv = {NETNS_NODE, std::string(NETNS_SOURCE_DIR) + "/test/manifests/chart-facts.mjs",
-                                   id, socket ? "socket" : "symlink", kubelet_dir,
-                                   std::to_string(guard_max_wait.count())};
+  std::vector<std::string> argv = {
+      NETNS_NODE,  std::string(NETNS_SOURCE_DIR) + "/test/manifests/chart-facts.mjs",
+      id,          socket ? "socket" : "symlink",
+      kubelet_dir, std::to_string(guard_max_wait.count())};
   if (!monitor.empty()) argv.push_back(monitor);
   RunOptions options;
   options.timeout = std::chrono::seconds{120};
   const RunResult r = run_command(argv, options);
   if (!r.ok()) {
-    throw std::runtime_error("rendering the chart failed (is helm set up? scripts/setup.d/helm.sh): " +
-                             r.describe());
+    throw std::runtime_error(
+        "rendering the chart failed (is helm set up? scripts/setup.d/helm.sh): " + r.describe());
   }
   const auto doc = nlohmann::json::parse(r.out);
   ChartFacts facts;
   for (const auto& h : doc.at("holders")) {
-    facts.holders.push_back(ChartHolder{h.at("driver").get<std::string>(), h.at("dir").get<std::string>(),
+    facts.holders.push_back(ChartHolder{h.at("driver").get<std::string>(),
+                                        h.at("dir").get<std::string>(),
                                         h.at("command").get<std::vector<std::string>>(),
                                         h.at("check").get<std::vector<std::string>>(),
                                         h.at("guard").get<std::vector<std::string>>()});

@@ -14,7 +14,6 @@
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
-
 namespace {
 using namespace netns::test;
 
@@ -51,9 +50,9 @@ TEST(GeneratedConfig, LeadsNetnsExecToTheHoldersNamespace) {
   EXPECT_EQ(link, holder.dir + "/" + id + ".net.ns");
   ASSERT_TRUE(wait_until([&] { return !link_of(link).empty(); }, 10s)) << running.err();
 
-  auto r = run_command({NETNS_EXEC_BIN, "run", "--cluster-id", id, "--config", config_file,
-                        "--kind", "rbd", "--wait-holder", "5s", "--", "readlink",
-                        "/proc/self/ns/net"});
+  auto r =
+      run_command({NETNS_EXEC_BIN, "run", "--cluster-id", id, "--config", config_file, "--kind",
+                   "rbd", "--wait-holder", "5s", "--", "readlink", "/proc/self/ns/net"});
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, link_of(pod.ns_path()) + "\n");
   // The CephFS entry points at the cephfs driver's directory, where no holder

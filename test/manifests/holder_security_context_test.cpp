@@ -25,7 +25,6 @@
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 
-
 namespace {
 
 using namespace netns::test;
@@ -35,7 +34,8 @@ constexpr const char* kPodDir = "/var/lib/kubelet/plugins/rbd.csi.ceph.com";
 // The holder image takes the static holder (rootfs.sh refuses a dynamic one);
 // sanitizer builds link it dynamically (sanitizer runtimes cannot be static).
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NETNS_REQUIRE_STATIC_HOLDER() GTEST_SKIP() << "sanitizer builds link the holder dynamically; its image needs the static build"
+#define NETNS_REQUIRE_STATIC_HOLDER() \
+  GTEST_SKIP() << "sanitizer builds link the holder dynamically; its image needs the static build"
 #else
 #define NETNS_REQUIRE_STATIC_HOLDER() (void)0
 #endif
@@ -55,8 +55,8 @@ class Pod {
   Pod() {
     root_ = tmp_ / "rootfs";
     host_dir_ = tmp_ / "host-plugin-dir";
-    auto made = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "holder",
-                             root_, NETNS_HOLDER_BIN, NETNS_EXEC_BIN});
+    auto made = run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh",
+                             "holder", root_, NETNS_HOLDER_BIN, NETNS_EXEC_BIN});
     if (!made.ok()) throw std::runtime_error("rootfs.sh: " + made.describe());
     run_command({"mkdir", "-p", root_ + kPodDir, host_dir_});
     ::chmod(host_dir_.c_str(), 0755);
@@ -65,14 +65,16 @@ class Pod {
         "set -e\n"
         "mount --bind \"$1\" \"$1\"\n"
         "mount -o remount,bind,ro \"$1\"\n"
-        "mount --bind \"$2\" \"$1" + std::string(kPodDir) + "\"\n"
+        "mount --bind \"$2\" \"$1" +
+        std::string(kPodDir) +
+        "\"\n"
         "mount -t proc proc \"$1/proc\"\n"
         "ip link set lo up\n"
         "touch \"$3\"\n"
         "exec sleep 600\n";
-    sandbox_ = std::make_unique<Process>(std::vector<std::string>{
-        "unshare", "--net", "--mount", "--propagation", "private", "--", "sh", "-c", script,
-        "sandbox", root_, host_dir_, ready});
+    sandbox_ = std::make_unique<Process>(
+        std::vector<std::string>{"unshare", "--net", "--mount", "--propagation", "private", "--",
+                                 "sh", "-c", script, "sandbox", root_, host_dir_, ready});
     if (!wait_until([&] { return ::access(ready.c_str(), F_OK) == 0; }, 10s)) {
       throw std::runtime_error("pod sandbox did not start: " + sandbox_->err());
     }
@@ -177,8 +179,8 @@ void expect_holds_without_capabilities(bool socket) {
 
   // The preStop hook, exactly as the DaemonSet renders it (with a 5 s
   // wait): no Ceph session in a fresh namespace, so it returns at once.
-  auto count = run_command({"/usr/bin/netns-exec", "guard", "--count", "--netns", "/proc/self/ns/net",
-                            "--allow-own-netns"},
+  auto count = run_command({"/usr/bin/netns-exec", "guard", "--count", "--netns",
+                            "/proc/self/ns/net", "--allow-own-netns"},
                            in_container);
   EXPECT_TRUE(count.ok()) << count.describe();
   EXPECT_EQ(count.out, "0\n");
@@ -187,11 +189,14 @@ void expect_holds_without_capabilities(bool socket) {
   // --holder-record: its lines are in the holder's stderr, the container's
   // log (kubectl logs), written with every capability dropped.
   const std::string logged = holder.err();
-  EXPECT_NE(logged.find("netns-exec guard: preStop: checking for Ceph sessions in /proc/self/ns/net "
-                        "before holder pid " + std::to_string(holder.pid())),
-            std::string::npos)
+  EXPECT_NE(
+      logged.find("netns-exec guard: preStop: checking for Ceph sessions in /proc/self/ns/net "
+                  "before holder pid " +
+                  std::to_string(holder.pid())),
+      std::string::npos)
       << logged;
-  EXPECT_NE(logged.find("netns-exec guard: no established Ceph session"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("netns-exec guard: no established Ceph session"), std::string::npos)
+      << logged;
 
   holder.kill(SIGTERM);
   auto status = holder.wait(10s);
@@ -247,12 +252,13 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
   NETNS_REQUIRE_ROOT();
   NETNS_REQUIRE_STATIC_HOLDER();
   Pod pod;
-  Process session({"perl", "-MIO::Socket::INET", "-e",
-                   "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
-                   " Listen => 1, ReuseAddr => 1) or die $!;"
-                   " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
-                   " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
-                  pod.network_only());
+  Process session(
+      {"perl", "-MIO::Socket::INET", "-e",
+       "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
+       " Listen => 1, ReuseAddr => 1) or die $!;"
+       " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
+       " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
+      pod.network_only());
   ASSERT_TRUE(wait_until([&] { return session.out().find("up") != std::string::npos; }, 10s))
       << session.err();
 
@@ -267,9 +273,9 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
   EXPECT_TRUE(count.ok()) << count.describe();
   EXPECT_EQ(count.out, "1\n");
 
-  auto busy = run_command(
-      with({"/usr/bin/netns-exec", "guard", "--wait-idle", "--max-wait", "1s", "--log-interval", "200ms"}),
-      in_container);
+  auto busy = run_command(with({"/usr/bin/netns-exec", "guard", "--wait-idle", "--max-wait", "1s",
+                                "--log-interval", "200ms"}),
+                          in_container);
   EXPECT_EQ(busy.exit_code, 124) << busy.describe();
   EXPECT_NE(busy.err.find("127.0.0.1:6789"), std::string::npos) << busy.err;
 
@@ -301,24 +307,27 @@ TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
       },
       10s, 50ms))
       << check.describe() << holder.err();
-  Process session({"perl", "-MIO::Socket::INET", "-e",
-                   "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
-                   " Listen => 1, ReuseAddr => 1) or die $!;"
-                   " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
-                   " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
-                  pod.network_only());
+  Process session(
+      {"perl", "-MIO::Socket::INET", "-e",
+       "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
+       " Listen => 1, ReuseAddr => 1) or die $!;"
+       " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
+       " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
+      pod.network_only());
   ASSERT_TRUE(wait_until([&] { return session.out().find("up") != std::string::npos; }, 10s))
       << session.err();
 
   // The control: the chart's guard (5 s wait), nothing announced.
   auto held = run_command(facts.guard, in_container);
   EXPECT_EQ(held.exit_code, 124) << held.describe();
-  EXPECT_NE(holder.err().find("netns-exec guard: holding the stop"), std::string::npos) << holder.err();
+  EXPECT_NE(holder.err().find("netns-exec guard: holding the stop"), std::string::npos)
+      << holder.err();
 
   const std::string record = std::string(kPodDir) + "/" + id + ".holder.json";
-  auto announced = run_command({"/usr/bin/netns-exec", "guard", "--announce-replacement", "2m", "--netns",
-                                "/proc/self/ns/net", "--allow-own-netns", "--holder-record", record},
-                               in_container);
+  auto announced =
+      run_command({"/usr/bin/netns-exec", "guard", "--announce-replacement", "2m", "--netns",
+                   "/proc/self/ns/net", "--allow-own-netns", "--holder-record", record},
+                  in_container);
   ASSERT_TRUE(announced.ok()) << announced.describe();
   const std::string notice = pod.host_dir() + "/" + id + ".replacing";
   EXPECT_EQ(::access(notice.c_str(), F_OK), 0) << "no notice at " << notice;
@@ -326,7 +335,8 @@ TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
   auto let_through = run_command(facts.guard, in_container);
   EXPECT_TRUE(let_through.ok()) << let_through.describe();
   EXPECT_NE(holder.err().find("in-place replacement announced for holder pid " +
-                              std::to_string(holder.pid()) + ": not holding; 1 established Ceph sessions stay"),
+                              std::to_string(holder.pid()) +
+                              ": not holding; 1 established Ceph sessions stay"),
             std::string::npos)
       << holder.err();
   EXPECT_NE(::access(notice.c_str(), F_OK), 0) << "the guard left the used notice behind";

@@ -10,7 +10,6 @@
 
 #include "netns/test/support.hpp"
 
-
 namespace {
 
 using namespace netns::test;
@@ -78,8 +77,9 @@ TEST(PluginImageTree, NetnsExecShadowsUtilLinuxNsenter) {
   NETNS_REQUIRE_ROOT();
   PluginTree tree;
   // The PATH order of ceph-csi's (and most) images.
-  auto r = tree.run("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; "
-                    "command -v nsenter; nsenter --version; exit 0");
+  auto r = tree.run(
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; "
+      "command -v nsenter; nsenter --version; exit 0");
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "/usr/local/bin/nsenter") << r.describe();
   // A call that is not a network entry by file (`--version`) is handed to
   // util-linux's nsenter, the next one on PATH after the drop-in: its
@@ -99,8 +99,8 @@ void build_plugin_tree(const std::string& tree) {
 
 // rootfs.sh's ldd check of a tree (chrooted, so only the tree's libraries count).
 RunResult check_libraries(const std::string& tree) {
-  return run_command({std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh",
-                      "check-libraries", tree});
+  return run_command(
+      {std::string(NETNS_SOURCE_DIR) + "/manifests/images/rootfs.sh", "check-libraries", tree});
 }
 
 }  // namespace
@@ -144,7 +144,8 @@ TEST(HolderImageTree, EveryElfFindsItsLibrariesInTheTree) {
   // The holder image wants the static holder; a sanitizer build links it
   // dynamically (as HolderFootprint.IsStaticallyLinked says), and rootfs.sh
   // refuses it. The main build runs this test.
-  GTEST_SKIP() << "sanitizer builds link the holder dynamically; the holder image needs the static one";
+  GTEST_SKIP()
+      << "sanitizer builds link the holder dynamically; the holder image needs the static one";
 #endif
   TempDir tmp;
   const std::string tree = tmp / "rootfs";
@@ -155,4 +156,3 @@ TEST(HolderImageTree, EveryElfFindsItsLibrariesInTheTree) {
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("ok /usr/bin/netns-exec\n"), std::string::npos) << r.describe();
 }
-

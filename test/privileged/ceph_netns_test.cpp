@@ -28,10 +28,10 @@ namespace netns::ceph {
 namespace {
 
 using namespace std::chrono_literals;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using test::NetnsChild;
 using test::TempDir;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A node without the rbd and ceph modules: no /sys/bus/rbd, no ceph in
 // /proc/filesystems, and a modprobe that cannot load them.
@@ -41,8 +41,8 @@ Settings node_without_modules(const TempDir& dir) {
   settings.proc_filesystems = dir / "filesystems";
   std::ofstream(settings.proc_filesystems) << "nodev\tsysfs\nnodev\ttmpfs\n\text4\n";
   settings.modprobe = dir / "modprobe";
-  std::ofstream(settings.modprobe)
-      << "#!/bin/sh\necho \"modprobe: FATAL: Module $1 not found in directory /lib/modules/$(uname -r)\" >&2\nexit 1\n";
+  std::ofstream(settings.modprobe) << "#!/bin/sh\necho \"modprobe: FATAL: Module $1 not found in "
+                                      "directory /lib/modules/$(uname -r)\" >&2\nexit 1\n";
   ::chmod(settings.modprobe.c_str(), 0755);
   settings.lock_dir = dir / "locks";
   return settings;
@@ -90,7 +90,8 @@ TEST(CephNetns, KernelCephfsMountFailsFastWithoutTheModule) {
   request.credentials.id = "admin";
   request.credentials.key = "AQBzb21lc2VjcmV0a2V5dmFsdWUxMjM0NTY3OA==";
   Runner runner(node_without_modules(dir));
-  OperationResult r = runner.mount_cephfs(request, Target{.netns_fd = fd.get(), .initial_netns = false});
+  OperationResult r =
+      runner.mount_cephfs(request, Target{.netns_fd = fd.get(), .initial_netns = false});
   EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
   EXPECT_THAT(r.message, HasSubstr("ceph kernel module is not available"));
   EXPECT_THAT(r.message, Not(HasSubstr("AQBzb21lc2VjcmV0")));
@@ -126,18 +127,27 @@ TEST(CephNetns, IdenticalRequestsAreMatchedByNamespaceIdentity) {
   Runner runner;
 
   OperationResult r1, r2;
-  std::thread t1([&] { r1 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()}); });
+  std::thread t1([&] {
+    r1 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()});
+  });
   wait_for_lines(log, 1);
-  std::thread t2([&] { r2 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a2.get()}); });
+  std::thread t2([&] {
+    r2 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a2.get()});
+  });
   t1.join();
   t2.join();
-  EXPECT_TRUE(r1.shared || r2.shared) << "same namespace through two descriptors is the same request";
+  EXPECT_TRUE(r1.shared || r2.shared)
+      << "same namespace through two descriptors is the same request";
 
   // Another namespace is another request: it runs, after the first.
   OperationResult r3, r4;
-  std::thread t3([&] { r3 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()}); });
+  std::thread t3([&] {
+    r3 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = a1.get()});
+  });
   wait_for_lines(log, 2);
-  std::thread t4([&] { r4 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = b1.get()}); });
+  std::thread t4([&] {
+    r4 = runner.run_serialized("map", "rbd/v", append_and_sleep(log), Target{.netns_fd = b1.get()});
+  });
   t3.join();
   t4.join();
   EXPECT_FALSE(r3.shared);

@@ -55,8 +55,8 @@ TEST_F(ExecBadInput, DanglingLink) {
     publish_holder(holder_dir, "ceph-a", gone);
   }
   auto r = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
-  expect_refused(r, {"dangling symlink", "/proc/" + std::to_string(dead) + "/ns/net",
-                     "ENOENT", "netns-holder pod for cluster \"ceph-a\""});
+  expect_refused(r, {"dangling symlink", "/proc/" + std::to_string(dead) + "/ns/net", "ENOENT",
+                     "netns-holder pod for cluster \"ceph-a\""});
 }
 
 TEST_F(ExecBadInput, LinkToAnotherProcessWhileRecordNamesTheHolder) {
@@ -84,8 +84,8 @@ TEST_F(ExecBadInput, RecordFromAnotherPidNamespace) {
   record.pidns_ino += 1;
   publish(holder_dir, record, ns.ns_path());
   auto r = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
-  expect_refused(r, {"another pid namespace", "names another process for us", "hostPID: true",
-                     "--socket"});
+  expect_refused(
+      r, {"another pid namespace", "names another process for us", "hostPID: true", "--socket"});
 }
 
 TEST_F(ExecBadInput, LinkFromAnotherPidNamespaceIsNotCalledDangling) {
@@ -116,9 +116,11 @@ TEST_F(ExecBadInput, RequiredRecordMissing) {
   expect_refused(r, {"check holder identity", "ceph-a.holder.json", "ENOENT"});
   // So does the default (require): a holder's link must come with its record.
   auto by_default = exec_touch({"run", "--netns", holder_dir + "/ceph-a.net.ns"});
-  expect_refused(by_default, {"check holder identity", "must come with its record", "--identity if-present"});
+  expect_refused(by_default,
+                 {"check holder identity", "must come with its record", "--identity if-present"});
   // --identity if-present accepts a record-less (Rook-era) link.
-  auto ok = exec_touch({"run", "--identity", "if-present", "--netns", holder_dir + "/ceph-a.net.ns"});
+  auto ok =
+      exec_touch({"run", "--identity", "if-present", "--netns", holder_dir + "/ceph-a.net.ns"});
   EXPECT_TRUE(ok.ok()) << ok.describe();
 }
 
@@ -133,8 +135,8 @@ TEST_F(ExecBadInput, OwnNamespace) {
 
 TEST_F(ExecBadInput, MountNamespaceFile) {
   auto r = exec_touch({"run", "--netns", "/proc/self/ns/mnt"});
-  expect_refused(r, {"check namespace type", "/proc/self/ns/mnt", "mnt namespace",
-                     "not a network namespace"});
+  expect_refused(
+      r, {"check namespace type", "/proc/self/ns/mnt", "mnt namespace", "not a network namespace"});
 }
 
 TEST_F(ExecBadInput, RegularFile) {

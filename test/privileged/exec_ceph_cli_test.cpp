@@ -55,42 +55,66 @@ TEST_F(ExecCephCli, MapKeyFromStdinNeverShows) {
 // Here the command does not get far (no module, or an unreachable monitor),
 // but "command" is what was (or would have been) run.
 TEST_F(ExecCephCli, JsonCommandIsCephCsisArgvForEveryFlag) {
-  auto map = exec({"map", "--json", "--netns", link, "--pool", "rbd", "--rados-namespace", "ns1",
-                   "--image", "vol-1", "--snap", "s1", "--mon", "198.18.0.1:6789", "--mon",
-                   "198.18.0.2:6789", "--id", "csi-rbd-node", "--keyfile", "/k", "--options",
-                   "lock_on_read", "--read-only", "--timeout", "5s"});
+  auto map = exec({"map",
+                   "--json",
+                   "--netns",
+                   link,
+                   "--pool",
+                   "rbd",
+                   "--rados-namespace",
+                   "ns1",
+                   "--image",
+                   "vol-1",
+                   "--snap",
+                   "s1",
+                   "--mon",
+                   "198.18.0.1:6789",
+                   "--mon",
+                   "198.18.0.2:6789",
+                   "--id",
+                   "csi-rbd-node",
+                   "--keyfile",
+                   "/k",
+                   "--options",
+                   "lock_on_read",
+                   "--read-only",
+                   "--timeout",
+                   "5s"});
   auto doc = nlohmann::json::parse(map.out);
-  EXPECT_EQ(doc["command"], nlohmann::json::array({"rbd", "--id", "csi-rbd-node", "-m",
-                                                   "198.18.0.1:6789,198.18.0.2:6789", "--keyfile=/k",
-                                                   "map", "rbd/ns1/vol-1@s1", "--device-type", "krbd",
-                                                   "--options", "noudev", "--options", "lock_on_read",
-                                                   "--read-only"}))
+  EXPECT_EQ(
+      doc["command"],
+      nlohmann::json::array({"rbd", "--id", "csi-rbd-node", "-m", "198.18.0.1:6789,198.18.0.2:6789",
+                             "--keyfile=/k", "map", "rbd/ns1/vol-1@s1", "--device-type", "krbd",
+                             "--options", "noudev", "--options", "lock_on_read", "--read-only"}))
       << map.out;
 
-  auto unmap = exec({"unmap", "--json", "--netns", link, "/dev/rbd9", "--options", "force",
-                     "--timeout", "5s"});
+  auto unmap = exec(
+      {"unmap", "--json", "--netns", link, "/dev/rbd9", "--options", "force", "--timeout", "5s"});
   doc = nlohmann::json::parse(unmap.out);
-  EXPECT_EQ(doc["command"], nlohmann::json::array({"rbd", "unmap", "/dev/rbd9", "--device-type",
-                                                   "krbd", "--options", "noudev", "--options",
-                                                   "force"}))
+  EXPECT_EQ(doc["command"],
+            nlohmann::json::array({"rbd", "unmap", "/dev/rbd9", "--device-type", "krbd",
+                                   "--options", "noudev", "--options", "force"}))
       << unmap.out;
 
   std::string point = tmp / "golden";
   ::mkdir(point.c_str(), 0755);
-  auto mount = exec({"mount", "--json", "--netns", link, "--type", "ceph", "--mon",
-                     "198.18.0.1:6789", "--path", "/volumes/v1", "--fs", "myfs", "-o", "ms_mode=crc",
-                     "--id", "csi-cephfs-node", "--keyfile", "/k", "--timeout", "5s", point});
+  auto mount = exec({"mount",     "--json",      "--netns",   link,
+                     "--type",    "ceph",        "--mon",     "198.18.0.1:6789",
+                     "--path",    "/volumes/v1", "--fs",      "myfs",
+                     "-o",        "ms_mode=crc", "--id",      "csi-cephfs-node",
+                     "--keyfile", "/k",          "--timeout", "5s",
+                     point});
   doc = nlohmann::json::parse(mount.out);
-  EXPECT_EQ(doc["command"], nlohmann::json::array({"mount", "-t", "ceph", "198.18.0.1:6789:/volumes/v1",
-                                                   point, "-o",
-                                                   "name=csi-cephfs-node,secretfile=/k,mds_namespace=myfs,"
-                                                   "ms_mode=crc,_netdev"}))
+  EXPECT_EQ(doc["command"], nlohmann::json::array(
+                                {"mount", "-t", "ceph", "198.18.0.1:6789:/volumes/v1", point, "-o",
+                                 "name=csi-cephfs-node,secretfile=/k,mds_namespace=myfs,"
+                                 "ms_mode=crc,_netdev"}))
       << mount.out;
 }
 
 TEST_F(ExecCephCli, MapWithoutAKeyIsRefused) {
-  auto r = exec({"map", "--netns", link, "--pool", "p", "--image", "i", "--mon",
-                 "198.18.0.1:6789", "--id", "admin"});
+  auto r = exec({"map", "--netns", link, "--pool", "p", "--image", "i", "--mon", "198.18.0.1:6789",
+                 "--id", "admin"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
   EXPECT_NE(r.err.find("--keyfile"), std::string::npos) << r.err;
 }

@@ -61,8 +61,8 @@ TEST_F(DescriptorHygiene, LibraryRunAndRunIn) {
   ASSERT_TRUE(r.result.outcome.success()) << r.result.err.data;
   EXPECT_EQ(r.result.out.data, kClean);
   // The ceph-csi config source: the config file is opened and closed too.
-  std::string cfg = config(R"([{"clusterID":"ceph-a","rbd":{"netNamespaceFilePath":")" + link +
-                           R"("}}])");
+  std::string cfg =
+      config(R"([{"clusterID":"ceph-a","rbd":{"netNamespaceFilePath":")" + link + R"("}}])");
   auto by_cluster = ex::run(ex::Source::cluster("ceph-a", cfg), list_fds());
   ASSERT_TRUE(by_cluster.result.outcome.success()) << by_cluster.result.err.data;
   EXPECT_EQ(by_cluster.result.out.data, kClean);
@@ -92,8 +92,7 @@ TEST_F(DescriptorHygiene, LibrarySocketSource) {
       send_fd(peer.get(), FdHeader{FdHeader::kVersion, "ceph-s", ns->ns_id()}, nsfd.get());
       char c;
       (void)!::read(peer.get(), &c, 1);
-    } catch (const Error&) {
-    }
+    } catch (const Error&) {}
   });
   auto r = ex::run(ex::Source::socket(path), list_fds());
   ::shutdown(listener.get(), SHUT_RDWR);
@@ -129,7 +128,8 @@ TEST_F(DescriptorHygiene, CAbiFromManyThreads) {
     netns_exec_request_set_argv(req, argv);
     netns_exec_request_set_netns(req, link.c_str());
     netns_exec_result* res = netns_exec_run(req);
-    ASSERT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_EXITED) << netns_exec_result_error(res);
+    ASSERT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_EXITED)
+        << netns_exec_result_error(res);
     netns_exec_result_free(res);
     netns_exec_request_free(req);
   }

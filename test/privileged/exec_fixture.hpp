@@ -69,8 +69,8 @@ struct ExecFixture : ::testing::Test {
     EXPECT_FALSE(r.signaled || r.timed_out) << r.describe();
     EXPECT_EQ(r.exit_code, 125) << r.describe();
     EXPECT_FALSE(marker_exists()) << "the command ran: " << r.describe();
-    for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos)
-        << "missing " << n << " in: " << r.err;
+    for (const auto& n : needles)
+      EXPECT_NE(r.err.find(n), std::string::npos) << "missing " << n << " in: " << r.err;
     EXPECT_NE(r.err.find("check: "), std::string::npos) << "no hint in: " << r.err;
     EXPECT_EQ(r.out, "") << "stdout belongs to the command";
   }

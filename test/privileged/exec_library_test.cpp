@@ -8,9 +8,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
-#include <cstring>
 #include <thread>
 
 #include "exec_fixture.hpp"
@@ -47,8 +47,7 @@ class FakeSocketHolder {
         send_fd(peer.get(), header, fd);
         char c;
         (void)!::read(peer.get(), &c, 1);  // until the client closes
-      } catch (const Error&) {
-      }
+      } catch (const Error&) {}
     });
   }
   ~FakeSocketHolder() {
@@ -108,7 +107,8 @@ TEST_F(ExecLibrary, NoDescriptorLeaksOverEveryPath) {
     netns_exec_result_free(netns_exec_run(req));
     netns_exec_request_free(req);
   };
-  exercise();  // first use opens the one lazily-created descriptor: the thread's inotify (wait_path.cpp)
+  exercise();  // first use opens the one lazily-created descriptor: the thread's inotify
+               // (wait_path.cpp)
   auto before = open_fds();
   exercise();
   EXPECT_EQ(open_fds(), before);
@@ -166,7 +166,8 @@ TEST_F(ExecLibrary, TheCommandStartsWithDefaultDispositionsAndAnEmptyMask) {
   pthread_sigmask(SIG_BLOCK, &block, &old);
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
-  struct sigaction old_hup {}, old_rt {};
+  struct sigaction old_hup {
+  }, old_rt{};
   ASSERT_EQ(::sigaction(SIGHUP, &ign, &old_hup), 0);
   ASSERT_EQ(::sigaction(rt, &ign, &old_rt), 0);
   const auto status = command({"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});

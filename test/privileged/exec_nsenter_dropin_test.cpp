@@ -35,10 +35,12 @@ struct NsenterDropIn : ExecFixture {
 
   // `nsenter ARGS` as a shell runs it (argv[0] "nsenter", found on PATH):
   // with the drop-in first on PATH, and with util-linux's only.
-  [[nodiscard]] RunResult ours(const std::vector<std::string>& args, RunOptions options = {}) const {
+  [[nodiscard]] RunResult ours(const std::vector<std::string>& args,
+                               RunOptions options = {}) const {
     return via_path(env.at("PATH"), args, std::move(options));
   }
-  [[nodiscard]] RunResult theirs(const std::vector<std::string>& args, RunOptions options = {}) const {
+  [[nodiscard]] RunResult theirs(const std::vector<std::string>& args,
+                                 RunOptions options = {}) const {
     return via_path("/usr/sbin:/usr/bin:/sbin:/bin", args, std::move(options));
   }
   [[nodiscard]] RunResult via_path(const std::string& path, const std::vector<std::string>& args,
@@ -50,13 +52,15 @@ struct NsenterDropIn : ExecFixture {
     return run_command(argv, options);
   }
   static void expect_same(const RunResult& mine, const RunResult& real, const std::string& what) {
-    EXPECT_EQ(mine.exit_code, real.exit_code) << what << "\nours: " << mine.describe()
-                                              << "\nnsenter: " << real.describe();
+    EXPECT_EQ(mine.exit_code, real.exit_code)
+        << what << "\nours: " << mine.describe() << "\nnsenter: " << real.describe();
     EXPECT_EQ(mine.signaled, real.signaled) << what;
     EXPECT_EQ(mine.out, real.out) << what;
     EXPECT_EQ(mine.err, real.err) << what;
   }
-  [[nodiscard]] std::string ns_line() const { return "net:[" + std::to_string(ns->ns_id().ino) + "]\n"; }
+  [[nodiscard]] std::string ns_line() const {
+    return "net:[" + std::to_string(ns->ns_id().ino) + "]\n";
+  }
 
   std::optional<NetnsChild> ns;
   std::string link, bin;
@@ -168,7 +172,8 @@ TEST_F(NsenterDropIn, RunsWithNoMoreFreeDescriptorsThanNsenter) {
     };
     const std::vector<std::string> cmd{"--net=" + link, "--", "sh", "-c",
                                        "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn"};
-    const std::string what = "limit " + std::to_string(c.soft) + ":" + std::to_string(c.hard) + ", one free";
+    const std::string what =
+        "limit " + std::to_string(c.soft) + ":" + std::to_string(c.hard) + ", one free";
     auto real = theirs(cmd, tight);
     auto mine = ours(cmd, tight);
     ASSERT_TRUE(real.ok()) << "the control: nsenter runs at " << what << ": " << real.describe();
@@ -196,9 +201,10 @@ TEST_F(NsenterDropIn, RunsUnderAHardLimitOfSixWithoutCapSysResource) {
   RunOptions tight;
   tight.env = env;
   tight.child_setup = [] { drop_to_hard_limit(6); };
-  const std::vector<std::string> cmd{"--net=" + link, "--", "sh", "-c",
-                                     "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn; "
-                                     "ulimit -Hn 7 2>/dev/null && echo raised || echo cannot-raise"};
+  const std::vector<std::string> cmd{
+      "--net=" + link, "--", "sh", "-c",
+      "readlink /proc/self/ns/net; ulimit -n; ulimit -Hn; "
+      "ulimit -Hn 7 2>/dev/null && echo raised || echo cannot-raise"};
   auto real = theirs(cmd, tight);
   ASSERT_TRUE(real.ok()) << "the control: nsenter runs at 6:6: " << real.describe();
   ASSERT_EQ(real.out, ns_line() + "6\n6\ncannot-raise\n") << "the arrangement: no CAP_SYS_RESOURCE";
@@ -221,24 +227,28 @@ constexpr const char* kSanitizerNeedsDescriptors =
 TEST_F(NsenterDropIn, AHoldersSocketRunsUnderAHardLimitOfSixToo) {
   TempDir dir;
   const std::string sock = dir / "ceph-s.net.sock";
-  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", "ceph-s", "--dir", dir.path(),
-                  "--socket"});
+  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", "ceph-s", "--dir",
+                  dir.path(), "--socket"});
   wait_until([&] { return ::access(sock.c_str(), F_OK) == 0 || !holder.running(); }, 10s);
   ASSERT_EQ(::access(sock.c_str(), F_OK), 0) << holder.err();
-  const std::string holder_ns = "net:[" + std::to_string(ns_id_of_path("/proc/" + std::to_string(holder.pid()) +
-                                                                       "/ns/net").ino) + "]\n";
+  const std::string holder_ns =
+      "net:[" +
+      std::to_string(ns_id_of_path("/proc/" + std::to_string(holder.pid()) + "/ns/net").ino) +
+      "]\n";
   for (rlim_t limit : {rlim_t{6}, rlim_t{5}}) {
     RunOptions tight;
     tight.env = env;
     tight.child_setup = [limit] { drop_to_hard_limit(limit); };
-    auto mine = ours({"--net=" + sock, "--", "sh", "-c", "readlink /proc/self/ns/net; touch " + marker}, tight);
+    auto mine = ours(
+        {"--net=" + sock, "--", "sh", "-c", "readlink /proc/self/ns/net; touch " + marker}, tight);
     if (limit == 6) {
       EXPECT_TRUE(mine.ok()) << mine.describe();
       EXPECT_EQ(mine.out, holder_ns);
       EXPECT_TRUE(marker_exists());
       ::unlink(marker.c_str());
     } else if (!under_sanitizer()) {  // (kSanitizerNeedsDescriptors)
-      expect_refused(mine, {"RLIMIT_NOFILE", "soft 5, hard 5", "raise the hard limit to at least 6"});
+      expect_refused(mine,
+                     {"RLIMIT_NOFILE", "soft 5, hard 5", "raise the hard limit to at least 6"});
     }
   }
   holder.kill(SIGTERM);
@@ -260,9 +270,10 @@ TEST_F(NsenterDropIn, RefusesNamingTheLimitUnderAHardLimitBelowSix) {
     ASSERT_TRUE(real.ok()) << "the control: nsenter runs at " << what << ": " << real.describe();
     ASSERT_EQ(real.out, ns_line());
     auto mine = ours({"--net=" + link, "--", "sh", "-c", "touch " + marker}, tight);
-    expect_refused(mine, {"RLIMIT_NOFILE", "soft " + std::to_string(limit) + ", hard " + std::to_string(limit),
-                          "3 are open", "the checks need 3 free descriptors", "raise the hard limit to at least 6",
-                          "nothing was run"});
+    expect_refused(
+        mine, {"RLIMIT_NOFILE", "soft " + std::to_string(limit) + ", hard " + std::to_string(limit),
+               "3 are open", "the checks need 3 free descriptors",
+               "raise the hard limit to at least 6", "nothing was run"});
     EXPECT_EQ(mine.err.find('\n'), mine.err.size() - 1) << what << ": one line: " << mine.err;
   }
 }
@@ -272,9 +283,9 @@ TEST_F(NsenterDropIn, RefusesNamingTheLimitUnderAHardLimitBelowSix) {
 TEST_F(NsenterDropIn, ANetFileMixedWithOtherNamespacesIsRefused) {
   RunOptions options;
   options.env = env;
-  auto r = run_command({bin + "/nsenter", "--net=" + link, "-m", "-t", "1", "--", "sh", "-c",
-                        "touch " + marker},
-                       options);
+  auto r = run_command(
+      {bin + "/nsenter", "--net=" + link, "-m", "-t", "1", "--", "sh", "-c", "touch " + marker},
+      options);
   expect_refused(r, {"\"-m\"", "network namespace only"});
 }
 

@@ -134,7 +134,8 @@ TEST_F(NsenterParity, ARecordLessLinkNeedsTheEnvironmentsOptIn) {
   UniqueFd d = open_fd(holder_dir, O_RDONLY | O_DIRECTORY);
   symlink_atomic(d.get(), "rook.net.ns", ns->ns_path(), holder_dir);
   const std::string rook = holder_dir + "/rook.net.ns";
-  const std::vector<std::string> cmd{NETNS_EXEC_BIN, "--net=" + rook, "--", "readlink", "/proc/self/ns/net"};
+  const std::vector<std::string> cmd{NETNS_EXEC_BIN, "--net=" + rook, "--", "readlink",
+                                     "/proc/self/ns/net"};
 
   auto refused = run_command(cmd);
   EXPECT_EQ(refused.exit_code, 125) << refused.describe();
@@ -177,8 +178,8 @@ TEST_F(NsenterParity, SigkillToTheNsenterFormKillsTheCommand) {
     const std::vector<std::string> cmd{"sh", "-c", "echo $$ > " + pidfile + "; exec sleep 1000"};
     Process p(real ? theirs(cmd) : ours(cmd));
     ASSERT_TRUE(wait_until([&] { return file_has_content(pidfile); }, 10s)) << p.err();
-    EXPECT_EQ(read_pid(pidfile), p.pid()) << (real ? "nsenter" : "netns-exec")
-                                          << " did not exec in place";
+    EXPECT_EQ(read_pid(pidfile), p.pid())
+        << (real ? "nsenter" : "netns-exec") << " did not exec in place";
     p.kill(SIGKILL);
     EXPECT_TRUE(p.wait(5s));
     EXPECT_TRUE(process_gone(read_pid(pidfile)));
@@ -189,8 +190,8 @@ TEST_F(NsenterParity, SigkillToTheNsenterFormKillsTheCommand) {
 // along (PR_SET_PDEATHSIG) instead of leaving it to init.
 TEST_F(NsenterParity, SigkillToRunKillsTheCommand) {
   std::string pidfile = tmp / "cmd.pid";
-  Process p(run_form({"--timeout", "60s"},
-                     {"sh", "-c", "echo $$ > " + pidfile + "; exec sleep 1000"}));
+  Process p(
+      run_form({"--timeout", "60s"}, {"sh", "-c", "echo $$ > " + pidfile + "; exec sleep 1000"}));
   ASSERT_TRUE(wait_until([&] { return file_has_content(pidfile); }, 10s)) << p.err();
   pid_t command = read_pid(pidfile);
   ASSERT_NE(command, p.pid());
@@ -251,8 +252,7 @@ struct Pty {
     };
   }
   void type(const std::string& text) const {
-    ASSERT_EQ(::write(master.get(), text.data(), text.size()),
-              static_cast<ssize_t>(text.size()));
+    ASSERT_EQ(::write(master.get(), text.data(), text.size()), static_cast<ssize_t>(text.size()));
   }
   UniqueFd master;
   std::string slave;
@@ -269,14 +269,15 @@ TEST_F(NsenterParity, OnATerminalTheCommandReadsItAndCtrlCArrivesOnce) {
       std::string log = tmp / ("log" + std::to_string(n));
       std::string ready = tmp / ("ready" + std::to_string(n));
       ++n;
-      const std::vector<std::string> cmd{
-          "sh", "-c",
-          "trap 'echo INT >> " + log + "' INT; echo up > " + ready +
-              "; while :; do if read line; then echo got:$line >> " + log +
-              "; exit 0; fi; done"};
+      const std::vector<std::string> cmd{"sh", "-c",
+                                         "trap 'echo INT >> " + log + "' INT; echo up > " + ready +
+                                             "; while :; do if read line; then echo got:$line >> " +
+                                             log + "; exit 0; fi; done"};
       const char* name = use_run ? "run" : real ? "nsenter" : "netns-exec --net=";
       Pty pty;
-      Process p(use_run ? run_form({"--timeout", "60s"}, cmd) : real ? theirs(cmd) : ours(cmd),
+      Process p(use_run ? run_form({"--timeout", "60s"}, cmd)
+                : real  ? theirs(cmd)
+                        : ours(cmd),
                 pty.attach());
       ASSERT_TRUE(wait_until([&] { return file_has_content(ready); }, 10s)) << name;
       pty.type("\x03");
@@ -314,7 +315,8 @@ TEST_F(NsenterParity, TimeoutKillsADescendantThatLeftTheGroup) {
 TEST_F(NsenterParity, TimeoutSparesAChildNetnsExecInherited) {
   std::string pidfile = tmp / "inherited";
   std::string script = "sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > " + pidfile + "; exec";
-  for (const std::string& a : run_form({"--timeout", "1s", "--kill-grace", "200ms"}, {"sleep", "30"}))
+  for (const std::string& a :
+       run_form({"--timeout", "1s", "--kill-grace", "200ms"}, {"sleep", "30"}))
     script += " '" + a + "'";
   auto r = run_command({"sh", "-c", script});
   EXPECT_EQ(r.exit_code, 124) << r.describe();

@@ -28,26 +28,48 @@ struct NvmeConnect : ExecFixture {
     gate = tmp / "gate";
     ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
     ASSERT_EQ(::mkdir(sys.c_str(), 0755), 0);
-    std::ofstream(bin + "/nvme") <<
-        "#!/bin/sh\n"
-        "readlink /proc/$$/ns/net >> \"$RECORD\"\n"
-        "if [ -p \"$GATE\" ]; then echo started > \"$GATE.started\"; read go < \"$GATE\"; fi\n"
-        "if [ \"$1\" = disconnect ]; then echo \"disconnect $3\" >> \"$RECORD\"; rm -r \"$SYS/${3#/dev/}\"; exit 0; fi\n"
-        "[ \"$1\" = connect ] || exit 3\n"
-        "shift; while [ $# -gt 0 ]; do case \"$1\" in -n) nqn=$2;; -a) a=$2;; -s) s=$2;; esac; shift; done\n"
-        "n=0; while [ -e \"$SYS/nvme$n\" ]; do n=$((n+1)); done\n"
-        "d=\"$SYS/nvme$n\"; mkdir \"$d\"; echo tcp > \"$d/transport\"; echo \"$nqn\" > \"$d/subsysnqn\"\n"
-        "echo \"traddr=$a,trsvcid=$s,src_addr=198.18.4.1\" > \"$d/address\"; echo live > \"$d/state\"\n"
-        // HANG: a FIFO nobody writes, so the connect never returns after making its controller.
-        "if [ -p \"$HANG\" ]; then read never < \"$HANG\"; fi\n";
+    std::ofstream(bin + "/nvme")
+        << "#!/bin/sh\n"
+           "readlink /proc/$$/ns/net >> \"$RECORD\"\n"
+           "if [ -p \"$GATE\" ]; then echo started > \"$GATE.started\"; read go < \"$GATE\"; fi\n"
+           "if [ \"$1\" = disconnect ]; then echo \"disconnect $3\" >> \"$RECORD\"; rm -r "
+           "\"$SYS/${3#/dev/}\"; exit 0; fi\n"
+           "[ \"$1\" = connect ] || exit 3\n"
+           "shift; while [ $# -gt 0 ]; do case \"$1\" in -n) nqn=$2;; -a) a=$2;; -s) s=$2;; esac; "
+           "shift; done\n"
+           "n=0; while [ -e \"$SYS/nvme$n\" ]; do n=$((n+1)); done\n"
+           "d=\"$SYS/nvme$n\"; mkdir \"$d\"; echo tcp > \"$d/transport\"; echo \"$nqn\" > "
+           "\"$d/subsysnqn\"\n"
+           "echo \"traddr=$a,trsvcid=$s,src_addr=198.18.4.1\" > \"$d/address\"; echo live > "
+           "\"$d/state\"\n"
+           // HANG: a FIFO nobody writes, so the connect never returns after making its controller.
+           "if [ -p \"$HANG\" ]; then read never < \"$HANG\"; fi\n";
     ASSERT_EQ(::chmod((bin + "/nvme").c_str(), 0755), 0);
     nqn = "nqn.2016-06.io.spdk:netns-test-" + std::to_string(::getpid());
   }
 
   [[nodiscard]] std::vector<std::string> connect_argv(const std::string& port = "4420") const {
-    return {"/usr/bin/env", "PATH=" + bin + ":/usr/bin:/bin", "RECORD=" + record, "GATE=" + gate, "HANG=" + tmp / "hang",
-            "SYS=" + sys, NETNS_EXEC_BIN, "nvme-connect", "--netns", holder_dir + "/gw-a.net.ns",
-            "--json", "--sys-class-nvme", sys, "-n", nqn, "-a", "198.18.4.10", "-s", port, "-l", "1800"};
+    return {"/usr/bin/env",
+            "PATH=" + bin + ":/usr/bin:/bin",
+            "RECORD=" + record,
+            "GATE=" + gate,
+            "HANG=" + tmp / "hang",
+            "SYS=" + sys,
+            NETNS_EXEC_BIN,
+            "nvme-connect",
+            "--netns",
+            holder_dir + "/gw-a.net.ns",
+            "--json",
+            "--sys-class-nvme",
+            sys,
+            "-n",
+            nqn,
+            "-a",
+            "198.18.4.10",
+            "-s",
+            port,
+            "-l",
+            "1800"};
   }
   [[nodiscard]] nlohmann::json connect(const std::string& port = "4420") const {
     RunResult r = run_command(connect_argv(port));

@@ -56,7 +56,7 @@ TEST_F(ExecRecordCache, AHolderThatDiedIsRefusedThoughItsPidfdWasCached) {
   const std::string link = holder_dir + "/ceph-a.net.ns";
   ASSERT_NO_THROW((void)ex::resolve(ex::Source::netns_path(link)));
   ASSERT_NO_THROW((void)ex::resolve(ex::Source::netns_path(link)));  // the pidfd is cached now
-  holder.reset();  // killed and reaped
+  holder.reset();                                                    // killed and reaped
   try {
     (void)ex::resolve(ex::Source::netns_path(link));
     FAIL() << "a dead holder passed through the cache";
@@ -65,7 +65,6 @@ TEST_F(ExecRecordCache, AHolderThatDiedIsRefusedThoughItsPidfdWasCached) {
     EXPECT_NE(e.message().find("is gone"), std::string::npos) << e.describe();
   }
 }
-
 
 // Every call below resolves the link twice first: the second comes from the
 // cache (the namespace the link led to is kept), so the third shows what the
@@ -81,7 +80,8 @@ class MovableHolder {
  public:
   MovableHolder() {
     int to_child[2], from_child[2];
-    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
+      throw std::runtime_error("pipe");
     pid_ = ::fork();
     if (pid_ == 0) {
       char c = 0;
@@ -98,7 +98,8 @@ class MovableHolder {
     go_ = UniqueFd(to_child[1]);
     done_ = UniqueFd(from_child[0]);
     char c = 0;
-    if (pid_ < 0 || ::read(done_.get(), &c, 1) != 1) throw std::runtime_error("movable holder did not start");
+    if (pid_ < 0 || ::read(done_.get(), &c, 1) != 1)
+      throw std::runtime_error("movable holder did not start");
   }
   ~MovableHolder() {
     ::kill(pid_, SIGKILL);

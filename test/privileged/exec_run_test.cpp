@@ -60,9 +60,7 @@ TEST_F(ExecRun, ExitCodes) {
   EXPECT_NE(nf.err.find("ENOENT"), std::string::npos) << nf.err;
 
   std::string script = tmp / "not-executable.sh";
-  {
-    std::ofstream(script) << "#!/bin/sh\ntouch " << marker << "\n";
-  }
+  { std::ofstream(script) << "#!/bin/sh\ntouch " << marker << "\n"; }
   ::chmod(script.c_str(), 0644);
   auto ne = exec({"run", "--netns", link, "--", script});
   EXPECT_EQ(ne.exit_code, 126) << ne.describe();
@@ -101,9 +99,9 @@ TEST_F(ExecRun, TimeoutKillsTheWholeProcessGroup) {
 TEST_F(ExecRun, OutputFloodIsBoundedAndFlagged) {
   NetnsChild ns;
   publish_holder(holder_dir, "ceph-a", ns);
-  auto r = exec({"run", "--json", "--output-limit", "4096", "--netns",
-                 holder_dir + "/ceph-a.net.ns", "--", "sh", "-c",
-                 "head -c 5000000 /dev/zero | tr '\\0' a; echo END"});
+  auto r =
+      exec({"run", "--json", "--output-limit", "4096", "--netns", holder_dir + "/ceph-a.net.ns",
+            "--", "sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' a; echo END"});
   ASSERT_TRUE(r.ok()) << r.describe();
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["stdout"]["truncated"], true);
@@ -154,23 +152,27 @@ TEST_F(ExecRun, ConfigKeysAreReadAsCephCsiReadsThem) {
   publish_holder(holder_dir, "ceph-a", ns);
   const std::string link = holder_dir + "/ceph-a.net.ns";
   const std::string holder_ns = "net:[" + std::to_string(ns.ns_id().ino) + "]\n";
-  for (const std::string& entry :
-       {R"("RBD": {"NetNamespaceFilePath": ")" + link + R"("})",
-        R"("rbd": {"netNamespaceFilePath": "/nowhere/ceph-a.net.ns"}, "Rbd": {"netNamespaceFilePath": ")" +
-            link + R"("})"}) {
+  for (
+      const std::string& entry :
+      {R"("RBD": {"NetNamespaceFilePath": ")" + link + R"("})",
+       R"("rbd": {"netNamespaceFilePath": "/nowhere/ceph-a.net.ns"}, "Rbd": {"netNamespaceFilePath": ")" +
+           link + R"("})"}) {
     std::string cfg = config(R"([{"ClusterID": "ceph-a", )" + entry + "}]");
-    auto r = exec({"run", "--cluster-id", "ceph-a", "--config", cfg, "--", "readlink",
-                   "/proc/self/ns/net"});
+    auto r = exec(
+        {"run", "--cluster-id", "ceph-a", "--config", cfg, "--", "readlink", "/proc/self/ns/net"});
     ASSERT_TRUE(r.ok()) << entry << ": " << r.describe();
     EXPECT_EQ(r.out, holder_ns) << entry;
   }
-  std::string cfg = config(R"([{"clusterID": "ceph-a", "R_BD": {"netNamespaceFilePath": ")" + link + R"("}}])");
+  std::string cfg =
+      config(R"([{"clusterID": "ceph-a", "R_BD": {"netNamespaceFilePath": ")" + link + R"("}}])");
   auto r = exec({"run", "--json", "--cluster-id", "ceph-a", "--config", cfg, "--", "readlink",
                  "/proc/self/ns/net"});
   ASSERT_TRUE(r.ok()) << r.describe();
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["stdout"]["data"], ns_link("net") + "\n");
-  EXPECT_NE(doc["netns"]["warning"].get<std::string>().find("rbd.netNamespaceFilePath"), std::string::npos) << r.out;
+  EXPECT_NE(doc["netns"]["warning"].get<std::string>().find("rbd.netNamespaceFilePath"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.err.find("has an entry in"), std::string::npos) << r.err;
 }
 
@@ -212,10 +214,11 @@ TEST_F(ExecRun, InstalledAsNsenter) {
 TEST_F(ExecRun, WaitHolderWakesWhenTheHolderPublishes) {
   // The directory does not exist yet either: the watch climbs to its parent.
   std::string dir = tmp / "late/dir";
-  Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "30s", "--netns",
-                   dir + "/ceph-a.net.ns", "--", "sh", "-c", "touch " + marker});
+  Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "30s", "--netns", dir + "/ceph-a.net.ns",
+                   "--", "sh", "-c", "touch " + marker});
   // Published once netns-exec watches (an inotify watch), not after a sleep.
-  ASSERT_TRUE(wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
+  ASSERT_TRUE(
+      wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
   ASSERT_TRUE(waiting.running()) << "returned before anything was published: " << waiting.err();
   ASSERT_EQ(::mkdir((tmp / "late").c_str(), 0755), 0);
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
@@ -233,7 +236,8 @@ TEST_F(ExecRun, SignalsEndTheWaitAndAreForwardedToTheCommand) {
   // While waiting for a holder, SIGTERM ends netns-exec itself.
   Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "60s", "--netns",
                    holder_dir + "/ceph-a.net.ns", "--", "sh", "-c", "touch " + marker});
-  ASSERT_TRUE(wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
+  ASSERT_TRUE(
+      wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
   ASSERT_TRUE(waiting.running()) << waiting.err();
   waiting.kill(SIGTERM);
   auto status = waiting.wait(5s);
@@ -245,9 +249,9 @@ TEST_F(ExecRun, SignalsEndTheWaitAndAreForwardedToTheCommand) {
   NetnsChild ns;
   publish_holder(holder_dir, "ceph-a", ns);
   std::string ready = tmp / "ready";
-  Process running({NETNS_EXEC_BIN, "run", "--netns", holder_dir + "/ceph-a.net.ns", "--", "sh",
-                   "-c", "trap 'echo got TERM; exit 9' TERM; touch " + ready +
-                             "; while :; do sleep 0.05; done"});
+  Process running(
+      {NETNS_EXEC_BIN, "run", "--netns", holder_dir + "/ceph-a.net.ns", "--", "sh", "-c",
+       "trap 'echo got TERM; exit 9' TERM; touch " + ready + "; while :; do sleep 0.05; done"});
   ASSERT_TRUE(wait_until([&] { return ::access(ready.c_str(), F_OK) == 0; }, 5s));
   running.kill(SIGTERM);
   auto rs = running.wait(5s);
@@ -261,7 +265,8 @@ TEST_F(ExecRun, RealHolderLinkAndSocket) {
   Process waiting({NETNS_EXEC_BIN, "run", "--wait-holder", "30s", "--identity", "require",
                    "--netns", holder_dir + "/ceph-r.net.ns", "--", "readlink",
                    "/proc/self/ns/net"});
-  ASSERT_TRUE(wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
+  ASSERT_TRUE(
+      wait_until([&] { return watching_with_inotify(waiting.pid()) || !waiting.running(); }, 10s));
   ASSERT_TRUE(waiting.running()) << waiting.err();
   holder_test::Holder holder(holder_dir, "ceph-r", {"--socket"});
   ASSERT_TRUE(holder.wait_ready()) << holder.err();
@@ -270,8 +275,8 @@ TEST_F(ExecRun, RealHolderLinkAndSocket) {
   const std::string expect = "net:[" + std::to_string(holder.ns_id().ino) + "]\n";
   EXPECT_EQ(waiting.out(), expect);
 
-  auto via_socket = exec({"run", "--socket", holder_dir + "/ceph-r.net.sock", "--", "readlink",
-                          "/proc/self/ns/net"});
+  auto via_socket = exec(
+      {"run", "--socket", holder_dir + "/ceph-r.net.sock", "--", "readlink", "/proc/self/ns/net"});
   EXPECT_TRUE(via_socket.ok()) << via_socket.describe();
   EXPECT_EQ(via_socket.out, expect);
 

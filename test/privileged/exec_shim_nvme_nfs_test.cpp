@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "exec_fixture.hpp"
 
@@ -19,7 +19,6 @@ namespace netns::test::exec {
 namespace {
 
 constexpr int kStandInStatus = 7;
-
 
 std::vector<std::string> words(const std::string& line) {
   std::istringstream in(line);
@@ -45,7 +44,8 @@ struct ShimTargets : ExecFixture {
       std::ofstream(path) << "#!/bin/sh\n"
                              "{ readlink /proc/$$/ns/net; echo \"$0\"; for a in \"$@\"; do "
                              "printf '%s\\n' \"$a\"; done; } > \"$RECORD\"\n"
-                             "echo out-of-" << name << "\nexit " << kStandInStatus << "\n";
+                             "echo out-of-"
+                          << name << "\nexit " << kStandInStatus << "\n";
       ASSERT_EQ(::chmod(path.c_str(), 0755), 0);
     }
     env = {{"PATH", bin + ":" + real + ":/usr/bin:/bin"},
@@ -91,7 +91,8 @@ struct ShimTargets : ExecFixture {
 
 TEST_F(ShimTargets, CephCsiNvmeofCallsRunWhereTheirTargetIs) {
   ASSERT_NE(ns->ns_id(), current_netns_id());
-  std::ifstream golden(std::string(NETNS_SOURCE_DIR) + "/test/fixtures/shim/ceph-csi-nvmeof-argv.txt");
+  std::ifstream golden(std::string(NETNS_SOURCE_DIR) +
+                       "/test/fixtures/shim/ceph-csi-nvmeof-argv.txt");
   ASSERT_TRUE(golden) << "the golden argv list is missing";
   size_t holder = 0, own = 0;
   for (std::string line; std::getline(golden, line);) {
@@ -108,7 +109,8 @@ TEST_F(ShimTargets, CephCsiNvmeofCallsRunWhereTheirTargetIs) {
 }
 
 TEST_F(ShimTargets, NfsMountsRunWhereTheirServerIs) {
-  expect_ran({"mount.nfs", "198.18.6.2:/export/vol1", "/mnt/vol1", "-o", "vers=4.1,proto=tcp"}, "holder");
+  expect_ran({"mount.nfs", "198.18.6.2:/export/vol1", "/mnt/vol1", "-o", "vers=4.1,proto=tcp"},
+             "holder");
   expect_ran({"mount.nfs4", "198.18.4.20:/", "/mnt/vol2", "-s", "-o", "rw"}, "holder");
   expect_ran({"mount.nfs", "198.18.7.1:/export", "/mnt/vol3"}, "own");
   expect_ran({"mount.nfs", "-V"}, "own");
@@ -124,8 +126,13 @@ TEST_F(ShimTargets, AlreadyInTheHoldersNamespaceTheShimRunsInPlace) {
        {std::vector<std::string>{"mount.nfs", "198.18.6.2:/export", "/mnt/x", "-o", "vers=4.2"},
         {"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10", "-s", "4420"}}) {
     ::unlink(record.c_str());
-    std::vector<std::string> nested{NETNS_EXEC_BIN, "--net=" + holder_dir + "/gw-a.net.ns", "--", "/bin/sh", "-c",
-                                    "exec \"$@\"", "sh"};
+    std::vector<std::string> nested{NETNS_EXEC_BIN,
+                                    "--net=" + holder_dir + "/gw-a.net.ns",
+                                    "--",
+                                    "/bin/sh",
+                                    "-c",
+                                    "exec \"$@\"",
+                                    "sh"};
     nested.insert(nested.end(), argv.begin(), argv.end());
     RunOptions options;
     options.env = env;
@@ -139,7 +146,8 @@ TEST_F(ShimTargets, AlreadyInTheHoldersNamespaceTheShimRunsInPlace) {
 
 TEST_F(ShimTargets, WithoutTheDeclarationEverythingIsUntouched) {
   env.erase("NETNS_EXEC_TARGETS");
-  expect_ran({"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10", "-s", "4420"}, "own");
+  expect_ran({"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10", "-s", "4420"},
+             "own");
   expect_ran({"mount.nfs", "198.18.6.2:/export", "/mnt/x"}, "own");
 }
 
@@ -147,14 +155,16 @@ TEST_F(ShimTargets, ADeclaredTargetWithoutItsHolderIsRefusedAndNothingRuns) {
   ASSERT_EQ(::unlink((holder_dir + "/gw-a.net.ns").c_str()), 0);
   env["NETNS_EXEC_WAIT_HOLDER"] = "200ms";
   for (const std::vector<std::string>& argv :
-       {std::vector<std::string>{"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10", "-s", "4420"},
+       {std::vector<std::string>{"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.10",
+                                 "-s", "4420"},
         {"mount.nfs", "198.18.6.2:/export", "/mnt/x"}}) {
     ::unlink(record.c_str());
     RunResult r = shim(argv);
     EXPECT_EQ(r.exit_code, 125) << r.describe();
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(recorded().empty()) << "the real " << argv.front() << " ran";
-    for (const std::string& needle : {std::string("\"gw-a\""), holder_dir + "/gw-a.net.ns", std::string("check: ")})
+    for (const std::string& needle :
+         {std::string("\"gw-a\""), holder_dir + "/gw-a.net.ns", std::string("check: ")})
       EXPECT_NE(r.err.find(needle), std::string::npos) << "missing " << needle << " in " << r.err;
   }
   // A disconnect is not routed: the controller of a gone holder can still be removed.
@@ -183,9 +193,10 @@ TEST_F(ShimTargets, ABadDeclarationIsRefusedNamingIt) {
 TEST_F(ShimTargets, ExplainSaysWhichHolderAndWhy) {
   RunOptions options;
   options.env = env;
-  auto explain = run_command({NETNS_EXEC_BIN, "shim", "explain", "--json", "--", bin + "/nvme", "connect", "-t",
-                              "tcp", "-n", "nqn.x", "--traddr=198.18.4.10", "-s", "4420", "-l", "1800"},
-                             options);
+  auto explain =
+      run_command({NETNS_EXEC_BIN, "shim", "explain", "--json", "--", bin + "/nvme", "connect",
+                   "-t", "tcp", "-n", "nqn.x", "--traddr=198.18.4.10", "-s", "4420", "-l", "1800"},
+                  options);
   ASSERT_TRUE(explain.ok()) << explain.describe();
   auto doc = nlohmann::json::parse(explain.out);
   EXPECT_EQ(doc["cluster"], "gw-a");
@@ -194,12 +205,16 @@ TEST_F(ShimTargets, ExplainSaysWhichHolderAndWhy) {
   EXPECT_EQ(doc["target"]["where"], "--traddr");
   EXPECT_EQ(doc["holder"], holder_dir + "/gw-a.net.ns");
   EXPECT_EQ(doc["real"]["path"], real + "/nvme");
-  EXPECT_NE(doc["decision"].get<std::string>().find(ns_text(ns->ns_id())), std::string::npos) << explain.out;
+  EXPECT_NE(doc["decision"].get<std::string>().find(ns_text(ns->ns_id())), std::string::npos)
+      << explain.out;
 
-  auto nfs = run_command({NETNS_EXEC_BIN, "shim", "explain", "--", "mount", "-t", "nfs", "198.18.7.1:/e", "/mnt"},
-                         options);
+  auto nfs = run_command(
+      {NETNS_EXEC_BIN, "shim", "explain", "--", "mount", "-t", "nfs", "198.18.7.1:/e", "/mnt"},
+      options);
   ASSERT_TRUE(nfs.ok()) << nfs.describe();
-  EXPECT_NE(nfs.out.find("no holder in NETNS_EXEC_TARGETS serves \"198.18.7.1\""), std::string::npos) << nfs.out;
+  EXPECT_NE(nfs.out.find("no holder in NETNS_EXEC_TARGETS serves \"198.18.7.1\""),
+            std::string::npos)
+      << nfs.out;
 }
 
 TEST_F(ShimTargets, ExplainNamesTheHolderOfTheControllerADisconnectDeletes) {
@@ -209,16 +224,16 @@ TEST_F(ShimTargets, ExplainNamesTheHolderOfTheControllerADisconnectDeletes) {
   std::ofstream(sys + "/nvme3/address") << "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1\n";
   RunOptions options;
   options.env = env;
-  auto r = run_command({NETNS_EXEC_BIN, "shim", "explain", "--json", "--sys-class-nvme", sys, "--", bin + "/nvme",
-                        "disconnect", "-d", "/dev/nvme3"},
+  auto r = run_command({NETNS_EXEC_BIN, "shim", "explain", "--json", "--sys-class-nvme", sys, "--",
+                        bin + "/nvme", "disconnect", "-d", "/dev/nvme3"},
                        options);
   ASSERT_TRUE(r.ok()) << r.describe();
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["held"], false) << "a disconnect is not routed";
   EXPECT_EQ(doc["controller"]["traddr"], "198.18.4.10");
   EXPECT_EQ(doc["controller"]["holder"], "gw-a");
-  auto unknown = run_command({NETNS_EXEC_BIN, "shim", "explain", "--sys-class-nvme", sys, "--", bin + "/nvme",
-                              "disconnect", "--device=/dev/nvme9"},
+  auto unknown = run_command({NETNS_EXEC_BIN, "shim", "explain", "--sys-class-nvme", sys, "--",
+                              bin + "/nvme", "disconnect", "--device=/dev/nvme9"},
                              options);
   ASSERT_TRUE(unknown.ok()) << unknown.describe();
   EXPECT_NE(unknown.out.find(sys + "/nvme9/address"), std::string::npos) << unknown.out;

@@ -9,8 +9,8 @@
 
 #include <cctype>
 #include <fstream>
-#include <string_view>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "exec_fixture.hpp"
 
@@ -38,7 +38,8 @@ struct Shim : ExecFixture {
                                              {"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}};
   }
   // `rbd ARGS` as a shell runs it, the shim first on PATH.
-  [[nodiscard]] RunResult rbd(const std::vector<std::string>& args, const std::string& script = "exec rbd \"$@\"") const {
+  [[nodiscard]] RunResult rbd(const std::vector<std::string>& args,
+                              const std::string& script = "exec rbd \"$@\"") const {
     std::vector<std::string> argv{"/bin/sh", "-c", script, "sh"};
     argv.insert(argv.end(), args.begin(), args.end());
     RunOptions options;
@@ -98,9 +99,11 @@ std::string without_stamps(const std::string& text) {
 TEST_F(Shim, NoHeldClusterNamedIsTheRealProgramUntouched) {
   // No monitors; an unheld cluster's; monitors no cluster has: the real
   // rbd's own output and status (here a usage error), byte for byte.
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--version"}, {"help", "map"}, {"--no-such-option"},
-        {"-m", "198.18.1.1", "--version"}, {"-m", "198.18.9.9:3300", "--no-such-option"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--version"},
+                                               {"help", "map"},
+                                               {"--no-such-option"},
+                                               {"-m", "198.18.1.1", "--version"},
+                                               {"-m", "198.18.9.9:3300", "--no-such-option"}}) {
     auto mine = rbd(args);
     auto theirs = real(args);
     EXPECT_EQ(mine.exit_code, theirs.exit_code) << args.front() << ": " << mine.describe();
@@ -115,16 +118,18 @@ TEST_F(Shim, AHeldClustersCommandRunsInPlaceInItsHolder) {
   auto r = rbd({"-m", kMon, "--version"});
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, real({"--version"}).out);
-  auto explain = run_command({NETNS_EXEC_BIN, "shim", "explain", "--json", "--", bin + "/rbd", "-m", kMon, "map", "rbd/x"},
-                             with_env());
+  auto explain = run_command(
+      {NETNS_EXEC_BIN, "shim", "explain", "--json", "--", bin + "/rbd", "-m", kMon, "map", "rbd/x"},
+      with_env());
   ASSERT_TRUE(explain.ok()) << explain.describe();
   auto doc = nlohmann::json::parse(explain.out);
   EXPECT_EQ(doc["cluster"], "ceph-a");
   EXPECT_EQ(doc["held"], true);
   EXPECT_EQ(doc["holder"], holder_dir + "/ceph-a.net.ns");
   EXPECT_EQ(doc["real"]["path"], kRealRbd);
-  EXPECT_NE(doc["decision"].get<std::string>().find("net:[" + std::to_string(ns->ns_id().ino) + "]"),
-            std::string::npos)
+  EXPECT_NE(
+      doc["decision"].get<std::string>().find("net:[" + std::to_string(ns->ns_id().ino) + "]"),
+      std::string::npos)
       << explain.out;
 }
 
@@ -134,9 +139,11 @@ TEST_F(Shim, AHeldClusterWithoutItsHolderIsRefusedAndNothingRuns) {
   auto r = rbd({"-m", kMon, "--version"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
   EXPECT_EQ(r.out, "") << "the real rbd ran";
-  for (const std::string& needle : {std::string("\"ceph-a\""), std::string(kMon), holder_dir + "/ceph-a.net.ns"})
+  for (const std::string& needle :
+       {std::string("\"ceph-a\""), std::string(kMon), holder_dir + "/ceph-a.net.ns"})
     EXPECT_NE(r.err.find(needle), std::string::npos) << "missing " << needle << " in " << r.err;
-  auto explain = run_command({NETNS_EXEC_BIN, "shim", "explain", "--", "rbd", "-m", kMon, "ls"}, with_env());
+  auto explain =
+      run_command({NETNS_EXEC_BIN, "shim", "explain", "--", "rbd", "-m", kMon, "ls"}, with_env());
   EXPECT_EQ(explain.exit_code, 125) << explain.describe();
   EXPECT_NE(explain.out.find("refused (125)"), std::string::npos) << explain.out;
   // The control: unheld, the same command runs.

@@ -35,8 +35,8 @@ TEST_F(ExecSocketPath, NsenterRunAndConfigReachTheHolderThroughItsSocket) {
 
   std::string cfg =
       config(R"([{"clusterID":"ceph-s","rbd":{"netNamespaceFilePath":")" + sock + R"("}}])");
-  auto via_config = exec({"run", "--cluster-id", "ceph-s", "--config", cfg, "--", "readlink",
-                          "/proc/self/ns/net"});
+  auto via_config = exec(
+      {"run", "--cluster-id", "ceph-s", "--config", cfg, "--", "readlink", "/proc/self/ns/net"});
   EXPECT_TRUE(via_config.ok()) << via_config.describe();
   EXPECT_EQ(via_config.out, expect);
 
@@ -48,8 +48,8 @@ TEST_F(ExecSocketPath, NsenterRunAndConfigReachTheHolderThroughItsSocket) {
     ASSERT_EQ(::mkdir(deep.c_str(), 0755), 0);
   }
   ASSERT_EQ(::symlink(sock.c_str(), (deep + "/ceph-s.net.sock").c_str()), 0);
-  auto deep_run = exec({"run", "--netns", deep + "/ceph-s.net.sock", "--", "readlink",
-                        "/proc/self/ns/net"});
+  auto deep_run =
+      exec({"run", "--netns", deep + "/ceph-s.net.sock", "--", "readlink", "/proc/self/ns/net"});
   EXPECT_TRUE(deep_run.ok()) << deep_run.describe();
   EXPECT_EQ(deep_run.out, expect);
 }

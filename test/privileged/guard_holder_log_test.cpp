@@ -87,9 +87,9 @@ TEST(GuardHolderLog, TheRecordOfAnotherNamespacesHolderGetsNoLines) {
 // --announce-replacement: the next preStop guard of that very holder does not
 // hold, once; a notice for another holder process is reported and ignored.
 netns::test::RunResult announce(const std::string& link, const std::string& record) {
-  return netns::test::run_command({kExec, "guard", "--announce-replacement", "1m", "--netns", link,
-                                   "--holder-record", record},
-                                  holder_test::within(20s));
+  return netns::test::run_command(
+      {kExec, "guard", "--announce-replacement", "1m", "--netns", link, "--holder-record", record},
+      holder_test::within(20s));
 }
 
 TEST(GuardReplacementNotice, AnAnnouncedReplacementIsLetThroughOnce) {
@@ -102,8 +102,9 @@ TEST(GuardReplacementNotice, AnAnnouncedReplacementIsLetThroughOnce) {
   auto a = announce(link, record);
   ASSERT_EQ(a.exit_code, 0) << a.describe();
   EXPECT_TRUE(holder_test::exists(tmp / (id + ".replacing")));
-  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: in-place replacement announced for holder pid " +
-                                 std::to_string(h.pid()) + ": its preStop guard within 1m"));
+  EXPECT_THAT(h.err(),
+              HasSubstr("netns-exec guard: in-place replacement announced for holder pid " +
+                        std::to_string(h.pid()) + ": its preStop guard within 1m"));
 
   auto r = guard(link, record);
   EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -145,9 +146,9 @@ TEST(GuardReplacementNotice, AnnouncingNeedsTheHoldersRecord) {
   std::string id = unique_name("gnorec");
   Holder h(tmp.path(), id);
   ASSERT_TRUE(h.wait_ready()) << h.err();
-  auto r = netns::test::run_command({kExec, "guard", "--announce-replacement", "1m", "--netns",
-                                     tmp / (id + ".net.ns")},
-                                    holder_test::within(20s));
+  auto r = netns::test::run_command(
+      {kExec, "guard", "--announce-replacement", "1m", "--netns", tmp / (id + ".net.ns")},
+      holder_test::within(20s));
   EXPECT_NE(r.exit_code, 0) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("needs --holder-record")) << r.err;
   EXPECT_FALSE(holder_test::exists(tmp / (id + ".replacing")));

@@ -136,7 +136,8 @@ std::string replace_number(std::string text, const std::string& from, const std:
 // (No std::regex: GCC 12 warns inside it under -fsanitize=address.)
 std::string normalize(std::string text, const std::string& tmp, const Placeholders& numbers) {
   for (size_t at; (at = text.find(tmp)) != std::string::npos;) text.replace(at, tmp.size(), "$TMP");
-  for (const auto& [number, placeholder] : numbers) text = replace_number(text, number, placeholder);
+  for (const auto& [number, placeholder] : numbers)
+    text = replace_number(text, number, placeholder);
   std::string out;
   for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
@@ -208,7 +209,9 @@ class FaultMatrix : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
     EXPECT_FALSE(r.signaled || r.timed_out) << fault << ": " << r.describe();
     for (const auto& cause : causes)
-      EXPECT_NE(r.err.find(cause), std::string::npos) << fault << ": message lacks " << cause << ":\n" << r.err;
+      EXPECT_NE(r.err.find(cause), std::string::npos)
+          << fault << ": message lacks " << cause << ":\n"
+          << r.err;
     EXPECT_EQ(holder_test::line_count(r.err), 1u) << fault << ": not one line:\n" << r.err;
     rows.push_back({fault, r.exit_code, first_line(r.err)});
   }
@@ -220,7 +223,8 @@ class FaultMatrix : public ::testing::Test {
     std::vector<std::string> argv = {NETNS_EXEC_BIN};
     argv.insert(argv.end(), args.begin(), args.end());
     netns::test::RunOptions options = holder_test::within(20s);
-    options.env = std::map<std::string, std::string>{{"PATH", stub_dir() + ":/usr/sbin:/usr/bin:/sbin:/bin"}};
+    options.env =
+        std::map<std::string, std::string>{{"PATH", stub_dir() + ":/usr/sbin:/usr/bin:/sbin:/bin"}};
     return netns::test::run_command(argv, options);
   }
   void refused_op(const std::string& fault, const std::vector<std::string>& args,
@@ -229,7 +233,9 @@ class FaultMatrix : public ::testing::Test {
     EXPECT_FALSE(marker_exists()) << fault << ": the command ran";
     EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
     for (const auto& cause : causes)
-      EXPECT_NE(r.err.find(cause), std::string::npos) << fault << ": message lacks " << cause << ":\n" << r.err;
+      EXPECT_NE(r.err.find(cause), std::string::npos)
+          << fault << ": message lacks " << cause << ":\n"
+          << r.err;
     rows.push_back({fault, r.exit_code, first_line(r.err)});
   }
   std::string stub_dir() const { return tmp / "stubs"; }
@@ -292,24 +298,31 @@ class FaultMatrix : public ::testing::Test {
   // the ceph client leave them), and $1 $2 as the program got them.
   void stand_in(const std::string& name, const std::string& body) {
     const std::string mi = cancel_mountinfo(), t = cancel_target();
-    write_file(cancel_bin() + "/" + name,
-               "#!/bin/sh\n"
-               // A SIGTERM before hang is remembered, so the kernel step is
-               // never cut in half and hang answers it at once.
-               "got=\ntrap 'got=1' TERM\n"
-               "say() { echo \"$*\" > " + cancel_dir() + "/events; }\n"
-               "hang() { trap 'say term; exit 143' TERM; [ -z \"$got\" ] || { say term; exit 143; }; "
-               "sleep 60 & wait $!; }\n"
-               "release() { read -r _ < " + cancel_dir() + "/go; }\n"
-               "D=/sys/bus/rbd/devices/0\n"
-               "map_now() { mkdir -p $D; echo p > $D/pool; echo i > $D/name; echo - > $D/current_snap;"
-               " : > $D/pool_ns; echo '198.18.0.1:6789 name=admin p i -' > $D/config_info; }\n"
-               "mount_now() { echo '90 22 0:50 / " + t + " rw - ceph 198.18.0.1:6789:/ rw,name=admin' >> " +
-                   mi + "; }\n"
-               // In place: the file is bind-mounted, a rename would leave the mount on the old one.
-               "umount_now() { grep -v ' " + t + " ' " + mi + " > " + mi + ".new; cat " + mi + ".new > " + mi +
-                   "; }\n" + body + "\n",
-               0755);
+    write_file(
+        cancel_bin() + "/" + name,
+        "#!/bin/sh\n"
+        // A SIGTERM before hang is remembered, so the kernel step is
+        // never cut in half and hang answers it at once.
+        "got=\ntrap 'got=1' TERM\n"
+        "say() { echo \"$*\" > " +
+            cancel_dir() +
+            "/events; }\n"
+            "hang() { trap 'say term; exit 143' TERM; [ -z \"$got\" ] || { say term; exit 143; }; "
+            "sleep 60 & wait $!; }\n"
+            "release() { read -r _ < " +
+            cancel_dir() +
+            "/go; }\n"
+            "D=/sys/bus/rbd/devices/0\n"
+            "map_now() { mkdir -p $D; echo p > $D/pool; echo i > $D/name; echo - > $D/current_snap;"
+            " : > $D/pool_ns; echo '198.18.0.1:6789 name=admin p i -' > $D/config_info; }\n"
+            "mount_now() { echo '90 22 0:50 / " +
+            t + " rw - ceph 198.18.0.1:6789:/ rw,name=admin' >> " + mi +
+            "; }\n"
+            // In place: the file is bind-mounted, a rename would leave the mount on the old one.
+            "umount_now() { grep -v ' " +
+            t + " ' " + mi + " > " + mi + ".new; cat " + mi + ".new > " + mi + "; }\n" + body +
+            "\n",
+        0755);
   }
   // rbd: `map_body` for map, `unmap_body` for unmap (rbd unmap DEVICE ...).
   void stand_in_rbd(const std::string& map_body, const std::string& unmap_body = "rm -rf $D") {
@@ -349,18 +362,19 @@ class FaultMatrix : public ::testing::Test {
   // a cancel that came before anything could run.
   std::unique_ptr<netns::test::Process> start_cancel_op(const std::vector<std::string>& args,
                                                         bool cancelled_before) {
-    std::vector<std::string> argv = {"env", "PATH=" + cancel_bin() + ":/usr/sbin:/usr/bin:/sbin:/bin",
-                                     NETNS_EXEC_BIN};
+    std::vector<std::string> argv = {
+        "env", "PATH=" + cancel_bin() + ":/usr/sbin:/usr/bin:/sbin:/bin", NETNS_EXEC_BIN};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.emplace_back("--json");
-    auto setup = [sys = cancel_dir() + "/sys-bus", fs = cancel_dir() + "/filesystems", mi = cancel_mountinfo(),
-                  cancelled_before] {
+    auto setup = [sys = cancel_dir() + "/sys-bus", fs = cancel_dir() + "/filesystems",
+                  mi = cancel_mountinfo(), cancelled_before] {
       // In the forked child only (async-signal-safe calls; env and then
       // netns-exec keep this pid, so /proc/PID/mountinfo is theirs).
       char self[64] = "/proc/";
       auto end = std::to_chars(self + 6, self + sizeof self - 16, ::getpid()).ptr;
       std::memcpy(end, "/mountinfo", sizeof "/mountinfo");
-      if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+      if (::unshare(CLONE_NEWNS) != 0 ||
+          ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
           ::mount(sys.c_str(), "/sys/bus", nullptr, MS_BIND, nullptr) != 0 ||
           ::mount(fs.c_str(), "/proc/filesystems", nullptr, MS_BIND, nullptr) != 0 ||
           ::mount(mi.c_str(), self, nullptr, MS_BIND, nullptr) != 0 ||
@@ -371,7 +385,8 @@ class FaultMatrix : public ::testing::Test {
         sigset_t term;
         sigemptyset(&term);
         sigaddset(&term, SIGTERM);
-        if (::sigprocmask(SIG_BLOCK, &term, nullptr) != 0 || ::kill(::getpid(), SIGTERM) != 0) ::_exit(99);
+        if (::sigprocmask(SIG_BLOCK, &term, nullptr) != 0 || ::kill(::getpid(), SIGTERM) != 0)
+          ::_exit(99);
       }
     };
     return std::make_unique<netns::test::Process>(argv, setup);
@@ -400,7 +415,8 @@ class FaultMatrix : public ::testing::Test {
               continue;
             }
             size_t paren = stat.rfind(')');
-            all = all && paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'S';
+            all = all && paren != std::string::npos && paren + 2 < stat.size() &&
+                  stat[paren + 2] == 'S';
           }
           ::closedir(d);
           return all;
@@ -427,7 +443,8 @@ class FaultMatrix : public ::testing::Test {
     std::optional<int> status = op.wait(30s);
     ASSERT_TRUE(status.has_value()) << when << ": netns-exec did not end";
     ASSERT_TRUE(WIFEXITED(*status)) << when << ": wait status " << *status << "\n" << op.err();
-    ASSERT_NE(WEXITSTATUS(*status), 99) << when << ": the case's mount namespace could not be set up";
+    ASSERT_NE(WEXITSTATUS(*status), 99)
+        << when << ": the case's mount namespace could not be set up";
     std::string word;
     try {
       word = nlohmann::json::parse(op.out()).at("cancel").get<std::string>();
@@ -479,7 +496,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   make_dir(tmp / "empty");
   refused("missing file in an existing dir", {"run", "--netns", tmp / "empty/ceph-a.net.ns"},
           {"ENOENT", "cluster \"ceph-a\""});
-  refused("dangling link", {"run", "--netns", fake_holder_dir("dangling", tmp / "nowhere/net", std::nullopt)},
+  refused("dangling link",
+          {"run", "--netns", fake_holder_dir("dangling", tmp / "nowhere/net", std::nullopt)},
           {"dangling symlink", "ENOENT"});
   {
     // The record still names the holder's start time and namespace, but its
@@ -491,11 +509,13 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     numbers.emplace_back(std::to_string(netns::pid_start_time(unrelated.pid()).value_or(0)),
                          "<unrelated-start-time>");
     refused("link to a live unrelated namespace, holder's record in place (pid reuse)",
-            {"run", "--netns", fake_holder_dir("reused", unrelated.ns_path(), netns::serialize_record(reused))},
+            {"run", "--netns",
+             fake_holder_dir("reused", unrelated.ns_path(), netns::serialize_record(reused))},
             {"reused by another process", "start time"});
   }
   refused("link to the caller's own namespace",
-          {"run", "--netns", fake_holder_dir("own", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
+          {"run", "--netns",
+           fake_holder_dir("own", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
           {"own network namespace"});
   // What a holder that is PID 1 of its pid namespace would publish. Read by a
   // plugin without hostPID, /proc/1 is its own pod's first process, which
@@ -513,11 +533,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     foreign.pidns_ino += 1;
     numbers.emplace_back(std::to_string(foreign.pidns_ino), "<other-pidns-ino>");
     refused("record from a holder in another pid namespace",
-            {"run", "--netns", fake_holder_dir("pidns", holder_ns + "net", netns::serialize_record(foreign))},
+            {"run", "--netns",
+             fake_holder_dir("pidns", holder_ns + "net", netns::serialize_record(foreign))},
             {"pid namespace", "hostPID"});
   }
-  refused("mount-namespace file", {"run", "--netns", holder_ns + "mnt"}, {"not a network namespace", "mnt"});
-  refused("pid-namespace file", {"run", "--netns", holder_ns + "pid"}, {"not a network namespace", "pid"});
+  refused("mount-namespace file", {"run", "--netns", holder_ns + "mnt"},
+          {"not a network namespace", "mnt"});
+  refused("pid-namespace file", {"run", "--netns", holder_ns + "pid"},
+          {"not a network namespace", "pid"});
   write_file(tmp / "regular", "not a namespace\n");
   refused("regular file", {"run", "--netns", tmp / "regular"}, {"not a namespace file"});
   make_dir(tmp / "adir");
@@ -526,7 +549,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   make_link("b.net.ns", tmp / "loop/a.net.ns");
   make_link("a.net.ns", tmp / "loop/b.net.ns");
   refused("symlink loop", {"run", "--netns", tmp / "loop/a.net.ns"}, {"ELOOP"});
-  refused("unreadable file (the holder's link, as uid 65534)", {"run", "--netns", link}, {"EACCES"}, kNobody);
+  refused("unreadable file (the holder's link, as uid 65534)", {"run", "--netns", link}, {"EACCES"},
+          kNobody);
   {
     std::string future = record_text;
     size_t at = future.find("\"version\": 2,");
@@ -540,13 +564,16 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     netns::HolderRecord other = live_record();
     other.cluster_id = "ceph-b";
     refused("record for another cluster ID",
-            {"run", "--netns", fake_holder_dir("other", holder_ns + "net", netns::serialize_record(other))},
+            {"run", "--netns",
+             fake_holder_dir("other", holder_ns + "net", netns::serialize_record(other))},
             {"for cluster \"ceph-b\", not \"ceph-a\""});
   }
 
   const std::string config = tmp / "config.json";
-  write_file(config, "[{\"clusterID\": \"ceph-a\", \"monitors\": [\"198.18.0.1:6789\"], "
-                     "\"rbd\": {\"netNamespaceFilePath\": \"" + link + "\"}}]\n");
+  write_file(config,
+             "[{\"clusterID\": \"ceph-a\", \"monitors\": [\"198.18.0.1:6789\"], "
+             "\"rbd\": {\"netNamespaceFilePath\": \"" +
+                 link + "\"}}]\n");
   {
     // Control: the config path works.
     RunResult r = exec({"run", "--cluster-id", kId, "--config", config});
@@ -555,22 +582,27 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   }
   refused("cluster ID with traversal", {"run", "--cluster-id", "../../etc/x", "--config", config},
           {"invalid cluster ID", "not allowed"});
-  refused("config missing", {"run", "--cluster-id", kId, "--config", tmp / "absent.json"}, {"ENOENT", "absent.json"});
+  refused("config missing", {"run", "--cluster-id", kId, "--config", tmp / "absent.json"},
+          {"ENOENT", "absent.json"});
   write_file(tmp / "malformed.json", "[{\"clusterID\": \"ceph-a\",\n");
   write_file(tmp / "foreign.json", netns::read_file(config));
   ASSERT_EQ(::chown((tmp / "foreign.json").c_str(), kNobody, kNobody), 0);
-  refused("config owned by an unprivileged user", {"run", "--cluster-id", kId, "--config", tmp / "foreign.json"},
+  refused("config owned by an unprivileged user",
+          {"run", "--cluster-id", kId, "--config", tmp / "foreign.json"},
           {"is owned by uid 65534", "foreign.json"});
   write_file(tmp / "writable.json", netns::read_file(config), 0666);
   ASSERT_EQ(::chmod((tmp / "writable.json").c_str(), 0666), 0);
-  refused("config writable by others", {"run", "--cluster-id", kId, "--config", tmp / "writable.json"},
+  refused("config writable by others",
+          {"run", "--cluster-id", kId, "--config", tmp / "writable.json"},
           {"is writable by group or others", "writable.json"});
-  refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"}, {"parse", "malformed.json"});
+  refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"},
+          {"parse", "malformed.json"});
   // ceph-csi's encoding/json fails the whole file on a wrong type anywhere,
   // so ceph-csi uses no cluster of it: neither does netns-exec, though this
   // entry (keys spelled as Go folds them) names the live holder.
-  write_file(tmp / "mistyped.json", "[{\"ClusterID\": \"ceph-a\", \"RBD\": {\"NetNamespaceFilePath\": \"" +
-                                        link + "\"}}, {\"clusterID\": \"ceph-b\", \"monitors\": \"198.18.0.1\"}]\n");
+  write_file(tmp / "mistyped.json",
+             "[{\"ClusterID\": \"ceph-a\", \"RBD\": {\"NetNamespaceFilePath\": \"" + link +
+                 "\"}}, {\"clusterID\": \"ceph-b\", \"monitors\": \"198.18.0.1\"}]\n");
   refused("config with a wrong type in another cluster's entry",
           {"run", "--cluster-id", kId, "--config", tmp / "mistyped.json"},
           {"entry 2, field \"monitors\" is a string", "ceph-csi uses no cluster of it"});
@@ -580,7 +612,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   {
     std::string path = tmp / "deaf.net.sock";
     { netns::UniqueFd gone = bind_socket(path, false); }  // the file stays, nobody listens
-    refused("socket path with no listener", {"run", "--socket", path}, {"ECONNREFUSED", "no holder is listening"});
+    refused("socket path with no listener", {"run", "--socket", path},
+            {"ECONNREFUSED", "no holder is listening"});
   }
   {
     std::string path = tmp / "garbage.net.sock";
@@ -594,7 +627,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       const char garbage[] = "HTTP/1.1 200 OK\r\n\r\nnot a netns header";
       (void)!::send(conn.get(), garbage, sizeof garbage, MSG_NOSIGNAL);
     });
-    refused("socket that accepts and sends garbage", {"run", "--socket", path}, {"bad header", "garbage.net.sock"});
+    refused("socket that accepts and sends garbage", {"run", "--socket", path},
+            {"bad header", "garbage.net.sock"});
     server.join();
   }
 
@@ -618,7 +652,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ASSERT_EQ(::chown((tmp / "users").c_str(), kNobody, kNobody), 0);
     make_link(tmp / "users", tmp / "via-symlink");
     refused("holder directory is a symlink to another uid's directory",
-            {"run", "--netns", tmp / "via-symlink/ceph-a.net.ns"}, {"owned by uid 65534", "--trust-uid"});
+            {"run", "--netns", tmp / "via-symlink/ceph-a.net.ns"},
+            {"owned by uid 65534", "--trust-uid"});
   }
   {
     std::string path = fake_holder_dir("foreign-link", holder_ns + "net", record_text);
@@ -628,7 +663,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   {
     std::string path = fake_holder_dir("foreign-record", holder_ns + "net", record_text);
     ASSERT_EQ(::chown((tmp / "foreign-record/ceph-a.holder.json").c_str(), kNobody, kNobody), 0);
-    refused("record owned by another uid", {"run", "--netns", path}, {"holder record", "owned by uid 65534"});
+    refused("record owned by another uid", {"run", "--netns", path},
+            {"holder record", "owned by uid 65534"});
   }
   {
     std::string path = fake_holder_dir("rook", holder_ns + "net", std::nullopt);
@@ -685,12 +721,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     NetnsChild stray;
     make_link(stray.ns_path(), holder_dir + "/rook-a.net");
     refused("a link named otherwise in a holder directory (no cluster named)",
-            {"run", "--netns", holder_dir + "/rook-a.net"}, {"is a holder directory", "without a cluster ID"});
+            {"run", "--netns", holder_dir + "/rook-a.net"},
+            {"is a holder directory", "without a cluster ID"});
     const std::string for_b = tmp / "config-b.json";
-    write_file(for_b, "[{\"clusterID\": \"ceph-b\", \"rbd\": {\"netNamespaceFilePath\": \"" + holder_dir +
-                          "/rook-a.net\"}}]\n");
+    write_file(for_b, "[{\"clusterID\": \"ceph-b\", \"rbd\": {\"netNamespaceFilePath\": \"" +
+                          holder_dir + "/rook-a.net\"}}]\n");
     refused("a file named otherwise in a holder directory, for a cluster with no record there",
-            {"run", "--cluster-id", "ceph-b", "--config", for_b}, {"ceph-b.holder.json", "is a holder directory"});
+            {"run", "--cluster-id", "ceph-b", "--config", for_b},
+            {"ceph-b.holder.json", "is a holder directory"});
     ASSERT_EQ(::unlink((holder_dir + "/rook-a.net").c_str()), 0);
   }
 
@@ -703,17 +741,21 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     numbers.emplace_back(std::to_string(plain.pid()), "<plain-pid>");
     const std::string name = "fm-unrecorded-" + std::to_string(::getpid());
     numbers.insert(numbers.begin(), {name, "<name>"});
-    ASSERT_TRUE(netns::test::run_command({"ip", "netns", "add", name}).ok()) << "ip netns add " << name;
+    ASSERT_TRUE(netns::test::run_command({"ip", "netns", "add", name}).ok())
+        << "ip netns add " << name;
     struct Delete {
       std::string name;
       ~Delete() { (void)netns::test::run_command({"ip", "netns", "delete", name}); }
     } remove_named{name};
     for (const std::string& file : {plain.ns_path(), "/run/netns/" + name}) {
-      refused(file.substr(0, 6) == "/proc/" ? "/proc/PID/ns/net of a process that is no holder (no opt-in)"
-                                            : "/run/netns/NAME from `ip netns add` (no opt-in)",
-              {"run", "--netns", file}, {"no holder record vouches for", "--allow-unrecorded-netns"});
+      refused(file.substr(0, 6) == "/proc/"
+                  ? "/proc/PID/ns/net of a process that is no holder (no opt-in)"
+                  : "/run/netns/NAME from `ip netns add` (no opt-in)",
+              {"run", "--netns", file},
+              {"no holder record vouches for", "--allow-unrecorded-netns"});
       RunResult r = exec({"run", "--allow-unrecorded-netns", "--netns", file});
-      EXPECT_TRUE(r.ok() && marker_exists()) << "control: " << file << " with the opt-in: " << r.describe();
+      EXPECT_TRUE(r.ok() && marker_exists())
+          << "control: " << file << " with the opt-in: " << r.describe();
       ::unlink(marker().c_str());
     }
   }
@@ -727,27 +769,35 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   {
     const std::string user_ns = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
     ASSERT_TRUE(netns::test::wait_until(
-        [&] { return netns::test::ns_id_of_path(user_ns) != netns::test::ns_id_of_path("/proc/self/ns/user"); },
+        [&] {
+          return netns::test::ns_id_of_path(user_ns) !=
+                 netns::test::ns_id_of_path("/proc/self/ns/user");
+        },
         5s));
-    numbers.emplace_back(std::to_string(netns::test::ns_id_of_path(user_ns).ino), "<other-userns-ino>");
+    numbers.emplace_back(std::to_string(netns::test::ns_id_of_path(user_ns).ino),
+                         "<other-userns-ino>");
     refused("namespace owned by a non-initial user namespace (unshare -Urn)",
-            {"run", "--netns", fake_holder_dir("userns", "/proc/" + std::to_string(userns.pid()) + "/ns/net",
-                                               std::nullopt)},
+            {"run", "--netns",
+             fake_holder_dir("userns", "/proc/" + std::to_string(userns.pid()) + "/ns/net",
+                             std::nullopt)},
             {"not by the initial user namespace", "unshare -Urn"});
   }
   // The host's namespace, to a caller that is elsewhere (netns-exec runs in a
   // fresh network namespace here). Known on a kernel that gives init_net its
   // fixed inode (6.18 and later), or with hostPID through /proc/1/ns/net.
-  refused("the host's network namespace, from a caller in another namespace",
-          {"run", "--netns", fake_holder_dir("host", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
-          {"host's network namespace"}, std::nullopt, {"unshare", "--net", "--"});
+  refused(
+      "the host's network namespace, from a caller in another namespace",
+      {"run", "--netns",
+       fake_holder_dir("host", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
+      {"host's network namespace"}, std::nullopt, {"unshare", "--net", "--"});
 
   // --- the record against the live holder -----------------------------------
   {
     netns::HolderRecord rebooted = live_record();
     rebooted.boot_id = "00000000-0000-0000-0000-000000000000";
     refused("record from before the last reboot (boot id mismatch)",
-            {"run", "--netns", fake_holder_dir("boot", holder_ns + "net", netns::serialize_record(rebooted))},
+            {"run", "--netns",
+             fake_holder_dir("boot", holder_ns + "net", netns::serialize_record(rebooted))},
             {"before the last reboot"});
   }
   {
@@ -761,7 +811,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     dead.pid = gone;
     numbers.emplace_back(std::to_string(gone), "<exited-pid>");
     refused("record names a pid that is gone",
-            {"run", "--netns", fake_holder_dir("gone", holder_ns + "net", netns::serialize_record(dead))},
+            {"run", "--netns",
+             fake_holder_dir("gone", holder_ns + "net", netns::serialize_record(dead))},
             {"is gone", "ESRCH"});
   }
   {
@@ -775,7 +826,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     numbers.emplace_back(std::to_string(record.pid_start_time), "<moved-start-time>");
     numbers.emplace_back(std::to_string(moved.ns_id().ino), "<moved-netns-ino>");
     refused("holder moved to another namespace",
-            {"run", "--netns", fake_holder_dir("moved", holder_ns + "net", netns::serialize_record(record))},
+            {"run", "--netns",
+             fake_holder_dir("moved", holder_ns + "net", netns::serialize_record(record))},
             {"is now in"});
   }
 
@@ -793,7 +845,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     forged.holder_pidfs_ino = *forged.holder_pidfs_ino + 1;
     numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino), "<dead-holder-pidfs-ino>");
     refused("record's pid and start tick taken by another process (pidfs inode differs)",
-            {"run", "--netns", fake_holder_dir("pidfs", holder_ns + "net", netns::serialize_record(forged))},
+            {"run", "--netns",
+             fake_holder_dir("pidfs", holder_ns + "net", netns::serialize_record(forged))},
             {"is not the process that wrote the record", "pidfs inode"});
   }
   if (live_record().netns_cookie &&
@@ -803,7 +856,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     forged.netns_cookie = *forged.netns_cookie + 1000000;
     numbers.emplace_back(std::to_string(*forged.netns_cookie), "<dead-netns-cookie>");
     refused("namespace with the record's inode number but another cookie (inode reused)",
-            {"run", "--netns", fake_holder_dir("cookie", holder_ns + "net", netns::serialize_record(forged))},
+            {"run", "--netns",
+             fake_holder_dir("cookie", holder_ns + "net", netns::serialize_record(forged))},
             {"another namespace that got the same inode number"});
   }
   {
@@ -829,18 +883,19 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     });
     as_nobody.join();
     netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(holder_fd.get(), "holder")};
+    netns::FdHeader header{netns::FdHeader::kVersion, kId,
+                           netns::ns_id_of_fd(holder_fd.get(), "holder")};
     std::thread server([&] {
       pollfd pfd{listener.get(), POLLIN, 0};
       if (::poll(&pfd, 1, 10000) != 1) return;
       netns::UniqueFd conn = netns::accept_fd(listener.get());
       try {
         netns::send_fd(conn.get(), header, holder_fd.get());
-      } catch (const netns::Error&) {
-      }
+      } catch (const netns::Error&) {}
     });
     numbers.emplace_back(std::to_string(::getpid()), "<test-pid>");
-    refused("socket served by a non-root uid", {"run", "--socket", path}, {"runs as uid 65534", "not root"});
+    refused("socket served by a non-root uid", {"run", "--socket", path},
+            {"runs as uid 65534", "not root"});
     server.join();
   }
   {
@@ -853,7 +908,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     std::string path = tmp / "handed/ceph-a.net.sock";
     netns::UniqueFd listener = bind_socket(path, true);
     netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(other_fd.get(), "other")};
+    netns::FdHeader header{netns::FdHeader::kVersion, kId,
+                           netns::ns_id_of_fd(other_fd.get(), "other")};
     std::thread server([&] {
       pollfd pfd{listener.get(), POLLIN, 0};
       if (::poll(&pfd, 1, 10000) != 1) return;
@@ -861,12 +917,11 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       if (::syscall(SYS_setresuid, kNobody, kNobody, 0) != 0) return;
       try {
         netns::send_fd(conn.get(), header, other_fd.get());
-      } catch (const netns::Error&) {
-      }
+      } catch (const netns::Error&) {}
       (void)::syscall(SYS_setresuid, 0, 0, 0);
     });
-    refused("socket listened on by root, answered by uid 65534",
-            {"run", "--socket", path}, {"sent the namespace", "runs as uid 65534"});
+    refused("socket listened on by root, answered by uid 65534", {"run", "--socket", path},
+            {"sent the namespace", "runs as uid 65534"});
     server.join();
   }
   {
@@ -883,11 +938,13 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     netns::UniqueFd self_pidfd = netns::make_pidfd(self.pid);
     self.holder_pidfs_ino = netns::pidfs_inode(self_pidfd.get());
     numbers.emplace_back(std::to_string(self.pid_start_time), "<test-start-time>");
-    if (self.holder_pidfs_ino) numbers.emplace_back(std::to_string(*self.holder_pidfs_ino), "<test-pidfs-ino>");
+    if (self.holder_pidfs_ino)
+      numbers.emplace_back(std::to_string(*self.holder_pidfs_ino), "<test-pidfs-ino>");
     write_file(tmp / "forked/ceph-a.holder.json", netns::serialize_record(self));
     netns::UniqueFd listener = bind_socket(path, true);
     netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId, netns::ns_id_of_fd(holder_fd.get(), "holder")};
+    netns::FdHeader header{netns::FdHeader::kVersion, kId,
+                           netns::ns_id_of_fd(holder_fd.get(), "holder")};
     pid_t answerer = ::fork();
     ASSERT_GE(answerer, 0);
     if (answerer == 0) {
@@ -896,8 +953,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
         try {
           netns::UniqueFd conn = netns::accept_fd(listener.get());
           netns::send_fd(conn.get(), header, holder_fd.get());
-        } catch (...) {
-        }
+        } catch (...) {}
       }
       ::_exit(0);
     }
@@ -927,8 +983,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       netns::UniqueFd conn = netns::accept_fd(listener.get());
       try {
         netns::send_fd(conn.get(), header, other_fd.get());
-      } catch (const netns::Error&) {
-      }
+      } catch (const netns::Error&) {}
     });
     refused("socket header announces another namespace than the descriptor it sends",
             {"run", "--socket", path}, {"announced", "but sent"});
@@ -943,7 +998,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ASSERT_TRUE(picky.wait_ready()) << picky.err();
     numbers.emplace_back(std::to_string(picky.pid()), "<picky-holder-pid>");
     refused("a peer the holder refuses by uid (uid 65534, --allow-uid 1)",
-            {"run", "--socket", tmp / "picky/ceph-a.net.sock"}, {"without sending anything", "--allow-uid"}, kNobody);
+            {"run", "--socket", tmp / "picky/ceph-a.net.sock"},
+            {"without sending anything", "--allow-uid"}, kNobody);
     EXPECT_NE(picky.err().find("refused a connection"), std::string::npos) << picky.err();
   }
 
@@ -961,8 +1017,9 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ASSERT_EQ(::chmod((tmp / "planted").c_str(), 0777), 0);
     write_file(tmp / "keyfile", "AQBfake==\n", 0600);
     make_dir(tmp / "target");
-    const std::vector<std::string> map_args = {"--pool", "p", "--image", "i", "--mon", "198.18.0.1:6789",
-                                               "--id", "admin", "--keyfile", tmp / "keyfile"};
+    const std::vector<std::string> map_args = {
+        "--pool",          "p",    "--image", "i",         "--mon",
+        "198.18.0.1:6789", "--id", "admin",   "--keyfile", tmp / "keyfile"};
     // Control: through the live holder's link the stub rbd runs.
     std::vector<std::string> ok = {"map", "--netns", link};
     ok.insert(ok.end(), map_args.begin(), map_args.end());
@@ -971,10 +1028,11 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
 
     std::vector<std::string> map = {"map", "--netns", planted};
     map.insert(map.end(), map_args.begin(), map_args.end());
-    refused_op("map through a world-writable holder directory (stub rbd)", map, {"writable by group or others"});
+    refused_op("map through a world-writable holder directory (stub rbd)", map,
+               {"writable by group or others"});
     refused_op("mount through a world-writable holder directory (stub mount)",
-               {"mount", "--netns", planted, "--mon", "198.18.0.1:6789", "--id", "admin", "--keyfile",
-                tmp / "keyfile", tmp / "target"},
+               {"mount", "--netns", planted, "--mon", "198.18.0.1:6789", "--id", "admin",
+                "--keyfile", tmp / "keyfile", tmp / "target"},
                {"writable by group or others"});
     refused_op("umount through a world-writable holder directory (stub umount)",
                {"umount", "--netns", planted, tmp / "target"}, {"writable by group or others"});
@@ -990,8 +1048,10 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     EXPECT_FALSE(marker_exists()) << "the command ran through the C ABI";
     EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_REFUSED);
     rows.push_back({"C ABI (netns_exec_run) through a world-writable holder directory",
-                    netns_exec_result_exit_code(res), std::string("(C ABI error) ") + netns_exec_result_error(res)});
-    EXPECT_NE(rows.back().message.find("writable by group or others"), std::string::npos) << rows.back().message;
+                    netns_exec_result_exit_code(res),
+                    std::string("(C ABI error) ") + netns_exec_result_error(res)});
+    EXPECT_NE(rows.back().message.find("writable by group or others"), std::string::npos)
+        << rows.back().message;
     netns_exec_result_free(res);
     netns_exec_request_free(req);
   }
@@ -1004,10 +1064,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     make_dir(dir);
     Holder waiting(dir, kId, {"--require-interface", "net1"});
     ASSERT_TRUE(netns::test::wait_until(
-        [&] { return waiting.err().find("not publishing yet: net1 does not exist") != std::string::npos; }, 10s))
+        [&] {
+          return waiting.err().find("not publishing yet: net1 does not exist") != std::string::npos;
+        },
+        10s))
         << waiting.err();
     refused("holder waiting for its storage interface (--require-interface net1, net1 missing)",
-            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"}, {std::string(kId) + ".net.ns"});
+            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"},
+            {std::string(kId) + ".net.ns"});
     waiting.stop(SIGTERM);
   }
   // The same with a monitor the holder cannot reach (its namespace has no
@@ -1017,10 +1081,15 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     make_dir(dir);
     Holder waiting(dir, kId, {"--require-reachable", "198.18.20.1:3300"});
     ASSERT_TRUE(netns::test::wait_until(
-        [&] { return waiting.err().find("not publishing yet: no monitor reachable: ") != std::string::npos; }, 10s))
+        [&] {
+          return waiting.err().find("not publishing yet: no monitor reachable: ") !=
+                 std::string::npos;
+        },
+        10s))
         << waiting.err();
     refused("holder whose monitor is unreachable (--require-reachable 198.18.20.1:3300)",
-            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"}, {std::string(kId) + ".net.ns"});
+            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"},
+            {std::string(kId) + ".net.ns"});
     waiting.stop(SIGTERM);
   }
 
@@ -1032,34 +1101,41 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ASSERT_NO_FATAL_FAILURE(make_cancel_node());
     const std::string keyfile = cancel_dir() + "/keyfile";
     auto map = [&](const std::string& grace, std::vector<std::string> extra = {}) {
-      std::vector<std::string> a = {"map", "--netns", link, "--pool", "p", "--image", "i", "--mon",
-                                    "198.18.0.1:6789", "--id", "admin", "--keyfile", keyfile, "--cancel-grace", grace};
+      std::vector<std::string> a = {"map",     "--netns",   link,    "--pool",          "p",
+                                    "--image", "i",         "--mon", "198.18.0.1:6789", "--id",
+                                    "admin",   "--keyfile", keyfile, "--cancel-grace",  grace};
       a.insert(a.end(), extra.begin(), extra.end());
       return a;
     };
     auto mount = [&](const std::string& grace, std::vector<std::string> extra = {}) {
-      std::vector<std::string> a = {"mount", "--netns", link, "--mon", "198.18.0.1:6789", "--id", "admin",
-                                    "--keyfile", keyfile, cancel_target(), "--cancel-grace", grace};
+      std::vector<std::string> a = {
+          "mount", "--netns",   link,    "--mon",         "198.18.0.1:6789", "--id",
+          "admin", "--keyfile", keyfile, cancel_target(), "--cancel-grace",  grace};
       a.insert(a.end(), extra.begin(), extra.end());
       return a;
     };
-    const std::vector<std::string> unmap = {"unmap", "--netns", link, "/dev/rbd0", "--cancel-grace", "20s"};
-    const std::vector<std::string> umount = {"umount", "--netns", link, cancel_target(), "--cancel-grace", "20s"};
+    const std::vector<std::string> unmap = {"unmap",     "--netns",        link,
+                                            "/dev/rbd0", "--cancel-grace", "20s"};
+    const std::vector<std::string> umount = {"umount",        "--netns",        link,
+                                             cancel_target(), "--cancel-grace", "20s"};
     const std::string umount_said = "umount " + cancel_target() + "\n";
     stand_in("umount", "say \"umount $1\"; umount_now");
 
     stand_in_rbd("map_now; echo /dev/rbd0");
     {
       auto op = start_cancel_op(map("20s"), true);
-      cancel_row("map, cancelled before it starts (SIGTERM already pending)", *op, 125, "not_started", "nothing", "");
+      cancel_row("map, cancelled before it starts (SIGTERM already pending)", *op, 125,
+                 "not_started", "nothing", "");
     }
     stand_in_rbd("hang");
     {
       auto op = start_cancel_op(map("200ms"), false);
       ASSERT_EQ(next_event(), "map-start");
       op->kill(SIGTERM);
-      cancel_row("map, SIGTERM while rbd runs, before its kernel step; rbd ends on its SIGTERM after the grace",
-                 *op, 137, "nothing_left", "nothing", "term\n");
+      cancel_row(
+          "map, SIGTERM while rbd runs, before its kernel step; rbd ends on its SIGTERM after the "
+          "grace",
+          *op, 137, "nothing_left", "nothing", "term\n");
     }
     stand_in_rbd("map_now; say mapped; release; echo /dev/rbd0");
     {
@@ -1068,8 +1144,9 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       ASSERT_EQ(next_event(), "mapped");
       cancel_and_wait_seen(*op);
       ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
-      cancel_row("map, SIGTERM after its kernel step; rbd finishes within the grace (prints /dev/rbd0)", *op, 137,
-                 "undone", "nothing", "unmap /dev/rbd0\n");
+      cancel_row(
+          "map, SIGTERM after its kernel step; rbd finishes within the grace (prints /dev/rbd0)",
+          *op, 137, "undone", "nothing", "unmap /dev/rbd0\n");
     }
     stand_in_rbd("map_now; say mapped; hang");
     {
@@ -1077,14 +1154,15 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       ASSERT_EQ(next_event(), "map-start");
       ASSERT_EQ(next_event(), "mapped");
       op->kill(SIGTERM);
-      cancel_row("map, SIGTERM after its kernel step; rbd hangs until its SIGTERM after the grace", *op, 137,
-                 "undone", "nothing", "term\nunmap /dev/rbd0\n");
+      cancel_row("map, SIGTERM after its kernel step; rbd hangs until its SIGTERM after the grace",
+                 *op, 137, "undone", "nothing", "term\nunmap /dev/rbd0\n");
     }
     {
       // The same rbd, stopped by the timeout instead of a signal.
       auto op = start_cancel_op(map("1s", {"--timeout", "1s"}), false);
-      cancel_row("map, --timeout after its kernel step; rbd hangs until its SIGTERM after the grace", *op, 124,
-                 "undone", "nothing", "map-start\nmapped\nterm\nunmap /dev/rbd0\n");
+      cancel_row(
+          "map, --timeout after its kernel step; rbd hangs until its SIGTERM after the grace", *op,
+          124, "undone", "nothing", "map-start\nmapped\nterm\nunmap /dev/rbd0\n");
     }
 
     // The device a map made, for the unmap rows.
@@ -1095,23 +1173,23 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     stand_in_rbd("exit 1", "release; rm -rf $D");
     {
       auto op = start_cancel_op(unmap, true);
-      cancel_row("unmap, cancelled before it starts (SIGTERM already pending)", *op, 125, "not_started",
-                 "/dev/rbd0 mapped", "");
+      cancel_row("unmap, cancelled before it starts (SIGTERM already pending)", *op, 125,
+                 "not_started", "/dev/rbd0 mapped", "");
     }
     {
       auto op = start_cancel_op(unmap, false);
       ASSERT_EQ(next_event(), "unmap /dev/rbd0");
       cancel_and_wait_seen(*op);
       ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
-      cancel_row("unmap, SIGTERM while rbd unmap runs; it finishes within the grace", *op, 0, "completed", "nothing",
-                 "");
+      cancel_row("unmap, SIGTERM while rbd unmap runs; it finishes within the grace", *op, 0,
+                 "completed", "nothing", "");
     }
 
     stand_in("mount", "say mount-start; mount_now");
     {
       auto op = start_cancel_op(mount("20s"), true);
-      cancel_row("mount, cancelled before it starts (SIGTERM already pending)", *op, 125, "not_started", "nothing",
-                 "");
+      cancel_row("mount, cancelled before it starts (SIGTERM already pending)", *op, 125,
+                 "not_started", "nothing", "");
     }
     stand_in("mount", "say mount-start; mount_now; say mounted; hang");
     {
@@ -1119,14 +1197,16 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       ASSERT_EQ(next_event(), "mount-start");
       ASSERT_EQ(next_event(), "mounted");
       op->kill(SIGTERM);
-      cancel_row("mount, SIGTERM after its kernel step; mount hangs until its SIGTERM after the grace", *op, 137,
-                 "undone", "nothing", "term\n" + umount_said);
+      cancel_row(
+          "mount, SIGTERM after its kernel step; mount hangs until its SIGTERM after the grace",
+          *op, 137, "undone", "nothing", "term\n" + umount_said);
     }
     stand_in("mount", "say mount-start; hang");
     {
       auto op = start_cancel_op(mount("1s", {"--timeout", "1s"}), false);
-      cancel_row("mount, --timeout before its kernel step; mount ends on its SIGTERM after the grace", *op, 124,
-                 "nothing_left", "nothing", "mount-start\nterm\n");
+      cancel_row(
+          "mount, --timeout before its kernel step; mount ends on its SIGTERM after the grace", *op,
+          124, "nothing_left", "nothing", "mount-start\nterm\n");
     }
 
     stand_in("mount", "mount_now");
@@ -1134,7 +1214,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       // The mount for the umount row, through netns-exec like the others.
       auto op = start_cancel_op(mount("20s"), false);
       std::optional<int> status = op->wait(30s);
-      ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << op->out() << op->err();
+      ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+          << op->out() << op->err();
     }
     stand_in("umount", "say \"umount $1\"; release; umount_now");
     {
@@ -1142,8 +1223,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       ASSERT_EQ(next_event(), "umount " + cancel_target());
       cancel_and_wait_seen(*op);
       ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
-      cancel_row("umount, SIGTERM while umount runs; it finishes within the grace", *op, 0, "completed", "nothing",
-                 "");
+      cancel_row("umount, SIGTERM while umount runs; it finishes within the grace", *op, 0,
+                 "completed", "nothing", "");
     }
   }
 
@@ -1159,12 +1240,16 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     const std::string dir = tmp / "served";
     make_dir(dir);
     // As the chart starts it: it publishes once net1 is up with its address.
-    auto served = std::make_unique<Holder>(dir, kId, std::vector<std::string>{"--require-interface", "net1"});
+    auto served =
+        std::make_unique<Holder>(dir, kId, std::vector<std::string>{"--require-interface", "net1"});
     numbers.emplace_back(std::to_string(served->pid()), "<served-holder-pid>");
     // Its first word comes from inside its own namespace: only then does its
     // ns_path name that namespace and not ours.
     ASSERT_TRUE(netns::test::wait_until(
-        [&] { return served->err().find("not publishing yet: net1 does not exist") != std::string::npos; }, 10s))
+        [&] {
+          return served->err().find("not publishing yet: net1 does not exist") != std::string::npos;
+        },
+        10s))
         << served->err();
     ip_in(served->ns_path(), {"link", "add", "net1", "type", "veth", "peer", "name", "net1p"});
     ip_in(served->ns_path(), {"addr", "add", "198.18.31.50/24", "dev", "net1"});
@@ -1195,7 +1280,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     const std::string probe_link = tmp / "probe/ceph-a.net.ns";
 
     // A tree with one rbd device (client `addr`) or one ceph mount.
-    auto tree = [&](const std::string& name, const std::string& image, const std::string& addr, bool cephfs) {
+    auto tree = [&](const std::string& name, const std::string& image, const std::string& addr,
+                    bool cephfs) {
       std::string root = tmp / ("kernel-" + name);
       make_dir(root);
       make_dir(root + "/rbd");
@@ -1207,40 +1293,49 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
         make_dir(fs);
         write_file(fs + "/status", "instance: client.4300 " + addr + "\nblocklisted: false\n");
         write_file(fs + "/monmap", "epoch 1\n\tmon0\t198.18.31.1:6789\n");
-        write_file(root + "/mountinfo", "100 50 0:77 /volumes/csi /mnt/pv1 rw,relatime shared:1 - ceph "
-                                        "198.18.31.1:6789:/volumes/csi rw,name=admin,secret=<hidden>,acl\n");
+        write_file(root + "/mountinfo",
+                   "100 50 0:77 /volumes/csi /mnt/pv1 rw,relatime shared:1 - ceph "
+                   "198.18.31.1:6789:/volumes/csi rw,name=admin,secret=<hidden>,acl\n");
       } else {
         const std::string d = root + "/rbd/devices/0";
         make_dir(d);
-        for (const auto& [file, text] : std::map<std::string, std::string>{
-                 {"pool", "rbd\n"}, {"pool_ns", "\n"}, {"name", image + "\n"}, {"current_snap", "-\n"},
-                 {"client_id", "client4100\n"}, {"client_addr", addr + "\n"}})
+        for (const auto& [file, text] :
+             std::map<std::string, std::string>{{"pool", "rbd\n"},
+                                                {"pool_ns", "\n"},
+                                                {"name", image + "\n"},
+                                                {"current_snap", "-\n"},
+                                                {"client_id", "client4100\n"},
+                                                {"client_addr", addr + "\n"}})
           write_file(d + "/" + file, text);
       }
       return root;
     };
     // netns-exec doctor on `root`: the exit status, and its line for the
     // mapping (`object`), which must say `verdict`.
-    auto doctor = [&](const std::string& what, const std::string& root, const std::string& object, int exit_status,
-                      const std::string& verdict) {
+    auto doctor = [&](const std::string& what, const std::string& root, const std::string& object,
+                      int exit_status, const std::string& verdict) {
       auto r = netns::test::run_command(
-          {NETNS_EXEC_BIN, "doctor", "--netns", probe_link, "--holder-dir", dir, "--node-netns", node_ns.ns_path(),
-           "--sys-bus-rbd", root + "/rbd", "--ceph-debugfs", root + "/ceph", "--mountinfo", root + "/mountinfo"},
+          {NETNS_EXEC_BIN, "doctor", "--netns", probe_link, "--holder-dir", dir, "--node-netns",
+           node_ns.ns_path(), "--sys-bus-rbd", root + "/rbd", "--ceph-debugfs", root + "/ceph",
+           "--mountinfo", root + "/mountinfo"},
           holder_test::within(30s));
       std::string line;
       std::istringstream lines(r.out);
       for (std::string l; line.empty() && std::getline(lines, l);)
-        if ((l.rfind("PASS", 0) == 0 || l.rfind("FAIL", 0) == 0) && l.find(object) != std::string::npos) line = l;
+        if ((l.rfind("PASS", 0) == 0 || l.rfind("FAIL", 0) == 0) &&
+            l.find(object) != std::string::npos)
+          line = l;
       EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
-      EXPECT_NE(line.find(verdict), std::string::npos) << what << ": no line for " << object << " saying " << verdict
-                                                       << ":\n" << r.out;
+      EXPECT_NE(line.find(verdict), std::string::npos)
+          << what << ": no line for " << object << " saying " << verdict << ":\n"
+          << r.out;
       node_rows.push_back({what, r.exit_code, line});
     };
     auto fence_info = [&](const std::string& what, const std::string& holders, int exit_status,
                           const std::string& expect) {
-      auto r = netns::test::run_command(
-          {NETNS_EXEC_BIN, "fence-info", "--holder-dir", holders, "--node-netns", node_ns.ns_path()},
-          holder_test::within(20s));
+      auto r = netns::test::run_command({NETNS_EXEC_BIN, "fence-info", "--holder-dir", holders,
+                                         "--node-netns", node_ns.ns_path()},
+                                        holder_test::within(20s));
       std::string line = r.exit_code == 0 ? std::string() : first_line(r.err);
       std::istringstream lines(r.out);
       for (std::string l; line.empty() && std::getline(lines, l);)
@@ -1250,14 +1345,17 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       node_rows.push_back({what, r.exit_code, line});
     };
 
-    doctor("doctor: rbd device whose client address is a live holder's", tree("served", "served", "198.18.31.50:0/1234", false),
-           "rbd /dev/rbd0", 0, "served by holder");
+    doctor("doctor: rbd device whose client address is a live holder's",
+           tree("served", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0", 0,
+           "served by holder");
     doctor("doctor: rbd device whose client address no live holder has (its sandbox replaced)",
            tree("stranded", "stranded", "198.18.31.77:0/999", false), "rbd /dev/rbd0", 1,
            "this mapping will hang; its namespace is gone");
-    doctor("doctor: ceph mount whose client address no live holder has", tree("cephfs", "", "198.18.31.77:0/555", true),
-           "cephfs /mnt/pv1", 1, "its namespace is gone");
-    fence_info("fence-info: the node and a live holder", dir, 0, "fence: 198.18.31.50/32 198.18.32.1/32");
+    doctor("doctor: ceph mount whose client address no live holder has",
+           tree("cephfs", "", "198.18.31.77:0/555", true), "cephfs /mnt/pv1", 1,
+           "its namespace is gone");
+    fence_info("fence-info: the node and a live holder", dir, 0,
+               "fence: 198.18.31.50/32 198.18.32.1/32");
     {
       // A version-1 record (a holder too old to publish its addresses).
       const std::string old = tmp / "old-holders";
@@ -1271,9 +1369,10 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     // the holder's namespace): ready with net1, not once net1 is down; the
     // holder keeps its files, which the mappings in it still need.
     auto check = [&](const std::string& what, int exit_status, const std::string& expect) {
-      auto r = netns::test::run_command({"nsenter", "--net=" + served->ns_path(), "--", holder_test::kHolder, "check",
-                                         "--cluster-id", kId, "--dir", dir, "--require-interface", "net1"},
-                                        holder_test::within(10s));
+      auto r = netns::test::run_command(
+          {"nsenter", "--net=" + served->ns_path(), "--", holder_test::kHolder, "check",
+           "--cluster-id", kId, "--dir", dir, "--require-interface", "net1"},
+          holder_test::within(10s));
       std::string line;
       std::istringstream lines(r.out + r.err);
       for (std::string l; line.empty() && std::getline(lines, l);)
@@ -1282,10 +1381,14 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       EXPECT_FALSE(line.empty()) << what << ": nothing says " << expect << ":\n" << r.describe();
       node_rows.push_back({what, r.exit_code, line});
     };
-    check("holder check --require-interface net1, net1 up with its address", 0, "required interfaces ready");
+    check("holder check --require-interface net1, net1 up with its address", 0,
+          "required interfaces ready");
     ip_in(served->ns_path(), {"link", "set", "net1", "down"});
     EXPECT_TRUE(netns::test::wait_until(
-        [&] { return served->err().find("storage network lost: net1 is down") != std::string::npos; }, 10s))
+        [&] {
+          return served->err().find("storage network lost: net1 is down") != std::string::npos;
+        },
+        10s))
         << served->err();
     check("holder check --require-interface net1, net1 down after the holder published", 1,
           "storage network not ready: net1 is down");
@@ -1294,11 +1397,11 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     // The controls: without the holder the device it served is stranded too,
     // and the fence is the node's own address alone.
     ASSERT_TRUE(served->stop(SIGTERM).has_value());
-    doctor("doctor: the served rbd device, once its holder is gone", tree("unserved", "served", "198.18.31.50:0/1234", false),
-           "rbd /dev/rbd0", 1, "its namespace is gone");
+    doctor("doctor: the served rbd device, once its holder is gone",
+           tree("unserved", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0", 1,
+           "its namespace is gone");
     fence_info("fence-info: the node, its holder gone", dir, 0, "fence: 198.18.32.1/32");
   }
-
 
   // Holder that dies between resolve and exec: only the library can stop
   // there. Resolve, kill the holder, then run with the resolved namespace.
@@ -1319,7 +1422,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       message = e.describe();
     }
     EXPECT_FALSE(marker_exists()) << "the command ran after its holder died";
-    EXPECT_NE(message.find("exited after the namespace was validated"), std::string::npos) << message;
+    EXPECT_NE(message.find("exited after the namespace was validated"), std::string::npos)
+        << message;
     rows.push_back({"holder dies between resolve and exec (library: resolve, SIGKILL, run_in)", 125,
                     "(netns::Error) " + first_line(message)});
   }
@@ -1343,7 +1447,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
   const std::string boot = netns::read_boot_id();
   for (size_t i = 0; i < rows.size(); ++i) {
     std::string message = rows[i].message;
-    for (size_t at; (at = message.find(boot)) != std::string::npos;) message.replace(at, boot.size(), "<boot-id>");
+    for (size_t at; (at = message.find(boot)) != std::string::npos;)
+      message.replace(at, boot.size(), "<boot-id>");
     doc << "| " << i + 1 << " | " << rows[i].fault << " | " << rows[i].exit_status << " | `"
         << normalize(message, tmp.path(), numbers) << "` |\n";
   }
@@ -1362,8 +1467,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
          "|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < cancel_rows.size(); ++i) {
     const CancelRow& c = cancel_rows[i];
-    doc << "| " << i + 1 << " | " << c.when << " | " << c.exit_status << " | `" << c.cancel << "` | " << c.left
-        << " | `" << normalize(c.message, tmp.path(), numbers) << "` |\n";
+    doc << "| " << i + 1 << " | " << c.when << " | " << c.exit_status << " | `" << c.cancel
+        << "` | " << c.left << " | `" << normalize(c.message, tmp.path(), numbers) << "` |\n";
   }
   doc << "\n## The node: mappings nobody serves, the fence, readiness\n\n"
          "`netns-exec doctor`, `fence-info` and `netns-holder check` against a holder\n"
@@ -1376,15 +1481,15 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
          "| # | case | exit status | line |\n"
          "|---|---|---|---|\n";
   for (size_t i = 0; i < node_rows.size(); ++i)
-    doc << "| " << i + 1 << " | " << node_rows[i].what << " | " << node_rows[i].exit_status << " | `"
-        << normalize(node_rows[i].line, tmp.path(), numbers) << "` |\n";
+    doc << "| " << i + 1 << " | " << node_rows[i].what << " | " << node_rows[i].exit_status
+        << " | `" << normalize(node_rows[i].line, tmp.path(), numbers) << "` |\n";
   const std::string generated = doc.str();
   const std::string committed_path = std::string(NETNS_SOURCE_DIR) + "/design/fault-matrix.md";
   const char* update = std::getenv("NETNS_UPDATE_FAULT_MATRIX");
   if (update != nullptr && std::string(update) == "1") {
     write_file(committed_path, generated);
-    std::printf("rewrote %s (%zu + %zu + %zu rows)\n", committed_path.c_str(), rows.size(), cancel_rows.size(),
-                node_rows.size());
+    std::printf("rewrote %s (%zu + %zu + %zu rows)\n", committed_path.c_str(), rows.size(),
+                cancel_rows.size(), node_rows.size());
     return;
   }
   std::string committed;
@@ -1394,7 +1499,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     FAIL() << e.describe() << "\nGenerate it: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
   }
   EXPECT_EQ(committed, generated)
-      << committed_path << " is out of date; regenerate: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
+      << committed_path
+      << " is out of date; regenerate: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
 }
 
 }  // namespace

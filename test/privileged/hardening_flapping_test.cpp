@@ -107,7 +107,7 @@ struct Ran {
 struct Counts {
   std::mutex mu;
   std::vector<Ran> ran;
-  std::map<std::string, int> refused;  // by reason
+  std::map<std::string, int> refused;          // by reason
   std::map<std::string, std::string> example;  // the first message of each reason
   std::vector<std::string> violations;
 
@@ -181,7 +181,8 @@ TEST(HardeningFlapping, EveryCommandRanInTheCurrentNamespaceOrWasRefused) {
         cmd.argv = {"readlink", "/proc/self/ns/net"};
         cmd.timeout = 10s;
         try {
-          auto source = via_socket ? netns::exec::Source::socket(sock) : netns::exec::Source::netns_path(link);
+          auto source = via_socket ? netns::exec::Source::socket(sock)
+                                   : netns::exec::Source::netns_path(link);
           auto r = netns::exec::run(source, cmd, options);
           if (r.exit_code() == 125) {
             // Resolved, then the spawn itself failed (e.g. setns): also a refusal.
@@ -189,7 +190,8 @@ TEST(HardeningFlapping, EveryCommandRanInTheCurrentNamespaceOrWasRefused) {
             continue;
           }
           if (!r.result.outcome.success()) {
-            counts.violation(kind + ": command " + r.result.outcome.describe() + ": " + r.result.err.data);
+            counts.violation(kind + ": command " + r.result.outcome.describe() + ": " +
+                             r.result.err.data);
             continue;
           }
           ino = parse_ns_link(r.result.out.data);
@@ -238,8 +240,9 @@ TEST(HardeningFlapping, EveryCommandRanInTheCurrentNamespaceOrWasRefused) {
     } else if (r.reported != 0 && r.reported != r.ino) {
       counts.violation(at + " but the executor reported net:[" + std::to_string(r.reported) + "]");
     } else if (!timeline.current_during(r.ino, r.from, r.to)) {
-      counts.violation(at + (timeline.known(r.ino) ? ", a holder generation not alive during the command"
-                                                   : ", no holder's namespace at all"));
+      counts.violation(at + (timeline.known(r.ino)
+                                 ? ", a holder generation not alive during the command"
+                                 : ", no holder's namespace at all"));
     } else {
       ++ran_by_kind[r.kind];
     }
@@ -257,8 +260,10 @@ TEST(HardeningFlapping, EveryCommandRanInTheCurrentNamespaceOrWasRefused) {
                 counts.example[why].c_str());
     refused += n;
   }
-  std::printf("  total: %d ran, %d refused, %zu violations\n", ran, refused, counts.violations.size());
-  for (size_t i = 0; i < counts.violations.size() && i < 20; ++i) ADD_FAILURE() << counts.violations[i];
+  std::printf("  total: %d ran, %d refused, %zu violations\n", ran, refused,
+              counts.violations.size());
+  for (size_t i = 0; i < counts.violations.size() && i < 20; ++i)
+    ADD_FAILURE() << counts.violations[i];
   EXPECT_TRUE(counts.violations.empty()) << counts.violations.size() << " violations";
   // Both outcomes must actually happen, or the test proved nothing.
   EXPECT_GT(ran, 0);

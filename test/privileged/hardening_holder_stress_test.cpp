@@ -52,7 +52,8 @@ netns::UniqueFd connect_to(const std::string& path, std::chrono::seconds timeout
 
 // One client, start to finish: connect, receive, check the fd. Returns how
 // long it took; fails the test when the fd is not the holder's namespace.
-std::chrono::milliseconds serve_one_client(const std::string& sock_path, const netns::NsId& expected) {
+std::chrono::milliseconds serve_one_client(const std::string& sock_path,
+                                           const netns::NsId& expected) {
   auto t0 = Clock::now();
   netns::UniqueFd sock = connect_to(sock_path);
   netns::ReceivedFd got = netns::receive_fd(sock.get(), sock_path);
@@ -86,10 +87,10 @@ size_t open_fd_count(pid_t pid) {
 // holder blocks them all and reads them from its signalfd, so even SIGSEGV or
 // SIGTSTP sent with kill(2) must neither kill nor stop it.
 std::vector<int> flood_signals() {
-  std::vector<int> sigs = {SIGHUP,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT,   SIGBUS,  SIGFPE,
-                           SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM,   SIGSTKFLT, SIGCHLD,
-                           SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG,    SIGXCPU, SIGXFSZ,
-                           SIGVTALRM, SIGPROF, SIGWINCH, SIGIO, SIGPWR,  SIGSYS};
+  std::vector<int> sigs = {SIGHUP,    SIGQUIT, SIGILL,   SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,
+                           SIGUSR1,   SIGSEGV, SIGUSR2,  SIGPIPE, SIGALRM, SIGSTKFLT, SIGCHLD,
+                           SIGCONT,   SIGTSTP, SIGTTIN,  SIGTTOU, SIGURG,  SIGXCPU,   SIGXFSZ,
+                           SIGVTALRM, SIGPROF, SIGWINCH, SIGIO,   SIGPWR,  SIGSYS};
   for (int rt = SIGRTMIN; rt <= SIGRTMAX; ++rt) sigs.push_back(rt);
   return sigs;
 }
@@ -138,7 +139,8 @@ TEST(HardeningHolderStress, ThousandMixedSignalsWhileServing) {
       EXPECT_LT(took, kServeWithin) << "client after " << i + 1 << " signals";
     }
   }
-  std::printf("signals sent: %d (%d refused with EAGAIN), %zu kinds\n", sent, queue_full, sigs.size());
+  std::printf("signals sent: %d (%d refused with EAGAIN), %zu kinds\n", sent, queue_full,
+              sigs.size());
   EXPECT_GE(sent, 900);
   expect_healthy(h, sock_path, "1000 signals");
   EXPECT_TRUE(netns::test::wait_until([&] { return open_fd_count(h.pid()) == fds_before; }, 10s))
@@ -169,8 +171,7 @@ pid_t spawn_orphans(int pidns_fd, int count, int gate, int release_read, int rel
   if (parent < 0) ::_exit(11);
   if (parent > 0) {
     int status = 0;
-    while (::waitpid(parent, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(parent, &status, 0) < 0 && errno == EINTR) {}
     ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 12);
   }
   for (int i = 0; i < count; ++i) {
@@ -179,14 +180,12 @@ pid_t spawn_orphans(int pidns_fd, int count, int gate, int release_read, int rel
     if (pid == 0) {
       char byte;
       if (gate >= 0)
-        while (::read(gate, &byte, 1) < 0 && errno == EINTR) {
-        }
+        while (::read(gate, &byte, 1) < 0 && errno == EINTR) {}
       ::_exit(0);
     }
   }
   char byte;
-  while (::read(release_read, &byte, 1) < 0 && errno == EINTR) {
-  }
+  while (::read(release_read, &byte, 1) < 0 && errno == EINTR) {}
   ::_exit(0);
 }
 
@@ -217,24 +216,27 @@ TEST(HardeningHolderStress, ReapsThousandOrphanedZombiesAsPid1) {
   // when it exits, all of them are reparented to the holder in one go.
   {
     netns::Pipe release = netns::make_pipe();
-    pid_t child = spawn_orphans(pidns.get(), kOrphans, -1, release.read.get(), release.write.get(), -1);
+    pid_t child =
+        spawn_orphans(pidns.get(), kOrphans, -1, release.read.get(), release.write.get(), -1);
     ASSERT_GT(child, 0);
     release.read.reset();
     pid_t parent = orphans_parent(child);
     bool all_zombies = parent > 0 && netns::test::wait_until(
-        [&] {
-          auto kids = children_of(parent);
-          if (kids.size() != static_cast<size_t>(kOrphans)) return false;
-          for (pid_t k : kids)
-            if (process_state(k) != 'Z') return false;
-          return true;
-        },
-        30s, 20ms);
+                                         [&] {
+                                           auto kids = children_of(parent);
+                                           if (kids.size() != static_cast<size_t>(kOrphans))
+                                             return false;
+                                           for (pid_t k : kids)
+                                             if (process_state(k) != 'Z') return false;
+                                           return true;
+                                         },
+                                         30s, 20ms);
     std::vector<pid_t> zombies = children_of(parent);
     release.write.reset();  // the parent exits; its zombies go to PID 1
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(all_zombies) << zombies.size() << " of " << kOrphans << " zombies (child status " << status << ")";
+    ASSERT_TRUE(all_zombies) << zombies.size() << " of " << kOrphans << " zombies (child status "
+                             << status << ")";
     ASSERT_EQ(holder_test::exit_code(status), 0);
     EXPECT_TRUE(netns::test::wait_until([&] { return children_of(h.pid()).empty(); }, 10s))
         << children_of(h.pid()).size() << " zombies left unreaped";
@@ -256,8 +258,10 @@ TEST(HardeningHolderStress, ReapsThousandOrphanedZombiesAsPid1) {
     release.read.reset();
     gate.read.reset();
     pid_t parent = orphans_parent(child);
-    bool forked = parent > 0 && netns::test::wait_until(
-        [&] { return children_of(parent).size() == static_cast<size_t>(kOrphans); }, 30s, 20ms);
+    bool forked =
+        parent > 0 &&
+        netns::test::wait_until(
+            [&] { return children_of(parent).size() == static_cast<size_t>(kOrphans); }, 30s, 20ms);
     release.write.reset();
     int status = 0;
     ASSERT_EQ(::waitpid(child, &status, 0), child);

@@ -15,10 +15,11 @@ using netns::test::NetnsChild;
 using netns::test::TempDir;
 using netns::test::unique_name;
 
-netns::test::RunResult check_in(const std::string& ns_path, const std::string& dir, const std::string& id) {
-  return netns::test::run_command(
-      {"nsenter", "--net=" + ns_path, "--", holder_test::kHolder, "check", "--cluster-id", id, "--dir", dir},
-      holder_test::within(15s));
+netns::test::RunResult check_in(const std::string& ns_path, const std::string& dir,
+                                const std::string& id) {
+  return netns::test::run_command({"nsenter", "--net=" + ns_path, "--", holder_test::kHolder,
+                                   "check", "--cluster-id", id, "--dir", dir},
+                                  holder_test::within(15s));
 }
 
 TEST(HolderCheck, PassesInsideALiveHoldersNamespaceAndFailsOutside) {
@@ -37,7 +38,8 @@ TEST(HolderCheck, PassesInsideALiveHoldersNamespaceAndFailsOutside) {
   EXPECT_EQ(bad.exit_code, 1) << bad.describe();
   EXPECT_EQ(holder_test::line_count(bad.err), 1u) << bad.err;
   EXPECT_NE(bad.err.find("the probe is in net:[" + std::to_string(elsewhere.ns_id().ino) + "]"),
-            std::string::npos) << bad.err;
+            std::string::npos)
+      << bad.err;
 }
 
 TEST(HolderCheck, FailsWithAReasonAfterTheNamespaceIsReplaced) {
@@ -55,8 +57,10 @@ TEST(HolderCheck, FailsWithAReasonAfterTheNamespaceIsReplaced) {
   auto r = check_in(h.ns_path(), tmp.path(), id);
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_EQ(holder_test::line_count(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find(id + ".net.ns\" resolves to net:[" + std::to_string(other.ns_id().ino) + "]"),
-            std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find(id + ".net.ns\" resolves to net:[" + std::to_string(other.ns_id().ino) + "]"),
+      std::string::npos)
+      << r.err;
 }
 
 TEST(HolderCheck, FailsWhenTheHolderIsDeadButItsNamespaceLivesOn) {

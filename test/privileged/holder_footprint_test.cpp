@@ -31,7 +31,8 @@ TEST(HolderFootprint, IsStaticallyLinked) {
     auto at = static_cast<off_t>(eh.e_phoff + static_cast<size_t>(i) * eh.e_phentsize);
     ASSERT_EQ(::pread(fd.get(), &ph, sizeof ph, at), static_cast<ssize_t>(sizeof ph));
     EXPECT_NE(ph.p_type, static_cast<Elf64_Word>(PT_INTERP)) << "the holder needs a dynamic loader";
-    EXPECT_NE(ph.p_type, static_cast<Elf64_Word>(PT_DYNAMIC)) << "the holder links shared libraries";
+    EXPECT_NE(ph.p_type, static_cast<Elf64_Word>(PT_DYNAMIC))
+        << "the holder links shared libraries";
   }
 }
 
@@ -50,7 +51,8 @@ TEST(HolderFootprint, RssNotGrosslyAboveCatatonit) {
   options.env = std::map<std::string, std::string>{{"PATH", "/usr/sbin:/usr/bin:/sbin:/bin"},
                                                    {"NETNS_RSS_SAMPLES", "5"}};
   auto r = netns::test::run_command(
-      {std::string(NETNS_SOURCE_DIR) + "/scripts/measure-holder-rss.sh", holder_test::kHolder}, options);
+      {std::string(NETNS_SOURCE_DIR) + "/scripts/measure-holder-rss.sh", holder_test::kHolder},
+      options);
   ASSERT_TRUE(r.ok()) << r.describe();
   auto value = [&](const std::string& key) {
     auto at = r.out.find(key + "=");
@@ -60,7 +62,8 @@ TEST(HolderFootprint, RssNotGrosslyAboveCatatonit) {
   double holder = value("holder_rss_kib"), catatonit = value("catatonit_rss_kib");
   ASSERT_GT(holder, 0) << r.out;
   ASSERT_GT(catatonit, 0) << r.out;
-  EXPECT_LE(holder, 2.0 * catatonit) << "median holder RSS more than twice catatonit -P's\n" << r.out;
+  EXPECT_LE(holder, 2.0 * catatonit) << "median holder RSS more than twice catatonit -P's\n"
+                                     << r.out;
 }
 
 }  // namespace

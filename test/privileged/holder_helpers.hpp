@@ -54,8 +54,7 @@ class Holder {
             try {
               children = netns::read_file("/proc/" + std::to_string(pid_) + "/task/" +
                                           std::to_string(pid_) + "/children");
-            } catch (const netns::Error&) {
-            }
+            } catch (const netns::Error&) {}
             return !children.empty();
           },
           5s);

@@ -20,9 +20,10 @@ TEST(HolderPidNs, RefusesSymlinkModeAsPid1AndSuggestsHostPidOrSocket) {
   NETNS_REQUIRE_ROOT();
   TempDir tmp;
   std::string dir = tmp / "never-created";
-  auto r = netns::test::run_command({"unshare", "--pid", "--fork", "--kill-child", "--net", "--",
-                                     holder_test::kHolder, "--cluster-id", unique_name("p1"), "--dir", dir},
-                                    holder_test::within(10s));
+  auto r = netns::test::run_command(
+      {"unshare", "--pid", "--fork", "--kill-child", "--net", "--", holder_test::kHolder,
+       "--cluster-id", unique_name("p1"), "--dir", dir},
+      holder_test::within(10s));
   EXPECT_EQ(r.exit_code, 4) << r.describe();
   EXPECT_NE(r.err.find("hostPID: true"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--socket"), std::string::npos) << r.err;
@@ -43,7 +44,8 @@ TEST(HolderPidNs, AsPid1WithSocketPublishesNoLinkAndReapsOrphanedZombies) {
   EXPECT_EQ(record.pid, 1);
   EXPECT_NE(record.pidns_ino, netns::current_pidns_id().ino);
   EXPECT_EQ(record.netns, h.ns_id());
-  EXPECT_FALSE(holder_test::exists(tmp / (id + ".net.ns"))) << "/proc/1/ns/net would name the host's init";
+  EXPECT_FALSE(holder_test::exists(tmp / (id + ".net.ns")))
+      << "/proc/1/ns/net would name the host's init";
   EXPECT_TRUE(holder_test::exists(tmp / (id + ".net.sock")));
 
   // A shell inside the holder's pid namespace starts background sleeps and
@@ -60,7 +62,8 @@ TEST(HolderPidNs, AsPid1WithSocketPublishesNoLinkAndReapsOrphanedZombies) {
   EXPECT_TRUE(netns::test::wait_until([&] { return children_of(h.pid()).empty(); }, 5s))
       << children_of(h.pid()).size() << " children left (zombies not reaped)";
   for (pid_t pid : adopted)
-    EXPECT_FALSE(holder_test::exists("/proc/" + std::to_string(pid))) << "pid " << pid << " not reaped";
+    EXPECT_FALSE(holder_test::exists("/proc/" + std::to_string(pid)))
+        << "pid " << pid << " not reaped";
 
   auto status = h.stop(SIGTERM);
   ASSERT_TRUE(status.has_value());
@@ -75,16 +78,19 @@ TEST(HolderPidNs, NotPid1InAChildPidNamespaceWarnsAndPublishes) {
   std::string id = unique_name("kind");
   // Like a hostPID pod on a kind node: a non-initial pid namespace, not its
   // init. sh is PID 1 here, the holder its child (pid 2).
-  std::string script = holder_test::kHolder + " --cluster-id " + id + " --dir " + tmp.path() + " & wait";
+  std::string script =
+      holder_test::kHolder + " --cluster-id " + id + " --dir " + tmp.path() + " & wait";
   netns::test::Process proc(
       {"unshare", "--pid", "--fork", "--kill-child", "--net", "--", "sh", "-c", script});
   auto ready = [&] { return proc.err().find("holding net:[") != std::string::npos; };
   ASSERT_TRUE(netns::test::wait_until(ready, 10s)) << proc.err();
-  EXPECT_NE(proc.err().find("warning: running as pid 2 in a non-initial pid namespace"), std::string::npos)
+  EXPECT_NE(proc.err().find("warning: running as pid 2 in a non-initial pid namespace"),
+            std::string::npos)
       << proc.err();
   auto record = netns::parse_record(netns::read_file(tmp / (id + ".holder.json")), "record");
   EXPECT_EQ(record.pid, 2);
-  EXPECT_NE(record.pidns_ino, netns::current_pidns_id().ino) << "readers compare this with their own";
+  EXPECT_NE(record.pidns_ino, netns::current_pidns_id().ino)
+      << "readers compare this with their own";
   EXPECT_EQ(holder_test::read_link(tmp / (id + ".net.ns")), "/proc/2/ns/net");
 }
 

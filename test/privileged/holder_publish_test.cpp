@@ -145,8 +145,8 @@ TEST(HolderPublish, StaleLinkAndCorruptRecordOfADeadHolderAreReplaced) {
     dead.stop(SIGKILL);
   }
   ASSERT_TRUE(exists(tmp / (id + ".net.ns")));
-  netns::write_file_atomic(netns::open_fd(tmp.path(), O_RDONLY | O_DIRECTORY).get(), id + ".holder.json",
-                           "{\"version\": 1, garbage", 0644, tmp.path());
+  netns::write_file_atomic(netns::open_fd(tmp.path(), O_RDONLY | O_DIRECTORY).get(),
+                           id + ".holder.json", "{\"version\": 1, garbage", 0644, tmp.path());
 
   Holder h(tmp.path(), id);
   ASSERT_TRUE(h.wait_ready()) << h.err();
@@ -176,7 +176,8 @@ TEST(HolderPublish, ForeignRecordAndStaleSocketAreReplaced) {
   EXPECT_EQ(r.cluster_id, id);
   EXPECT_EQ(r.pid, h.pid());
   EXPECT_EQ(netns::test::ns_id_of_path(tmp / (id + ".net.ns")), h.ns_id());
-  EXPECT_FALSE(exists(tmp / (id + ".net.sock"))) << "symlink mode removes a dead socket-mode holder's socket";
+  EXPECT_FALSE(exists(tmp / (id + ".net.sock")))
+      << "symlink mode removes a dead socket-mode holder's socket";
   EXPECT_NE(h.err().find("someone-else"), std::string::npos) << h.err();
 }
 
@@ -187,8 +188,8 @@ TEST(HolderPublish, AFailedPublicationLeavesNothingHalfPublished) {
   // A directory where the link should go: the last step (the link) fails
   // after the socket and the record were published.
   ASSERT_EQ(::mkdir((tmp / (id + ".net.ns")).c_str(), 0755), 0);
-  auto r = netns::test::run_command({"unshare", "--net", "--", holder_test::kHolder, "--cluster-id", id,
-                                     "--dir", tmp.path(), "--socket"},
+  auto r = netns::test::run_command({"unshare", "--net", "--", holder_test::kHolder, "--cluster-id",
+                                     id, "--dir", tmp.path(), "--socket"},
                                     holder_test::within(10s));
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_EQ(holder_test::line_count(r.err), 1u) << r.err;

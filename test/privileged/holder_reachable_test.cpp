@@ -31,12 +31,11 @@ std::vector<std::string> in_ns(const std::string& ns, std::vector<std::string> a
 // A TCP listener on the monitor's address, in `ns`, until destroyed (by pid).
 std::unique_ptr<Process> listen_in(const NetnsChild& ns) {
   auto p = std::make_unique<Process>(in_ns(
-      ns.ns_path(),
-      {"/usr/bin/python3", "-c",
-       "import socket,sys,time\n"
-       "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-       "s.bind(('198.18.20.1', 3300)); s.listen(16); print('listening', flush=True)\n"
-       "while True:\n  c,_=s.accept(); c.close()\n"}));
+      ns.ns_path(), {"/usr/bin/python3", "-c",
+                     "import socket,sys,time\n"
+                     "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                     "s.bind(('198.18.20.1', 3300)); s.listen(16); print('listening', flush=True)\n"
+                     "while True:\n  c,_=s.accept(); c.close()\n"}));
   netns::test::wait_until([&] { return p->out().find("listening") != std::string::npos; }, 10s);
   return p;
 }
@@ -62,8 +61,7 @@ TEST(HolderReachable, PublishesOnlyOnceAMonitorAnswersAndCheckProbesAgain) {
            {"--require-reachable", "198.18.21.9:6789", "--require-reachable", kMonitor});
 
   // No interface, no route: the connect fails at once, and it is said.
-  ASSERT_TRUE(logged(h, "not publishing yet: no monitor reachable: "))
-      << h.err();
+  ASSERT_TRUE(logged(h, "not publishing yet: no monitor reachable: ")) << h.err();
   ASSERT_TRUE(logged(h, kMonitor + " unreachable (Network is unreachable (ENETUNREACH))"))
       << h.err();
   EXPECT_FALSE(exists(record));
@@ -117,7 +115,8 @@ TEST(HolderReachable, SigtermWhileWaitingPublishesNothing) {
   TempDir tmp;
   std::string id = unique_name("reach2");
   // Two monitors unreachable: both named; SIGTERM ends the wait at once.
-  Holder h(tmp.path(), id, {"--require-reachable", kMonitor, "--require-reachable", "198.18.20.2:6789"});
+  Holder h(tmp.path(), id,
+           {"--require-reachable", kMonitor, "--require-reachable", "198.18.20.2:6789"});
   ASSERT_TRUE(logged(h, kMonitor + " unreachable")) << h.err();
   EXPECT_NE(h.err().find("198.18.20.2:6789 unreachable"), std::string::npos) << h.err();
   auto status = h.stop(SIGTERM);
@@ -128,7 +127,8 @@ TEST(HolderReachable, SigtermWhileWaitingPublishesNothing) {
 }
 
 TEST(HolderReachable, RejectsAnAddressWithoutPort) {
-  for (const char* bad : {"198.18.20.1", "198.18.20.1:0", "monitor.example:3300", "2001:db8::1:3300"}) {
+  for (const char* bad :
+       {"198.18.20.1", "198.18.20.1:0", "monitor.example:3300", "2001:db8::1:3300"}) {
     auto r = netns::test::run_command({holder_test::kHolder, "--cluster-id", "x", "--dir",
                                        "/nonexistent", "--require-reachable", bad},
                                       holder_test::within(10s));

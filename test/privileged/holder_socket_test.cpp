@@ -26,7 +26,8 @@ netns::UniqueFd connect_to(const std::string& path) {
   auto sock = netns::make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) throw std::runtime_error("socket path too long: " + path);
+  if (path.size() >= sizeof addr.sun_path)
+    throw std::runtime_error("socket path too long: " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   if (::connect(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
     throw netns::Error::sys("connect", path, errno);

@@ -104,8 +104,10 @@ TEST(HolderTrust, RefusesToPublishTheHostNetworkNamespace) {
       GTEST_SKIP() << "not in the host's network namespace, and " << host << " is unreadable here";
     auto judged = netns::trust::is_host_netns(netns::NsId{st.st_dev, st.st_ino}, own);
     if (judged == netns::trust::HostNetns::unknown)
-      GTEST_SKIP() << "not in the host's network namespace, and /proc/1 is not the host's init here";
-    ASSERT_EQ(judged, netns::trust::HostNetns::yes) << "init's network namespace is not judged the host's";
+      GTEST_SKIP()
+          << "not in the host's network namespace, and /proc/1 is not the host's init here";
+    ASSERT_EQ(judged, netns::trust::HostNetns::yes)
+        << "init's network namespace is not judged the host's";
   }
   TempDir tmp;
   std::string dir = tmp / "h";
@@ -131,8 +133,8 @@ TEST(HolderTrust, CheckFailsOnceTheDirectoryBecomesWritable) {
   Holder h(dir, id);
   ASSERT_TRUE(h.wait_ready()) << h.err();
   auto check = [&] {
-    return netns::test::run_command({"nsenter", "--net=" + h.ns_path(), "--", holder_test::kHolder, "check",
-                                     "--cluster-id", id, "--dir", dir},
+    return netns::test::run_command({"nsenter", "--net=" + h.ns_path(), "--", holder_test::kHolder,
+                                     "check", "--cluster-id", id, "--dir", dir},
                                     holder_test::within(10s));
   };
   auto ok = check();
@@ -157,9 +159,10 @@ TEST(HolderTrust, SocketModeFromAnotherPidNamespacePassesEveryCheck) {
   std::string id = unique_name("tr");
   Holder h(dir, id, {"--socket"}, holder_test::Mode::pid1);
   ASSERT_TRUE(h.wait_ready()) << h.err();
-  auto r = netns::test::run_command({NETNS_EXEC_BIN, "run", "--socket", dir + "/" + id + ".net.sock", "--",
-                                     "readlink", "/proc/self/ns/net"},
-                                    holder_test::within(10s));
+  auto r =
+      netns::test::run_command({NETNS_EXEC_BIN, "run", "--socket", dir + "/" + id + ".net.sock",
+                                "--", "readlink", "/proc/self/ns/net"},
+                               holder_test::within(10s));
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, netns::ns_text(h.ns_id()) + "\n");
 }

@@ -51,7 +51,8 @@ TEST(InspectCli, InspectShowsTheMonitorSessionAsTableAndJson) {
   EXPECT_THAT(table.out, HasSubstr("mon   " + kMon));
   EXPECT_THAT(table.out, HasSubstr(net.va + "  veth"));
 
-  auto json = exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--json"});
+  auto json =
+      exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--json"});
   ASSERT_TRUE(json.ok()) << json.describe();
   auto doc = nlohmann::json::parse(json.out);
   EXPECT_EQ(doc["format"], 1);
@@ -74,13 +75,15 @@ TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
   StorageNet net;
   {
     UniqueFd listener = net.listen_mon(6789);
-    auto ok = exec({"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
+    auto ok = exec(
+        {"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
     EXPECT_EQ(ok.exit_code, 0) << ok.describe();
     EXPECT_THAT(ok.out, HasSubstr("PASS  connect to " + kMon));
     EXPECT_THAT(fail_lines(ok.out), testing::IsEmpty());
   }
   // The listener is gone: the route still passes, the connect is refused.
-  auto refused = exec({"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
+  auto refused = exec(
+      {"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
   EXPECT_EQ(refused.exit_code, 1) << refused.describe();
   auto lines = fail_lines(refused.out);
   ASSERT_EQ(lines.size(), 1u) << refused.out;
@@ -89,7 +92,8 @@ TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
 
   UniqueFd listener = net.listen_mon(6789);
   net.del_route();
-  auto no_route = exec({"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
+  auto no_route = exec(
+      {"doctor", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--mon", kMon});
   EXPECT_EQ(no_route.exit_code, 1) << no_route.describe();
   lines = fail_lines(no_route.out);
   ASSERT_EQ(lines.size(), 1u) << no_route.out;
@@ -100,7 +104,8 @@ TEST(InspectCli, DoctorPassesThenFailsOnExactlyTheRightLine) {
 TEST(InspectCli, DoctorRejectsAMalformedMonNamingIt) {
   NEED_CLI();
   NetnsChild child;
-  auto r = exec({"doctor", "--netns", child.ns_path(), "--allow-unrecorded-netns", "--mon", "198.18.0.1:notaport"});
+  auto r = exec({"doctor", "--netns", child.ns_path(), "--allow-unrecorded-netns", "--mon",
+                 "198.18.0.1:notaport"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("\"198.18.0.1:notaport\""));
   EXPECT_EQ(r.out, "") << "no check runs before the input is valid";
@@ -125,7 +130,9 @@ TEST(InspectCli, DoctorJsonHasOneEntryPerCheck) {
     EXPECT_TRUE(status == "PASS" || status == "FAIL" || status == "SKIP") << c.dump();
     if (status == "FAIL" && c["hint"].is_string()) ++hints;
   }
-  EXPECT_EQ(doc["checks"].size() + hints, lines) << "the text has a line per check plus one per hint:\n" << text.out;
+  EXPECT_EQ(doc["checks"].size() + hints, lines)
+      << "the text has a line per check plus one per hint:\n"
+      << text.out;
   auto named = [&](const std::string& name) {
     for (const auto& c : doc["checks"])
       if (c["name"] == name) return c["status"].get<std::string>();
@@ -174,12 +181,13 @@ TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {
   UniqueFd listener = net.listen_mon(6789);
   UniqueFd client = net.connect_mon(6789);
 
-  auto count = exec({"guard", "--count", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns"});
+  auto count =
+      exec({"guard", "--count", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns"});
   ASSERT_TRUE(count.ok()) << count.describe();
   EXPECT_EQ(count.out, "1\n");
 
-  Process guard({kExec, "guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--max-wait",
-                 "30s", "--log-interval", "300ms"});
+  Process guard({kExec, "guard", "--wait-idle", "--netns", net.inspected.ns_path(),
+                 "--allow-unrecorded-netns", "--max-wait", "30s", "--log-interval", "300ms"});
   EXPECT_FALSE(guard.wait(1500ms).has_value()) << "returned while a session was open";
   auto closed = Clock::now();
   client.reset();
@@ -197,7 +205,8 @@ TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
   UniqueFd listener = net.listen_mon(6789);
   UniqueFd client = net.connect_mon(6789);
   auto start = Clock::now();
-  auto r = exec({"guard", "--wait-idle", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--max-wait", "800ms"});
+  auto r = exec({"guard", "--wait-idle", "--netns", net.inspected.ns_path(),
+                 "--allow-unrecorded-netns", "--max-wait", "800ms"});
   auto took = Clock::now() - start;
   EXPECT_EQ(r.exit_code, 124) << r.describe();
   EXPECT_GE(took, 800ms);
@@ -210,7 +219,8 @@ TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
   TempDir dir;
   std::string id = unique_name("h");
   std::string link = dir / (id + ".net.ns");
-  Process holder({"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", id, "--dir", dir.path()});
+  Process holder(
+      {"unshare", "--net", "--", NETNS_HOLDER_BIN, "--cluster-id", id, "--dir", dir.path()});
   auto published = [&] {
     return ::access((dir / (id + ".holder.json")).c_str(), F_OK) == 0 &&
            ::access(link.c_str(), F_OK) == 0;
@@ -224,7 +234,8 @@ TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
   EXPECT_EQ(doc["namespace"]["cluster_id"], id);
   EXPECT_EQ(doc["namespace"]["holder"]["pid"], holder.pid());
   EXPECT_EQ(doc["namespace"]["holder"]["alive"], true);
-  EXPECT_EQ(doc["namespace"]["netns_ino"], ns_id_of_path("/proc/" + std::to_string(holder.pid()) + "/ns/net").ino);
+  EXPECT_EQ(doc["namespace"]["netns_ino"],
+            ns_id_of_path("/proc/" + std::to_string(holder.pid()) + "/ns/net").ino);
 
   auto doctor = exec({"doctor", "--netns", link});
   EXPECT_THAT(doctor.out, HasSubstr("PASS  holder alive"));
@@ -275,12 +286,14 @@ TEST(InspectCli, InspectJsonListsAVxlanKernelSocket) {
                           "remote", kCephGateway, "dev", net.va}),
        "vxlan");
   must(net.inspected.run({"ip", "link", "set", vx, "up"}), "vxlan up");
-  auto r = exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--json"});
+  auto r =
+      exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns", "--json"});
   ASSERT_TRUE(r.ok()) << r.describe();
   auto doc = nlohmann::json::parse(r.out);
   bool link = false, sock = false;
   for (const auto& l : doc["interfaces"]) link |= l["name"] == vx && l["kind"] == "vxlan";
-  for (const auto& s : doc["kernel_sockets"]) sock |= s["proto"] == "udp" && s["local_port"] == 4789;
+  for (const auto& s : doc["kernel_sockets"])
+    sock |= s["proto"] == "udp" && s["local_port"] == 4789;
   EXPECT_TRUE(link) << r.out;
   EXPECT_TRUE(sock) << r.out;
 }
@@ -289,10 +302,9 @@ TEST(InspectCli, InspectJsonListsAVxlanKernelSocket) {
 // one's own namespace must not need setns().
 TEST(InspectCli, GuardReadsItsOwnNamespaceWithoutPrivileges) {
   NEED_CLI();
-  auto r = run_command({"unshare", "--net", "--", "setpriv", "--reuid", "65534", "--regid",
-                        "65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--",
-                        kExec, "guard", "--count", "--netns", "/proc/self/ns/net",
-                        "--allow-own-netns"});
+  auto r = run_command({"unshare", "--net", "--", "setpriv", "--reuid", "65534", "--regid", "65534",
+                        "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--", kExec,
+                        "guard", "--count", "--netns", "/proc/self/ns/net", "--allow-own-netns"});
   EXPECT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, "0\n");
 }

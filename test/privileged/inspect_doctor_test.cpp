@@ -26,7 +26,8 @@ std::vector<std::string> failed(const std::vector<Check>& checks) {
 }
 
 const Check& named(const std::vector<Check>& checks, const std::string& name) {
-  auto it = std::find_if(checks.begin(), checks.end(), [&](const Check& c) { return c.name == name; });
+  auto it =
+      std::find_if(checks.begin(), checks.end(), [&](const Check& c) { return c.name == name; });
   if (it == checks.end()) throw std::runtime_error("no check named " + name);
   return *it;
 }
@@ -66,7 +67,8 @@ TEST_F(DoctorTest, FailsOnTheRouteLineWhenTheRouteIsRemoved) {
   EXPECT_THAT(failed(inside), testing::ElementsAre("route to 198.19.5.10:6789"))
       << inspect::render_checks(inside);
   EXPECT_EQ(named(inside, "connect to 198.19.5.10:6789").status, CheckStatus::skip);
-  EXPECT_THAT(inspect::render_checks(inside), testing::HasSubstr("FAIL  route to 198.19.5.10:6789"));
+  EXPECT_THAT(inspect::render_checks(inside),
+              testing::HasSubstr("FAIL  route to 198.19.5.10:6789"));
 }
 
 TEST_F(DoctorTest, FailsOnTheConnectLineWhenNothingListens) {
@@ -97,7 +99,8 @@ TEST_F(DoctorTest, ReportsATimeoutWithinTheDeadline) {
 }
 
 TEST_F(DoctorTest, FileChecksFailOnAMissingFileAndOnOurOwnNamespace) {
-  auto missing = exec::inspect_source(exec::Source::netns_path("/nonexistent/" + unique_name("x") + ".net.ns"));
+  auto missing = exec::inspect_source(
+      exec::Source::netns_path("/nonexistent/" + unique_name("x") + ".net.ns"));
   auto lines = inspect::checks_from(missing.findings);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].name, "file exists");
@@ -108,7 +111,8 @@ TEST_F(DoctorTest, FileChecksFailOnAMissingFileAndOnOurOwnNamespace) {
   // Every failed check is a line: our own namespace, and no record or
   // opt-in for a file outside any holder directory.
   auto own = file_checks("/proc/thread-self/ns/net");
-  EXPECT_THAT(failed(own), testing::ElementsAre("not our own namespace", "unrecorded file opted in"));
+  EXPECT_THAT(failed(own),
+              testing::ElementsAre("not our own namespace", "unrecorded file opted in"));
 }
 
 TEST_F(DoctorTest, ChecksTheHolderRecordNextToTheLink) {
@@ -148,7 +152,8 @@ TEST_F(DoctorTest, ChecksTheHolderRecordNextToTheLink) {
   ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
   ASSERT_EQ(::lchown((dir / (id + ".net.ns")).c_str(), 65534, 65534), 0);
   auto planted = file_checks(dir / (id + ".net.ns"));
-  EXPECT_THAT(failed(planted), testing::ElementsAre("directory trusted", "link owner", "identity matches"))
+  EXPECT_THAT(failed(planted),
+              testing::ElementsAre("directory trusted", "link owner", "identity matches"))
       << inspect::render_checks(planted);
 }
 

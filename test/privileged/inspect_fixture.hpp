@@ -42,7 +42,8 @@ struct StorageNet {
     must(inspected.run({"ip", "link", "add", va, "type", "veth", "peer", "name", vb, "netns",
                         std::to_string(ceph.pid())}),
          "veth");
-    must(inspected.run({"ip", "addr", "add", std::string(kInspectedAddr) + "/24", "dev", va}), "addr a");
+    must(inspected.run({"ip", "addr", "add", std::string(kInspectedAddr) + "/24", "dev", va}),
+         "addr a");
     must(inspected.run({"ip", "link", "set", va, "up"}), "up a");
     must(ceph.run({"ip", "addr", "add", std::string(kCephGateway) + "/24", "dev", vb}), "addr b");
     must(ceph.run({"ip", "addr", "add", std::string(kMonAddr) + "/32", "dev", "lo"}), "addr mon");
@@ -54,7 +55,8 @@ struct StorageNet {
     must(inspected.run({"ip", "route", "add", kMonNet, "via", kCephGateway, "dev", va}), "route");
   }
   void del_route() const {
-    must(inspected.run({"ip", "route", "del", kMonNet, "via", kCephGateway, "dev", va}), "route del");
+    must(inspected.run({"ip", "route", "del", kMonNet, "via", kCephGateway, "dev", va}),
+         "route del");
   }
 
   [[nodiscard]] UniqueFd inspected_fd() const { return open_fd(inspected.ns_path(), O_RDONLY); }
@@ -77,7 +79,8 @@ struct StorageNet {
   // A client socket in the inspected namespace connected to kMonAddr:port.
   [[nodiscard]] UniqueFd connect_mon(uint16_t port = 6789) const {
     UniqueFd fd = inspected_fd();
-    UniqueFd sock = inspect::socket_in_netns(fd.get(), inspected.ns_path(), AF_INET, SOCK_STREAM, 0);
+    UniqueFd sock =
+        inspect::socket_in_netns(fd.get(), inspected.ns_path(), AF_INET, SOCK_STREAM, 0);
     sockaddr_in sa = sockaddr_of(port);
     if (::connect(sock.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
       throw Error::sys("connect", "monitor client", errno);

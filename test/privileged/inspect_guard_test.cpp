@@ -39,10 +39,9 @@ TEST(InspectGuard, WaitsWhileASessionExistsAndReturnsSoonAfterItCloses) {
   options.log_interval = 200ms;
   std::atomic<int> logged{0};
   auto result = std::async(std::launch::async, [&] {
-    return inspect::wait_idle(fd.get(), "inspected", options,
-                              [&](const auto& sessions, auto) {
-                                if (!sessions.empty()) ++logged;
-                              });
+    return inspect::wait_idle(fd.get(), "inspected", options, [&](const auto& sessions, auto) {
+      if (!sessions.empty()) ++logged;
+    });
   });
   EXPECT_EQ(result.wait_for(1500ms), std::future_status::timeout) << "returned while busy";
   EXPECT_GE(logged.load(), 2) << "sessions are logged at the log interval";

@@ -19,14 +19,16 @@ TEST(InspectNvmeNfs, SessionsAreLabelledAndCounted) {
   UniqueFd fd = net.inspected_fd();
   UniqueFd io = net.listen_mon(4420), discovery = net.listen_mon(8009), nfs = net.listen_mon(2049);
   UniqueFd other = net.listen_mon(4421);
-  EXPECT_EQ(inspect::count_sessions(fd.get(), "inspected", {}), 0u) << "listeners elsewhere are no sessions";
+  EXPECT_EQ(inspect::count_sessions(fd.get(), "inspected", {}), 0u)
+      << "listeners elsewhere are no sessions";
 
   UniqueFd a = net.connect_mon(4420), b = net.connect_mon(4420), c = net.connect_mon(8009),
            d = net.connect_mon(2049), e = net.connect_mon(4421);
   inspect::Identity id{net.inspected.ns_path(), "", net.inspected.ns_id(), std::nullopt};
   auto report = inspect::collect_report(fd.get(), net.inspected.ns_path(), id);
   std::map<std::string, std::pair<std::string, size_t>> seen;  // peer -> role, established
-  for (const auto& g : report.sessions) seen[g.peer.str()] = {inspect::role_name(g.role), g.established};
+  for (const auto& g : report.sessions)
+    seen[g.peer.str()] = {inspect::role_name(g.role), g.established};
   const std::string mon(kMonAddr);
   EXPECT_EQ(seen[mon + ":4420"], std::make_pair(std::string("nvme/tcp"), size_t{2}));
   EXPECT_EQ(seen[mon + ":8009"], std::make_pair(std::string("nvme-discovery"), size_t{1}));
@@ -52,7 +54,8 @@ TEST(InspectNvmeNfs, SessionsAreLabelledAndCounted) {
   a.reset();
   b.reset();
   c.reset();
-  EXPECT_EQ(inspect::count_sessions(fd.get(), "inspected", {}), 1u) << "closed sessions stop counting";
+  EXPECT_EQ(inspect::count_sessions(fd.get(), "inspected", {}), 1u)
+      << "closed sessions stop counting";
 }
 
 TEST(InspectNvmeNfs, TheCliTakesThePortsAndTheGuardCounts) {
@@ -67,13 +70,16 @@ TEST(InspectNvmeNfs, TheCliTakesThePortsAndTheGuardCounts) {
   auto without = run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in});
   ASSERT_TRUE(without.ok()) << without.describe();
   EXPECT_EQ(without.out, "1\n") << "4430 counts only when named";
-  auto with = run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in, "--nvme-ports", "4430"});
+  auto with =
+      run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in, "--nvme-ports", "4430"});
   ASSERT_TRUE(with.ok()) << with.describe();
   EXPECT_EQ(with.out, "2\n");
-  auto inspect = run_command({NETNS_EXEC_BIN, "inspect", source, opt_in, "--json", "--nvme-ports", "4430"});
+  auto inspect =
+      run_command({NETNS_EXEC_BIN, "inspect", source, opt_in, "--json", "--nvme-ports", "4430"});
   ASSERT_TRUE(inspect.ok()) << inspect.describe();
   EXPECT_THAT(inspect.out, testing::HasSubstr("\"nvme/tcp\""));
-  auto bad = run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in, "--nfs-ports", "2049-20"});
+  auto bad =
+      run_command({NETNS_EXEC_BIN, "guard", "--count", source, opt_in, "--nfs-ports", "2049-20"});
   EXPECT_EQ(bad.exit_code, 125) << bad.describe();
   EXPECT_THAT(bad.err, testing::HasSubstr("--nfs-ports"));
 }

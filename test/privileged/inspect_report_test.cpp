@@ -148,8 +148,8 @@ TEST(InspectReport, ShowsAVxlanLinkAndItsKernelUdpSocket) {
   inspect::Identity id{net.inspected.ns_path(), "", net.inspected.ns_id(), std::nullopt};
   auto report = inspect::collect_report(fd.get(), net.inspected.ns_path(), id);
 
-  auto link = std::find_if(report.links.begin(), report.links.end(),
-                           [&](auto& l) { return l.name == vx; });
+  auto link =
+      std::find_if(report.links.begin(), report.links.end(), [&](auto& l) { return l.name == vx; });
   ASSERT_NE(link, report.links.end());
   EXPECT_EQ(link->kind, "vxlan");
 

@@ -45,7 +45,8 @@ void rbd_device(const std::string& root, const std::string& n, const std::string
 }
 
 // A holder with one storage address, published in its record.
-std::unique_ptr<Holder> holder_with(const TempDir& dir, const std::string& id, const std::string& cidr) {
+std::unique_ptr<Holder> holder_with(const TempDir& dir, const std::string& id,
+                                    const std::string& cidr) {
   auto h = std::make_unique<Holder>(dir.path(), id);
   EXPECT_TRUE(h->wait_ready()) << h->err();
   ip_in(h->ns_path(), {"link", "set", "lo", "up"});  // as a pod sandbox has it
@@ -91,10 +92,14 @@ struct Node {
   }
 
   netns::test::RunResult run(const std::string& sub, std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {NETNS_EXEC_BIN, sub, "--netns", holders / (b + ".net.ns"),
-                                     "--holder-dir", holders.path(), "--node-netns", node.ns_path(),
-                                     "--sys-bus-rbd", kernel / "rbd", "--ceph-debugfs", kernel / "ceph",
-                                     "--mountinfo", kernel / "mountinfo", "--json"};
+    std::vector<std::string> argv = {NETNS_EXEC_BIN,   sub,
+                                     "--netns",        holders / (b + ".net.ns"),
+                                     "--holder-dir",   holders.path(),
+                                     "--node-netns",   node.ns_path(),
+                                     "--sys-bus-rbd",  kernel / "rbd",
+                                     "--ceph-debugfs", kernel / "ceph",
+                                     "--mountinfo",    kernel / "mountinfo",
+                                     "--json"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return netns::test::run_command(argv, holder_test::within(30s));
   }

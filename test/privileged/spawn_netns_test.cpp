@@ -38,7 +38,9 @@ std::string ns_link(const std::string& path) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
-std::string net_link_of(const NetnsChild& ns) { return "net:[" + std::to_string(ns.ns_id().ino) + "]"; }
+std::string net_link_of(const NetnsChild& ns) {
+  return "net:[" + std::to_string(ns.ns_id().ino) + "]";
+}
 
 Command in_ns(int fd, std::vector<std::string> argv) {
   Command c;
@@ -89,7 +91,8 @@ TEST(SpawnNetns, AMountMadeByTheChildIsVisibleToTheCaller) {
   std::string point = dir / "mnt";
   ASSERT_EQ(::mkdir(point.c_str(), 0755), 0);
   UniqueFd fd = open_fd(ns.ns_path(), O_RDONLY);
-  Result r = run(in_ns(fd.get(), {"mount", "-t", "tmpfs", "-o", "size=1m", "netns-spawn-test", point}));
+  Result r =
+      run(in_ns(fd.get(), {"mount", "-t", "tmpfs", "-o", "size=1m", "netns-spawn-test", point}));
   ASSERT_TRUE(r.outcome.success()) << r.outcome.describe() << r.err.data;
   struct statfs fs {};
   ASSERT_EQ(::statfs(point.c_str(), &fs), 0);
@@ -179,10 +182,16 @@ TEST(SpawnNetns, NoSpawnPathLeaksADescriptor) {
   UniqueFd sfd = make_signalfd(usr2);
 
   std::vector<std::pair<std::string, Command>> paths;
-  auto add = [&](std::string name, Command c) { paths.emplace_back(std::move(name), std::move(c)); };
+  auto add = [&](std::string name, Command c) {
+    paths.emplace_back(std::move(name), std::move(c));
+  };
   add("netns success", in_ns(fd.get(), {"true"}));
   add("own netns", in_ns(-1, {"true"}));
-  add("stdin data", [&] { Command c = in_ns(fd.get(), {"cat"}); c.stdin_data = "x"; return c; }());
+  add("stdin data", [&] {
+    Command c = in_ns(fd.get(), {"cat"});
+    c.stdin_data = "x";
+    return c;
+  }());
   add("stdin early close", [&] {
     Command c = in_ns(fd.get(), {"/bin/sh", "-c", "exec 0<&-"});
     c.stdin_data = std::string(1 << 20, 'x');

@@ -1,7 +1,7 @@
 // The trust policy's checks one by one, on real directories, files and
 // namespaces (they need root: chown, and namespaces of other owners).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,12 +84,16 @@ TEST(TrustChecks, OwnerUserNamespace) {
   netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
   const std::string user = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
   ASSERT_TRUE(netns::test::wait_until(
-      [&] { return netns::test::ns_id_of_path(user) != netns::test::ns_id_of_path("/proc/self/ns/user"); }, 5s));
+      [&] {
+        return netns::test::ns_id_of_path(user) != netns::test::ns_id_of_path("/proc/self/ns/user");
+      },
+      5s));
   const std::string net = "/proc/" + std::to_string(userns.pid()) + "/ns/net";
   netns::UniqueFd other = netns::open_fd(net, O_RDONLY);
   auto refused = trust::initial_user_namespace(other.get(), net, false);
   EXPECT_FALSE(refused.ok);
-  EXPECT_NE(refused.detail.find("not by the initial user namespace"), std::string::npos) << refused.detail;
+  EXPECT_NE(refused.detail.find("not by the initial user namespace"), std::string::npos)
+      << refused.detail;
   EXPECT_TRUE(trust::initial_user_namespace(other.get(), net, true).ok) << "the opt-in";
 }
 

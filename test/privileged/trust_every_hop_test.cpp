@@ -78,7 +78,8 @@ TEST_F(EveryHop, AProcLinkOutOfProcInTheMiddleIsRefused) {
   expect_refused(exec_touch({"run", "--netns", "/proc/self/root" + link}), {"leads out of /proc"});
   // The kernel's own links at the end still work (util-linux's usual path),
   // with the opt-in: no holder record vouches for them.
-  ran(exec_touch({"run", "--allow-unrecorded-netns", "--netns", "/proc/" + std::to_string(ns->pid()) + "/ns/net"}),
+  ran(exec_touch({"run", "--allow-unrecorded-netns", "--netns",
+                  "/proc/" + std::to_string(ns->pid()) + "/ns/net"}),
       "/proc/PID/ns/net");
 }
 
@@ -93,17 +94,18 @@ TEST_F(EveryHop, AConfigMapVolumeIsTrustedOnlyReadOnly) {
   mkdir_mode(cm + "/..2026_12_02_01_00_00.1", 0755);
   {
     UniqueFd d = open_fd(cm + "/..2026_12_02_01_00_00.1", O_RDONLY | O_DIRECTORY);
-    write_file_atomic(d.get(), "config.json",
-                      "[{\"clusterID\": \"ceph-a\", \"rbd\": {\"netNamespaceFilePath\": \"" + link + "\"}}]", 0644,
-                      cm);
+    write_file_atomic(
+        d.get(), "config.json",
+        "[{\"clusterID\": \"ceph-a\", \"rbd\": {\"netNamespaceFilePath\": \"" + link + "\"}}]",
+        0644, cm);
   }
   ln("..2026_12_02_01_00_00.1", cm + "/..data");
   ln("..data/config.json", cm + "/config.json");
   const std::string script =
       "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && "
       "exec \"$2\" run --cluster-id ceph-a --config \"$1/config.json\" -- touch \"$3\"";
-  ran(run_command({"unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", cm, NETNS_EXEC_BIN,
-                   marker}),
+  ran(run_command({"unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", cm,
+                   NETNS_EXEC_BIN, marker}),
       "a read-only ConfigMap volume");
   expect_refused(exec_touch({"run", "--cluster-id", "ceph-a", "--config", cm + "/config.json"}),
                  {"directory \"" + cm + "\"", "writable by group or others", "0777"});
@@ -112,8 +114,9 @@ TEST_F(EveryHop, AConfigMapVolumeIsTrustedOnlyReadOnly) {
 // doctor names the check and the hop.
 TEST_F(EveryHop, DoctorPrintsTheCheck) {
   auto good = netns::exec::inspect_source(netns::exec::Source::netns_path(link));
-  auto it = std::find_if(good.findings.begin(), good.findings.end(),
-                         [](const trust::Finding& f) { return std::string(f.check) == "every hop trusted"; });
+  auto it = std::find_if(good.findings.begin(), good.findings.end(), [](const trust::Finding& f) {
+    return std::string(f.check) == "every hop trusted";
+  });
   ASSERT_NE(it, good.findings.end());
   EXPECT_TRUE(it->ok) << it->detail;
 
@@ -121,7 +124,8 @@ TEST_F(EveryHop, DoctorPrintsTheCheck) {
   mkdir_mode(sticky, 01777);
   ln(holder_dir, sticky + "/h");
   ASSERT_EQ(::lchown((sticky + "/h").c_str(), kNobody, kNobody), 0);
-  auto bad = netns::exec::inspect_source(netns::exec::Source::netns_path(sticky + "/h/ceph-a.net.ns"));
+  auto bad =
+      netns::exec::inspect_source(netns::exec::Source::netns_path(sticky + "/h/ceph-a.net.ns"));
   ASSERT_FALSE(bad.findings.empty());
   EXPECT_STREQ(bad.findings.back().check, "every hop trusted");
   EXPECT_FALSE(bad.findings.back().ok);

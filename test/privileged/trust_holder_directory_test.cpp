@@ -37,13 +37,15 @@ TEST_F(HolderDirectory, ALinkNamedOtherwiseNeedsARecord) {
   ASSERT_EQ(::symlink(unrelated->ns_path().c_str(), (holder_dir + "/rook-a.net").c_str()), 0);
   expect_refused(exec_touch({"run", "--netns", holder_dir + "/rook-a.net"}),
                  {"is a holder directory", "ceph-a.", "without a cluster ID"});
-  expect_refused(exec_touch({"run", "--allow-unrecorded-netns", "--netns", holder_dir + "/rook-a.net"}),
-                 {"is a holder directory", "ceph-a.", "without a cluster ID"});
+  expect_refused(
+      exec_touch({"run", "--allow-unrecorded-netns", "--netns", holder_dir + "/rook-a.net"}),
+      {"is a holder directory", "ceph-a.", "without a cluster ID"});
   const std::string plain = tmp / "plain";
   ASSERT_EQ(::mkdir(plain.c_str(), 0755), 0);
   ASSERT_EQ(::symlink(unrelated->ns_path().c_str(), (plain + "/rook-a.net").c_str()), 0);
-  expect_refused(exec_touch({"run", "--netns", plain + "/rook-a.net"}),
-                 {"no holder record vouches for", plain + "/rook-a.net", "--allow-unrecorded-netns"});
+  expect_refused(
+      exec_touch({"run", "--netns", plain + "/rook-a.net"}),
+      {"no holder record vouches for", plain + "/rook-a.net", "--allow-unrecorded-netns"});
   ran(exec_touch({"run", "--allow-unrecorded-netns", "--netns", plain + "/rook-a.net"}),
       "control: not a holder directory, with the opt-in");
 }
@@ -54,15 +56,17 @@ TEST_F(HolderDirectory, AConfiguredFileNamedOtherwiseIsCheckedAgainstItsClusters
   ASSERT_EQ(::symlink(holder->ns_path().c_str(), (holder_dir + "/good").c_str()), 0);
   ASSERT_EQ(::symlink(unrelated->ns_path().c_str(), (holder_dir + "/bad").c_str()), 0);
   auto cfg = [&](const std::string& file, const std::string& id) {
-    return config("[{\"clusterID\": \"" + id + "\", \"rbd\": {\"netNamespaceFilePath\": \"" + holder_dir + "/" +
-                  file + "\"}}]");
+    return config("[{\"clusterID\": \"" + id + "\", \"rbd\": {\"netNamespaceFilePath\": \"" +
+                  holder_dir + "/" + file + "\"}}]");
   };
-  ran(exec_touch({"run", "--cluster-id", "ceph-a", "--config", cfg("good", "ceph-a")}), "control: the holder's");
+  ran(exec_touch({"run", "--cluster-id", "ceph-a", "--config", cfg("good", "ceph-a")}),
+      "control: the holder's");
   expect_refused(exec_touch({"run", "--cluster-id", "ceph-a", "--config", cfg("bad", "ceph-a")}),
                  {"ceph-a.holder.json"});
   // Another cluster's entry naming the same directory: no record of its own.
-  expect_refused(exec_touch({"run", "--cluster-id", "ceph-b", "--config", cfg("good", "ceph-b")}),
-                 {"ceph-b.holder.json", "is a holder directory", "must come with its cluster's record"});
+  expect_refused(
+      exec_touch({"run", "--cluster-id", "ceph-b", "--config", cfg("good", "ceph-b")}),
+      {"ceph-b.holder.json", "is a holder directory", "must come with its cluster's record"});
 }
 
 // Transparent mode allows its own namespace (ceph-csi's own nsenter into
@@ -71,11 +75,13 @@ TEST_F(HolderDirectory, OwnNamespaceOnlyWithARecordWhenAskedSo) {
   netns::exec::ResolveOptions options;
   options.allow_own_netns = true;
   options.allow_host_netns = true;  // the test runs in the host's
-  auto own = netns::exec::resolve(netns::exec::Source::netns_path("/proc/thread-self/ns/net"), options);
+  auto own =
+      netns::exec::resolve(netns::exec::Source::netns_path("/proc/thread-self/ns/net"), options);
   EXPECT_TRUE(own.fd) << "the control: allowed without the record requirement";
   options.own_netns_needs_record = true;
   try {
-    (void)netns::exec::resolve(netns::exec::Source::netns_path("/proc/thread-self/ns/net"), options);
+    (void)netns::exec::resolve(netns::exec::Source::netns_path("/proc/thread-self/ns/net"),
+                               options);
     ADD_FAILURE() << "our own namespace was accepted with no record for it";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::own_namespace) << e.describe();

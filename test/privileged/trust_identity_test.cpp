@@ -115,7 +115,8 @@ class HolderImpostor : public ::testing::Test {
 
   void write_record(const netns::HolderRecord& r) {
     netns::UniqueFd d = netns::open_fd(dir, O_RDONLY | O_DIRECTORY);
-    netns::write_file_atomic(d.get(), std::string(kId) + ".holder.json", netns::serialize_record(r), 0644, dir);
+    netns::write_file_atomic(d.get(), std::string(kId) + ".holder.json", netns::serialize_record(r),
+                             0644, dir);
   }
 
   TempDir tmp;
@@ -184,7 +185,8 @@ TEST_F(HolderImpostor, AProcessGivenTheDeadHoldersPidIsRefused) {
 TEST_F(HolderImpostor, DoctorSaysWhichIdentityChecksRan) {
   Holder holder(dir, kId);
   ASSERT_TRUE(holder.wait_ready()) << holder.err();
-  RunResult r = netns::test::run_command({NETNS_EXEC_BIN, "doctor", "--netns", link}, holder_test::within(20s));
+  RunResult r = netns::test::run_command({NETNS_EXEC_BIN, "doctor", "--netns", link},
+                                         holder_test::within(20s));
   // 0, or 1 for a check inside the namespace (its lo is down), never 125.
   ASSERT_FALSE(r.signaled || r.timed_out) << r.describe();
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.describe();

@@ -70,8 +70,8 @@ TEST_F(Unrecorded, TheCliRefusesThemWithoutTheOptIn) {
   for (const auto& [path, ino] : files) {
     std::vector<std::string> args{"run", "--netns", path};
     for (const auto& a : command()) args.push_back(a);
-    expect_refused(exec(args), {"no holder record vouches for \"" + path + "\"", "is not a holder directory",
-                                "--allow-unrecorded-netns"});
+    expect_refused(exec(args), {"no holder record vouches for \"" + path + "\"",
+                                "is not a holder directory", "--allow-unrecorded-netns"});
     args.insert(args.begin() + 1, "--allow-unrecorded-netns");
     ran_in(exec(args), ino, "run --allow-unrecorded-netns --netns " + path);
   }
@@ -97,7 +97,8 @@ TEST_F(Unrecorded, TheNsenterFormRefusesThemWithoutTheEnvironmentsOptIn) {
     (*options.env)["NETNS_EXEC_ALLOW_UNRECORDED_NETNS"] = "yes";
     expect_refused(run_command(argv, options), {"NETNS_EXEC_ALLOW_UNRECORDED_NETNS", "\"1\""});
     (*options.env)["NETNS_EXEC_ALLOW_UNRECORDED_NETNS"] = "1";
-    ran_in(run_command(argv, options), ino, "NETNS_EXEC_ALLOW_UNRECORDED_NETNS=1 nsenter --net=" + path);
+    ran_in(run_command(argv, options), ino,
+           "NETNS_EXEC_ALLOW_UNRECORDED_NETNS=1 nsenter --net=" + path);
   }
 }
 
@@ -135,7 +136,8 @@ TEST_F(Unrecorded, TheCAbiRefusesThemWithoutTheOptIn) {
     EXPECT_EQ(netns_exec_result_errc(res), NETNS_EXEC_ERR_UNTRUSTED) << path;
     const std::string message = netns_exec_result_error(res);
     EXPECT_NE(message.find("\"" + path + "\""), std::string::npos) << message;
-    EXPECT_NE(message.find("netns_exec_request_set_allow_unrecorded_netns"), std::string::npos) << message;
+    EXPECT_NE(message.find("netns_exec_request_set_allow_unrecorded_netns"), std::string::npos)
+        << message;
     EXPECT_FALSE(marker_exists()) << path << ": the command ran";
     netns_exec_result_free(res);
 
@@ -143,7 +145,8 @@ TEST_F(Unrecorded, TheCAbiRefusesThemWithoutTheOptIn) {
     EXPECT_EQ(netns_exec_request_set_allow_unrecorded_netns(nullptr, 1), -EINVAL);
     res = netns_exec_run(req);
     ASSERT_NE(res, nullptr);
-    EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_EXITED) << netns_exec_result_error(res);
+    EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_EXITED)
+        << netns_exec_result_error(res);
     EXPECT_EQ(netns_exec_result_exit_code(res), 0);
     EXPECT_EQ(std::string(netns_exec_result_stdout(res, nullptr)), ns_line(ino));
     EXPECT_TRUE(marker_exists()) << path << ": the command did not run";

@@ -165,7 +165,9 @@ TEST(CephCancel, BeforeTheStartRunsNothing) {
   for (int op = 0; op < 4; ++op) {
     OperationResult r;
     switch (op) {
-      case 0: r = runner.map(map_request(), Target{}, cancel.cancellation()); break;
+      case 0:
+        r = runner.map(map_request(), Target{}, cancel.cancellation());
+        break;
       case 1:
         r = runner.unmap(UnmapRequest{.device_or_spec = "/dev/rbd0", .unmap_options = ""}, Target{},
                          cancel.cancellation());

@@ -32,11 +32,13 @@ TEST(NvmeConnectArgv, IsCephCsisCall) {
   NvmeConnectRequest r = request();
   r.host_nqn = "nqn.2014-08.org.nvmexpress:uuid:1";
   r.dhchap_secret = "DHHC-1:00:abc=:";
-  EXPECT_THAT(nvme_connect_argv(r),
-              ElementsAre("nvme", "connect", "-t", "tcp", "-n", "nqn.2016-06.io.spdk:cnode1", "-a",
-                          "198.18.4.10", "-s", "4420", "-l", "1800", "--hostnqn",
-                          "nqn.2014-08.org.nvmexpress:uuid:1", "--dhchap-secret", "DHHC-1:00:abc=:"));
-  EXPECT_EQ(redact_argv(nvme_connect_argv(r)).back(), "<redacted>") << "the secret stays out of logs";
+  EXPECT_THAT(
+      nvme_connect_argv(r),
+      ElementsAre("nvme", "connect", "-t", "tcp", "-n", "nqn.2016-06.io.spdk:cnode1", "-a",
+                  "198.18.4.10", "-s", "4420", "-l", "1800", "--hostnqn",
+                  "nqn.2014-08.org.nvmexpress:uuid:1", "--dhchap-secret", "DHHC-1:00:abc=:"));
+  EXPECT_EQ(redact_argv(nvme_connect_argv(r)).back(), "<redacted>")
+      << "the secret stays out of logs";
 }
 
 TEST(NvmeConnectArgv, ValuesThatWouldAddFabricOptionsAreRefused) {
@@ -81,9 +83,12 @@ TEST_F(NvmeSysfs, FindsTheControllerOfThatSubsystemAtThatAddress) {
   controller("nvme2", r.subsystem_nqn, "traddr=198.18.4.10,trsvcid=4421");
   controller("nvme3", r.subsystem_nqn, "traddr=198.18.4.10,trsvcid=4420", "deleting");
   controller("nvme4", r.subsystem_nqn, "traddr=198.18.4.10,trsvcid=4420", "live", "rdma");
-  EXPECT_FALSE(connected_controller(settings(), r)) << "another gateway, subsystem, port, state or transport";
-  controller("nvme5", r.subsystem_nqn, "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1", "connecting");
-  EXPECT_EQ(connected_controller(settings(), r), "/dev/nvme5") << "reconnecting within ctrl_loss_tmo is kept";
+  EXPECT_FALSE(connected_controller(settings(), r))
+      << "another gateway, subsystem, port, state or transport";
+  controller("nvme5", r.subsystem_nqn, "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1",
+             "connecting");
+  EXPECT_EQ(connected_controller(settings(), r), "/dev/nvme5")
+      << "reconnecting within ctrl_loss_tmo is kept";
   NvmeConnectRequest other_host = r;
   other_host.host_nqn = "nqn.2014-08.org.nvmexpress:uuid:2";
   EXPECT_FALSE(connected_controller(settings(), other_host));

@@ -25,10 +25,10 @@ namespace netns::ceph {
 namespace {
 
 using namespace std::chrono_literals;
+using test::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test::TempDir;
 
 constexpr const char* kKey = "AQBzb21lc2VjcmV0a2V5dmFsdWUxMjM0NTY3OA==";
 
@@ -64,11 +64,11 @@ TEST(CephCommands, MapIsBuiltLikeCephCsiWithNoudevEverywhere) {
   MapRequest r = map_request();
   r.map_options = "alloc_size=65536";
   r.read_only = true;
-  EXPECT_THAT(map_argv(r, Target{.netns_fd = 7, .initial_netns = false}),
-              ElementsAre("rbd", "--id", "csi-rbd-node", "-m", "198.18.0.10:6789,198.18.0.11:6789",
-                          "--keyfile=/tmp/keyfile-123", "map", "rbd/csi-vol-1", "--device-type",
-                          "krbd", "--options", "noudev", "--options", "alloc_size=65536",
-                          "--read-only"));
+  EXPECT_THAT(
+      map_argv(r, Target{.netns_fd = 7, .initial_netns = false}),
+      ElementsAre("rbd", "--id", "csi-rbd-node", "-m", "198.18.0.10:6789,198.18.0.11:6789",
+                  "--keyfile=/tmp/keyfile-123", "map", "rbd/csi-vol-1", "--device-type", "krbd",
+                  "--options", "noudev", "--options", "alloc_size=65536", "--read-only"));
   r.map_options.clear();
   r.read_only = false;
   EXPECT_THAT(map_argv(r, Target{.netns_fd = -1, .initial_netns = true}),
@@ -91,10 +91,11 @@ TEST(CephCommands, MapGoldenWithRadosNamespaceSnapshotAndEveryFlag) {
 }
 
 TEST(CephCommands, UnmapGoldenBySpecAndDeviceWithOptions) {
-  EXPECT_THAT(unmap_argv(UnmapRequest{.device_or_spec = "rbd/tenant-a/csi-vol-1", .unmap_options = "force"},
-                         Target{.netns_fd = -1, .initial_netns = true}),
-              ElementsAre("rbd", "unmap", "rbd/tenant-a/csi-vol-1", "--device-type", "krbd",
-                          "--options", "noudev", "--options", "force"));
+  EXPECT_THAT(
+      unmap_argv(UnmapRequest{.device_or_spec = "rbd/tenant-a/csi-vol-1", .unmap_options = "force"},
+                 Target{.netns_fd = -1, .initial_netns = true}),
+      ElementsAre("rbd", "unmap", "rbd/tenant-a/csi-vol-1", "--device-type", "krbd", "--options",
+                  "noudev", "--options", "force"));
 }
 
 TEST(CephCommands, MountGoldenKernelCephfsAndNfs) {
@@ -106,23 +107,28 @@ TEST(CephCommands, MountGoldenKernelCephfsAndNfs) {
   m.credentials.keyfile = "/tmp/csi/keys/keyfile-1";
   m.fs_name = "myfs";
   m.mount_options = "ms_mode=secure,recover_session=clean";
-  EXPECT_THAT(cephfs_mount_argv(m),
-              ElementsAre("mount", "-t", "ceph",
-                          "198.18.0.10:6789,198.18.0.11:6789:/volumes/csi/csi-vol-1/uuid",
-                          "/var/lib/kubelet/plugins/kubernetes.io/csi/cephfs.csi.ceph.com/x/globalmount",
-                          "-o",
-                          "name=csi-cephfs-node,secretfile=/tmp/csi/keys/keyfile-1,mds_namespace=myfs,"
-                          "ms_mode=secure,recover_session=clean,_netdev"));
-  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20", .export_path = "/export/a",
-                                             .target = "/mnt/n", .mount_options = ""}),
+  EXPECT_THAT(
+      cephfs_mount_argv(m),
+      ElementsAre(
+          "mount", "-t", "ceph", "198.18.0.10:6789,198.18.0.11:6789:/volumes/csi/csi-vol-1/uuid",
+          "/var/lib/kubelet/plugins/kubernetes.io/csi/cephfs.csi.ceph.com/x/globalmount", "-o",
+          "name=csi-cephfs-node,secretfile=/tmp/csi/keys/keyfile-1,mds_namespace=myfs,"
+          "ms_mode=secure,recover_session=clean,_netdev"));
+  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20",
+                                             .export_path = "/export/a",
+                                             .target = "/mnt/n",
+                                             .mount_options = ""}),
               ElementsAre("mount", "-t", "nfs", "198.18.0.20:/export/a", "/mnt/n"));
   // mount.nfs reads an IPv6 server only in brackets (and the nfs shim routes by it).
-  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "fd00:6::20", .export_path = "/export/a",
-                                             .target = "/mnt/n", .mount_options = ""}),
+  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "fd00:6::20",
+                                             .export_path = "/export/a",
+                                             .target = "/mnt/n",
+                                             .mount_options = ""}),
               ElementsAre("mount", "-t", "nfs", "[fd00:6::20]:/export/a", "/mnt/n"));
-  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "[fd00:6::20]", .export_path = "/e",
-                                             .target = "/mnt/n", .mount_options = ""}),
-              ElementsAre("mount", "-t", "nfs", "[fd00:6::20]:/e", "/mnt/n"));
+  EXPECT_THAT(
+      nfs_mount_argv(NfsMountRequest{
+          .server = "[fd00:6::20]", .export_path = "/e", .target = "/mnt/n", .mount_options = ""}),
+      ElementsAre("mount", "-t", "nfs", "[fd00:6::20]:/e", "/mnt/n"));
 }
 
 TEST(CephCommands, ImageSpecCarriesNamespaceAndSnapshot) {
@@ -152,20 +158,23 @@ TEST(CephCommands, KeyByValueGoesToStdinNeverArgv) {
                           "name=admin,secretfile=/dev/stdin,mds_namespace=myfs,_netdev"));
   m.ceph_conf = "/etc/ceph/ceph.conf";
   m.mount_options = "debug";
-  EXPECT_THAT(ceph_fuse_argv(m),
-              ElementsAre("ceph-fuse", "/mnt/x", "-m", "198.18.0.10:6789", "-c",
-                          "/etc/ceph/ceph.conf", "-n", "client.admin", "--keyfile=/dev/stdin", "-r",
-                          "/volumes/csi/v1", "-o", "nonempty,debug",
-                          "--client_mds_namespace=myfs"));
+  EXPECT_THAT(ceph_fuse_argv(m), ElementsAre("ceph-fuse", "/mnt/x", "-m", "198.18.0.10:6789", "-c",
+                                             "/etc/ceph/ceph.conf", "-n", "client.admin",
+                                             "--keyfile=/dev/stdin", "-r", "/volumes/csi/v1", "-o",
+                                             "nonempty,debug", "--client_mds_namespace=myfs"));
 }
 
 TEST(CephCommands, UnmapNfsAndUmount) {
-  EXPECT_THAT(unmap_argv(UnmapRequest{.device_or_spec = "/dev/rbd3", .unmap_options = ""},
-                         Target{.netns_fd = 5, .initial_netns = false}),
-              ElementsAre("rbd", "unmap", "/dev/rbd3", "--device-type", "krbd", "--options", "noudev"));
-  EXPECT_THAT(nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20", .export_path = "/export/a",
-                                             .target = "/mnt/n", .mount_options = "vers=4.1"}),
-              ElementsAre("mount", "-t", "nfs", "198.18.0.20:/export/a", "/mnt/n", "-o", "vers=4.1"));
+  EXPECT_THAT(
+      unmap_argv(UnmapRequest{.device_or_spec = "/dev/rbd3", .unmap_options = ""},
+                 Target{.netns_fd = 5, .initial_netns = false}),
+      ElementsAre("rbd", "unmap", "/dev/rbd3", "--device-type", "krbd", "--options", "noudev"));
+  EXPECT_THAT(
+      nfs_mount_argv(NfsMountRequest{.server = "198.18.0.20",
+                                     .export_path = "/export/a",
+                                     .target = "/mnt/n",
+                                     .mount_options = "vers=4.1"}),
+      ElementsAre("mount", "-t", "nfs", "198.18.0.20:/export/a", "/mnt/n", "-o", "vers=4.1"));
   EXPECT_THAT(umount_argv(UmountRequest{.target = "/mnt/n"}), ElementsAre("umount", "/mnt/n"));
 }
 
@@ -214,14 +223,17 @@ struct Fixture {
   Settings settings;
   Fixture() {
     settings.modprobe = dir / "modprobe";
-    write_script(settings.modprobe, "echo \"modprobe: FATAL: Module $1 not found in directory /lib/modules/test\" >&2; exit 1");
+    write_script(
+        settings.modprobe,
+        "echo \"modprobe: FATAL: Module $1 not found in directory /lib/modules/test\" >&2; exit 1");
     settings.sys_bus_rbd = dir / "no-sys-bus-rbd";
     settings.proc_filesystems = dir / "filesystems";
     std::ofstream(settings.proc_filesystems) << "nodev\tsysfs\nnodev\ttmpfs\n\text4\n";
     settings.timeout = 10s;
     settings.lock_dir = dir / "locks";
     settings.proc_mountinfo = dir / "mountinfo";
-    std::ofstream(settings.proc_mountinfo) << "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n";
+    std::ofstream(settings.proc_mountinfo)
+        << "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n";
   }
 };
 
@@ -278,7 +290,9 @@ TEST(CephRunner, FailureMessagesAreRedactedAndClassified) {
   // The command's own bytes come back untouched; only the message is redacted.
   EXPECT_THAT(r.process.err.data, HasSubstr(std::string("failed to decode key '") + kKey));
 
-  write_script(f.settings.rbd, "echo 'rbd: failed to load rbd kernel module (1)' >&2; echo 'rbd: map failed: (2) No such file or directory' >&2; exit 2");
+  write_script(f.settings.rbd,
+               "echo 'rbd: failed to load rbd kernel module (1)' >&2; echo 'rbd: map failed: (2) "
+               "No such file or directory' >&2; exit 2");
   OperationResult m = runner.map(map_request(), Target{});
   EXPECT_EQ(m.failure, Failure::kernel_module_missing) << m.message;
   EXPECT_EQ(m.exit_code(), 2);
@@ -320,9 +334,11 @@ TEST(CephRunner, KernelMountsFailFastWithoutTheFilesystem) {
   OperationResult r = runner.mount_cephfs(m, Target{});
   EXPECT_EQ(r.failure, Failure::kernel_module_missing) << r.message;
   EXPECT_THAT(r.message, HasSubstr("ceph kernel module is not available"));
-  OperationResult n = runner.mount_nfs(
-      NfsMountRequest{.server = "198.18.0.20", .export_path = "/e", .target = f.dir.path(), .mount_options = ""},
-      Target{});
+  OperationResult n = runner.mount_nfs(NfsMountRequest{.server = "198.18.0.20",
+                                                       .export_path = "/e",
+                                                       .target = f.dir.path(),
+                                                       .mount_options = ""},
+                                       Target{});
   EXPECT_EQ(n.failure, Failure::kernel_module_missing) << n.message;
   EXPECT_NE(::access(marker.c_str(), F_OK), 0);
 
@@ -359,10 +375,13 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
   // volume's lock or, were there no lock, has run rbd itself.
   std::string fifo = f.dir / "release";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  write_script(f.settings.rbd, "if [ -e " + ran + " ]; then echo run >> " + ran + "; else echo run >> " + ran +
-                                   "; read x < " + fifo + "; fi; mkdir -p " + dev + "; echo rbd > " +
-                                   dev + "/pool; echo csi-vol-1 > " + dev + "/name; echo - > " + dev +
-                                   "/current_snap; : > " + dev + "/pool_ns; echo '198.18.0.10:6789,198.18.0.11:6789 name=csi-rbd-node,key=client.csi-rbd-node rbd csi-vol-1 -' > " +
+  write_script(f.settings.rbd, "if [ -e " + ran + " ]; then echo run >> " + ran +
+                                   "; else echo run >> " + ran + "; read x < " + fifo +
+                                   "; fi; mkdir -p " + dev + "; echo rbd > " + dev +
+                                   "/pool; echo csi-vol-1 > " + dev + "/name; echo - > " + dev +
+                                   "/current_snap; : > " + dev +
+                                   "/pool_ns; echo '198.18.0.10:6789,198.18.0.11:6789 "
+                                   "name=csi-rbd-node,key=client.csi-rbd-node rbd csi-vol-1 -' > " +
                                    dev + "/config_info; echo /dev/rbd3");
   Runner first(f.settings);
   Runner second(f.settings);
@@ -375,7 +394,8 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
     b = second.map(map_request(), Target{});
   });
   EXPECT_TRUE(test::wait_until(
-      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_flock) || read(ran) == "run\nrun\n"; }, 10s))
+      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_flock) || read(ran) == "run\nrun\n"; },
+      10s))
       << "the second map neither waited for the lock nor ran rbd";
   {
     std::ofstream out(fifo);
@@ -419,7 +439,8 @@ TEST(CephRunner, KernelMountOfATargetAlreadyMountedAsCephRunsNothing) {
   std::string ran = f.dir / "ran";
   write_script(f.settings.mount, "echo run >> " + ran);
   std::ofstream(f.settings.proc_mountinfo, std::ios::app)
-      << "90 22 0:50 / /mnt/vol\\040a rw,relatime shared:40 - ceph 198.18.0.10:6789:/ rw,name=admin\n";
+      << "90 22 0:50 / /mnt/vol\\040a rw,relatime shared:40 - ceph 198.18.0.10:6789:/ "
+         "rw,name=admin\n";
   CephfsMountRequest m;
   m.monitors = {"198.18.0.10:6789"};
   m.target = "/mnt/vol a";
@@ -448,7 +469,8 @@ TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {
   OperationResult u = runner.umount(UmountRequest{.target = f.dir.path()}, Target{});
   EXPECT_TRUE(u.ok()) << u.message;
   EXPECT_TRUE(u.already_done);
-  OperationResult m = runner.unmap(UnmapRequest{.device_or_spec = "rbd/img", .unmap_options = ""}, Target{});
+  OperationResult m =
+      runner.unmap(UnmapRequest{.device_or_spec = "rbd/img", .unmap_options = ""}, Target{});
   EXPECT_TRUE(m.ok()) << m.message;
   EXPECT_TRUE(m.already_done);
 }
@@ -456,7 +478,8 @@ TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {
 // A command that logs start-TAG and end-TAG, with nothing in between.
 spawn::Command append_start_end(const std::string& log, const std::string& tag) {
   spawn::Command c;
-  c.argv = {"/bin/sh", "-c", "echo start-" + tag + " >> " + log + "; echo end-" + tag + " >> " + log};
+  c.argv = {"/bin/sh", "-c",
+            "echo start-" + tag + " >> " + log + "; echo end-" + tag + " >> " + log};
   return c;
 }
 
@@ -498,7 +521,8 @@ TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
     t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
     b = runner.run_serialized("map", "rbd/vol-1", held, Target{});
   });
-  ASSERT_TRUE(test::wait_until([&] { return t2_tid != 0 && blocked_in(t2_tid) == SYS_futex; }, 10s));
+  ASSERT_TRUE(
+      test::wait_until([&] { return t2_tid != 0 && blocked_in(t2_tid) == SYS_futex; }, 10s));
   {
     std::ofstream release(fifo);
     release << "go\n";
@@ -512,17 +536,20 @@ TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
   EXPECT_EQ(a.process.pid, b.process.pid);
 
   // Not overlapping: a new request runs again.
-  OperationResult c = runner.run_serialized("map", "rbd/vol-1", append_start_end(log, "x"), Target{});
+  OperationResult c =
+      runner.run_serialized("map", "rbd/vol-1", append_start_end(log, "x"), Target{});
   EXPECT_FALSE(c.shared);
   EXPECT_EQ(lines(log).size(), 4u);
 }
 
 // A command that logs start-TAG, holds until a line arrives on `fifo`, then
 // logs end-TAG: the test decides when it ends, by an event, not a sleep.
-spawn::Command append_and_hold(const std::string& log, const std::string& tag, const std::string& fifo) {
+spawn::Command append_and_hold(const std::string& log, const std::string& tag,
+                               const std::string& fifo) {
   spawn::Command c;
   c.argv = {"/bin/sh", "-c",
-            "echo start-" + tag + " >> " + log + "; read x < " + fifo + "; echo end-" + tag + " >> " + log};
+            "echo start-" + tag + " >> " + log + "; read x < " + fifo + "; echo end-" + tag +
+                " >> " + log};
   return c;
 }
 
@@ -543,7 +570,9 @@ TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Runner runner;
   std::atomic<pid_t> t2_tid{0};
-  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{}); });
+  std::thread t1([&] {
+    runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{});
+  });
   wait_for_line(log, "start-a");
   std::thread t2([&] {
     t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
@@ -552,7 +581,8 @@ TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
   // a ends only once b is either waiting for the volume (a futex wait) or, if
   // the requests are not serialized, has started: both are events.
   EXPECT_TRUE(test::wait_until(
-      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_futex) || has_line(log, "start-b"); }, 10s))
+      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_futex) || has_line(log, "start-b"); },
+      10s))
       << "the second request neither waited nor started";
   release(fifo);
   t1.join();
@@ -566,9 +596,12 @@ TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
   std::string fifo = dir / "release-a";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Runner runner;
-  std::thread t1([&] { runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{}); });
+  std::thread t1([&] {
+    runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{});
+  });
   wait_for_line(log, "start-a");
-  std::thread t2([&] { runner.run_serialized("map", "rbd/vol-2", append_start_end(log, "b"), Target{}); });
+  std::thread t2(
+      [&] { runner.run_serialized("map", "rbd/vol-2", append_start_end(log, "b"), Target{}); });
   // a holds until b has finished: only a second volume running in parallel
   // gets there (serialized, b would wait for a forever and this wait fail).
   EXPECT_TRUE(test::wait_until([&] { return has_line(log, "end-b"); }, 10s))

@@ -70,7 +70,8 @@ TEST_F(CliUsability, ATypoGetsTheClosestSubcommand) {
 TEST_F(CliUsability, ATypoGetsTheClosestOption) {
   auto r = cli({"run", "--timout", "5s", "--netns", "/x", "--", "true"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
-  EXPECT_TRUE(has(r.err, "run: unknown option \"--timout\" (did you mean \"--timeout\"?)")) << r.err;
+  EXPECT_TRUE(has(r.err, "run: unknown option \"--timout\" (did you mean \"--timeout\"?)"))
+      << r.err;
   // Before the subcommand too.
   r = cli({"--log-formt", "json", "run", "--", "true"});
   EXPECT_TRUE(has(r.err, "unknown option \"--log-formt\" (did you mean \"--log-format\"?)"))
@@ -87,8 +88,8 @@ TEST_F(CliUsability, ATypoGetsTheClosestOption) {
 }
 
 TEST_F(CliUsability, NegativeOutputLimitIsRefused) {
-  auto r = cli({"run", "--json", "--output-limit", "-5", "--netns", tmp / "none.net.ns", "--",
-                "true"});
+  auto r =
+      cli({"run", "--json", "--output-limit", "-5", "--netns", tmp / "none.net.ns", "--", "true"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
   EXPECT_TRUE(has(r.err, "--output-limit")) << r.err;
   // Control: a good value gets past parsing (to the missing namespace).

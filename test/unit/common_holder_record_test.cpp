@@ -60,7 +60,8 @@ TEST(HolderRecord, VersionTwoRequiresItsIdentities) {
   std::string good = netns::serialize_record(sample());
   EXPECT_NE(good.find("\"version\": 2"), std::string::npos) << good;
   std::string msg;
-  EXPECT_EQ(parse_error(replace(good, ",\n  \"netns_cookie\": 4097", ""), &msg), netns::Errc::invalid_argument);
+  EXPECT_EQ(parse_error(replace(good, ",\n  \"netns_cookie\": 4097", ""), &msg),
+            netns::Errc::invalid_argument);
   EXPECT_NE(msg.find("\"netns_cookie\" is missing"), std::string::npos) << msg;
   EXPECT_EQ(parse_error(replace(good, "\"holder_pidfs_ino\": 17010", "\"holder_pidfs_ino\": 0")),
             netns::Errc::invalid_argument);
@@ -128,7 +129,8 @@ TEST(HolderRecord, RejectsMissingExtraAndMistypedFields) {
   EXPECT_NE(msg.find("unknown field \"extra\""), std::string::npos) << msg;
   EXPECT_EQ(parse_error(replace(good, "\"pid\": 4242", "\"pid\": \"4242\"")),
             netns::Errc::invalid_argument);
-  EXPECT_EQ(parse_error(replace(good, "\"pid\": 4242", "\"pid\": 0")), netns::Errc::invalid_argument);
+  EXPECT_EQ(parse_error(replace(good, "\"pid\": 4242", "\"pid\": 0")),
+            netns::Errc::invalid_argument);
   EXPECT_EQ(parse_error(replace(good, "\"socket\": \"ceph-a.net.sock\"", "\"socket\": 7")),
             netns::Errc::invalid_argument);
 }
@@ -153,7 +155,8 @@ TEST(FlatJson, StrictAboutNumbersAndStrings) {
   EXPECT_THROW(netns::parse_flat_json("{\"a\": \"x\ny\"}"), netns::Error);
   EXPECT_THROW(netns::parse_flat_json("{\"a\": {}}"), netns::Error);
   EXPECT_THROW(netns::parse_flat_json("{\"a\": 1,}"), netns::Error);
-  auto obj = netns::parse_flat_json(" {\"a\": 18446744073709551615, \"b\": \"q\\\"\\u0041\", \"c\": true} ");
+  auto obj = netns::parse_flat_json(
+      " {\"a\": 18446744073709551615, \"b\": \"q\\\"\\u0041\", \"c\": true} ");
   ASSERT_EQ(obj.size(), 3u);
   EXPECT_EQ(obj[0].second.integer, UINT64_MAX);
   EXPECT_EQ(obj[1].second.string, "q\"A");

@@ -14,11 +14,14 @@ std::string stat_line(const std::string& comm) {
 }
 }  // namespace
 
-TEST(ProcStat, FindsField22) { EXPECT_EQ(netns::parse_stat_start_time(stat_line("sleep")), 987654u); }
+TEST(ProcStat, FindsField22) {
+  EXPECT_EQ(netns::parse_stat_start_time(stat_line("sleep")), 987654u);
+}
 
 TEST(ProcStat, CommandNamesWithSpacesAndParentheses) {
   EXPECT_EQ(netns::parse_stat_start_time(stat_line("a) (b")), 987654u);
-  EXPECT_EQ(netns::parse_stat_start_time(stat_line(") ) 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20")),
+  EXPECT_EQ(netns::parse_stat_start_time(
+                stat_line(") ) 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20")),
             987654u);
   EXPECT_EQ(netns::parse_stat_start_time(stat_line("")), 987654u);
 }
@@ -35,7 +38,7 @@ TEST(ProcStat, LiveProcessesAndGoneOnes) {
   auto self = netns::pid_start_time(::getpid());
   ASSERT_TRUE(self.has_value());
   EXPECT_GT(*self, 0u);
-  EXPECT_EQ(netns::pid_start_time(::getpid()), self);  // stable
+  EXPECT_EQ(netns::pid_start_time(::getpid()), self);         // stable
   EXPECT_EQ(netns::pid_start_time(0x3ffffff), std::nullopt);  // above pid_max
   EXPECT_EQ(netns::read_boot_id().size(), 36u);
 }

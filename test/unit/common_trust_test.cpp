@@ -1,8 +1,8 @@
 // The pieces of the trust policy that need no privilege: the one unix-socket
 // address helper, the file-name suffixes, the ns-id formatter, non-blocking
 // reads of user-named files, and the findings' shape.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,7 +40,8 @@ TEST(HolderFileNames, SuffixesAreDefinedOnce) {
   EXPECT_EQ(netns::cluster_id_from_file_name(n.ns_link, netns::kLinkSuffix), "ceph-a");
   EXPECT_EQ(netns::cluster_id_from_file_name(n.socket, netns::kSocketSuffix), "ceph-a");
   EXPECT_EQ(netns::cluster_id_from_file_name(".net.ns", netns::kLinkSuffix), "");
-  EXPECT_EQ(netns::cluster_id_from_file_name("-x.net.ns", netns::kLinkSuffix), "") << "not a valid ID";
+  EXPECT_EQ(netns::cluster_id_from_file_name("-x.net.ns", netns::kLinkSuffix), "")
+      << "not a valid ID";
   EXPECT_EQ(netns::cluster_id_from_file_name("net", netns::kLinkSuffix), "");
 }
 

@@ -4,8 +4,8 @@
 // the way (writable: refused; sticky or read-only: fine). Owners are root
 // and the caller, so it runs as any user; who owns what is the privileged
 // tests' (trust_every_hop_test.cpp, the fault matrix).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,7 +32,8 @@ void ln(const std::string& target, const std::string& path) {
 
 struct TrustedPath : ::testing::Test {
   void SetUp() override { ASSERT_EQ(::chmod(tmp.path().c_str(), 0755), 0); }
-  trust::Finding walk(const std::string& path, trust::WalkedPath* out, bool judge_entry_dir = false) {
+  trust::Finding walk(const std::string& path, trust::WalkedPath* out,
+                      bool judge_entry_dir = false) {
     trust::WalkOptions options;
     options.judge_entry_dir = judge_entry_dir;
     return trust::walk_path(path, caller(), options, out);
@@ -44,9 +45,9 @@ TEST_F(TrustedPath, FollowsEverySymlinkByHandToWhatTheKernelWouldOpen) {
   ASSERT_EQ(::mkdir((tmp / "a").c_str(), 0755), 0);
   ASSERT_EQ(::mkdir((tmp / "a/b").c_str(), 0755), 0);
   touch(tmp / "a/b/file");
-  ln("a/../a/b", tmp / "rel");         // relative, through ".."
-  ln(tmp / "rel", tmp / "abs");        // absolute, to another link
-  ln("abs/./file", tmp / "entry");     // the entry: a link whose text has "."
+  ln("a/../a/b", tmp / "rel");      // relative, through ".."
+  ln(tmp / "rel", tmp / "abs");     // absolute, to another link
+  ln("abs/./file", tmp / "entry");  // the entry: a link whose text has "."
   trust::WalkedPath w;
   trust::Finding f = walk(tmp / "entry", &w);
   ASSERT_TRUE(f.ok) << f.detail;

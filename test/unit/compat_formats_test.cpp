@@ -143,7 +143,8 @@ TEST(compat, VersionOneRecordsHaveNoNeverReusedIdentities) {
   netns::HolderRecord r = read_v1_record("ceph-a.holder.json");
   EXPECT_FALSE(r.holder_pidfs_ino.has_value());
   EXPECT_FALSE(r.netns_cookie.has_value());
-  std::string mixed = replaced(fixture("ceph-a.holder.json"), "\"socket\"", "\"netns_cookie\": 7, \"socket\"");
+  std::string mixed =
+      replaced(fixture("ceph-a.holder.json"), "\"socket\"", "\"netns_cookie\": 7, \"socket\"");
   netns::Error e = refusal(mixed, "x.holder.json");
   EXPECT_EQ(e.code(), netns::Errc::invalid_argument) << e.describe();
   EXPECT_NE(e.message().find("unknown field \"netns_cookie\""), std::string::npos) << e.describe();

@@ -3,9 +3,9 @@
 // ceph-csi picks. test/go-config compares the same reader with encoding/json
 // itself on thousands of documents; these are the cases by name, with what
 // ceph-csi does written out.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
@@ -23,7 +23,9 @@ using netns::Errc;
 using netns::Error;
 using ::testing::HasSubstr;
 
-ex::CephCsiConfig decode(const std::string& text) { return ex::decode_ceph_csi_config(text, "config.json"); }
+ex::CephCsiConfig decode(const std::string& text) {
+  return ex::decode_ceph_csi_config(text, "config.json");
+}
 
 // The rbd path ceph-csi would use for cluster "a" ("" for none).
 std::string rbd_of_a(const std::string& text) {
@@ -46,17 +48,25 @@ std::string refusal(const std::string& text) {
 
 TEST(CephCsiConfig, KeysMatchCaseInsensitivelyAsInGo) {
   // The issue's cases: ceph-csi takes these as rbd.netNamespaceFilePath.
-  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","RBD":{"netNamespaceFilePath":"/h/a.net.ns"}}])"), "/h/a.net.ns");
-  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"NetNamespaceFilePath":"/h/a.net.ns"}}])"), "/h/a.net.ns");
-  EXPECT_EQ(rbd_of_a(R"([{"CLUSTERID":"a","Rbd":{"NETNAMESPACEFILEPATH":"/h/a.net.ns"}}])"), "/h/a.net.ns");
+  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","RBD":{"netNamespaceFilePath":"/h/a.net.ns"}}])"),
+            "/h/a.net.ns");
+  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"NetNamespaceFilePath":"/h/a.net.ns"}}])"),
+            "/h/a.net.ns");
+  EXPECT_EQ(rbd_of_a(R"([{"CLUSTERID":"a","Rbd":{"NETNAMESPACEFILEPATH":"/h/a.net.ns"}}])"),
+            "/h/a.net.ns");
   // Go folds U+017F (long s) to S and U+212A (Kelvin) to K; \u escapes
   // are decoded before matching.
-  EXPECT_EQ(rbd_of_a("[{\"clu\xC5\xBFterID\":\"a\",\"rbd\":{\"netName\\u017fpaceFilePath\":\"/h/s\"}}]"), "/h/s");
-  EXPECT_THAT(refusal("[{\"clusterID\":\"a\",\"cephFS\":{\"\xE2\x84\xAA" "ernelMountOptions\":5}}]"),
+  EXPECT_EQ(
+      rbd_of_a("[{\"clu\xC5\xBFterID\":\"a\",\"rbd\":{\"netName\\u017fpaceFilePath\":\"/h/s\"}}]"),
+      "/h/s");
+  EXPECT_THAT(refusal("[{\"clusterID\":\"a\",\"cephFS\":{\"\xE2\x84\xAA"
+                      "ernelMountOptions\":5}}]"),
               HasSubstr("kernelMountOptions"));
-  EXPECT_EQ(rbd_of_a(R"([{"cluster\u0049D":"a","r\u0062d":{"netNamespaceFilePath":"/h/e"}}])"), "/h/e");
+  EXPECT_EQ(rbd_of_a(R"([{"cluster\u0049D":"a","r\u0062d":{"netNamespaceFilePath":"/h/e"}}])"),
+            "/h/e");
   // Not folds: dotless i, underscores, a trailing space.
-  EXPECT_EQ(rbd_of_a("[{\"clusterID\":\"a\",\"rbd\":{\"netNamespaceF\xC4\xB1lePath\":\"/h/x\"}}]"), "");
+  EXPECT_EQ(rbd_of_a("[{\"clusterID\":\"a\",\"rbd\":{\"netNamespaceF\xC4\xB1lePath\":\"/h/x\"}}]"),
+            "");
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"net_namespace_file_path":"/h/x"}}])"), "");
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd ":{"netNamespaceFilePath":"/h/x"}}])"), "");
   // The cluster ID itself is compared exactly, as ceph-csi compares it.
@@ -66,25 +76,32 @@ TEST(CephCsiConfig, KeysMatchCaseInsensitivelyAsInGo) {
 TEST(CephCsiConfig, DuplicatesResolveAsInGo) {
   // Later keys overwrite: "rbd" then "Rbd" is the second path.
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1"},
-                        "Rbd":{"netNamespaceFilePath":"/h/2"}}])"), "/h/2");
+                        "Rbd":{"netNamespaceFilePath":"/h/2"}}])"),
+            "/h/2");
   // A second object for a section merges into the first, null keeps it.
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1"},
-                        "RBD":{"radosNamespace":"t"}}])"), "/h/1");
-  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1"},"rbd":null}])"), "/h/1");
+                        "RBD":{"radosNamespace":"t"}}])"),
+            "/h/1");
+  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1"},"rbd":null}])"),
+            "/h/1");
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1",
-                        "NetNamespaceFilePath":null}}])"), "/h/1");
+                        "NetNamespaceFilePath":null}}])"),
+            "/h/1");
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1",
-                        "netNamespaceFilePath":""}}])"), "");
+                        "netNamespaceFilePath":""}}])"),
+            "");
   // The later clusterID wins; of two entries with one ID, the first.
   EXPECT_EQ(decode(R"([{"clusterID":"a","ClusterID":"b"}])").clusters.at(0).cluster_id, "b");
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/1"}},
-                        {"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/2"}}])"), "/h/1");
+                        {"clusterID":"a","rbd":{"netNamespaceFilePath":"/h/2"}}])"),
+            "/h/1");
   // Go reuses a slice's array: ["m1","m2","m3"], then ["x"], then
   // ["y",null,null] is ["y","m2","m3"]; [] and null start afresh.
   auto reuse = decode(R"([{"clusterID":"a","monitors":["m1","m2","m3"],"monitors":["x"],
                           "Monitors":["y",null,null]}])");
   EXPECT_EQ(reuse.clusters.at(0).monitors, (std::vector<std::string>{"y", "m2", "m3"}));
-  auto fresh = decode(R"([{"clusterID":"a","monitors":["m1","m2"],"monitors":[],"monitors":[null,"z"]}])");
+  auto fresh =
+      decode(R"([{"clusterID":"a","monitors":["m1","m2"],"monitors":[],"monitors":[null,"z"]}])");
   EXPECT_EQ(fresh.clusters.at(0).monitors, (std::vector<std::string>{"", "z"}));
 }
 
@@ -101,7 +118,8 @@ TEST(CephCsiConfig, WhatGoRefusesIsRefusedWhole) {
   EXPECT_NO_THROW(decode(R"([{"rbd":{"mirrorDaemonCount":-9223372036854775808}}])"));
   EXPECT_THAT(refusal(R"([{"clusterID":"a"},"b"])"), HasSubstr("entry 2 is a string"));
   EXPECT_THAT(refusal(R"({"clusterID":"a"})"), HasSubstr("the top level is an object"));
-  EXPECT_THAT(refusal(R"([{"clusterID":"a","readAffinity":{"enabled":"yes"}}])"), HasSubstr("enabled"));
+  EXPECT_THAT(refusal(R"([{"clusterID":"a","readAffinity":{"enabled":"yes"}}])"),
+              HasSubstr("enabled"));
   EXPECT_THAT(refusal(R"([{"clusterID":7}])"), HasSubstr("ceph-csi uses no cluster of it"));
   // Syntax, as Go's scanner sees it.
   for (const char* bad : {"\xEF\xBB\xBF[]", "[{\"clusterID\":\"a\",}]", "[] x", "[01]",
@@ -110,7 +128,8 @@ TEST(CephCsiConfig, WhatGoRefusesIsRefusedWhole) {
   // Keys ceph-csi does not know are skipped whatever they hold; a top-level
   // null, an empty list and null entries are no clusters, not errors.
   EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","x":{"y":[1,{"z":null}]},"rbd":{"pool":[],
-                        "netNamespaceFilePath":"/h/1"}}])"), "/h/1");
+                        "netNamespaceFilePath":"/h/1"}}])"),
+            "/h/1");
   EXPECT_TRUE(decode("null").clusters.empty());
   EXPECT_TRUE(decode(" [ ] ").clusters.empty());
   EXPECT_EQ(decode(R"([null,{"clusterID":"a"}])").clusters.size(), 2u);
@@ -129,14 +148,18 @@ TEST(CephCsiConfig, NestingLimitIsGos) {
 TEST(CephCsiConfig, StringsDecodeAsInGo) {
   // Invalid UTF-8: each bad byte one U+FFFD; lone surrogates U+FFFD; a pair
   // one rune.
-  EXPECT_EQ(rbd_of_a("[{\"clusterID\":\"a\",\"rbd\":{\"netNamespaceFilePath\":\"/p/\xFF\xE2\x82.\"}}]"),
-            "/p/\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD.");
-  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"\ud83d\ude00\ud83d|\udc00"}}])"),
-            "\xF0\x9F\x98\x80\xEF\xBF\xBD|\xEF\xBF\xBD");
-  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"\/p\/\u0061\t"}}])"), "/p/a\t");
-  EXPECT_EQ(gj::unquote("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // UTF-8 surrogate
-  EXPECT_EQ(gj::unquote("\xF4\x8F\xBF\xBF"), "\xF4\x8F\xBF\xBF");                  // U+10FFFF
-  EXPECT_EQ(gj::unquote("\xF4\x90\x80\x80"),  // above U+10FFFF
+  EXPECT_EQ(
+      rbd_of_a("[{\"clusterID\":\"a\",\"rbd\":{\"netNamespaceFilePath\":\"/p/\xFF\xE2\x82.\"}}]"),
+      "/p/\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD.");
+  EXPECT_EQ(
+      rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"\ud83d\ude00\ud83d|\udc00"}}])"),
+      "\xF0\x9F\x98\x80\xEF\xBF\xBD|\xEF\xBF\xBD");
+  EXPECT_EQ(rbd_of_a(R"([{"clusterID":"a","rbd":{"netNamespaceFilePath":"\/p\/\u0061\t"}}])"),
+            "/p/a\t");
+  EXPECT_EQ(gj::unquote("\xED\xA0\x80"),
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");               // UTF-8 surrogate
+  EXPECT_EQ(gj::unquote("\xF4\x8F\xBF\xBF"), "\xF4\x8F\xBF\xBF");  // U+10FFFF
+  EXPECT_EQ(gj::unquote("\xF4\x90\x80\x80"),                       // above U+10FFFF
             "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(gj::fold_key("netName\xC5\xBFpace\xE2\x84\xAA"), "NETNAMESPACEK");
   EXPECT_EQ(gj::parse_int64("-0"), 0);

@@ -1,6 +1,6 @@
 // ceph-csi's config.json lookup, and the source/option parsing around it.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <functional>
@@ -62,8 +62,9 @@ TEST_F(ExecConfig, Refusals) {
   // of the file: another cluster's lookup is refused too.
   EXPECT_EQ(code_of([&] { ex::lookup_netns_path(cfg, "zz", ex::ConfigKind::rbd); }),
             Errc::invalid_argument);
-  EXPECT_EQ(code_of([&] { ex::lookup_netns_path(write(R"([{"clusterID": "a"}])"), "zz",
-                                                ex::ConfigKind::rbd); }),
+  EXPECT_EQ(code_of([&] {
+              ex::lookup_netns_path(write(R"([{"clusterID": "a"}])"), "zz", ex::ConfigKind::rbd);
+            }),
             Errc::not_found);
   EXPECT_EQ(code_of([&] { ex::lookup_netns_path(cfg, "../a", ex::ConfigKind::rbd); }),
             Errc::invalid_argument);
@@ -91,7 +92,8 @@ TEST_F(ExecConfig, WaitWakesOnPublicationNotOnTheDeadline) {
   std::thread publisher([&] {
     // Published once resolve watches (an inotify watch exists), so the test
     // shows a wake-up, not a file that was there at the first look.
-    EXPECT_TRUE(netns::test::wait_until([] { return netns::test::watching_with_inotify(); }, std::chrono::seconds(10)))
+    EXPECT_TRUE(netns::test::wait_until([] { return netns::test::watching_with_inotify(); },
+                                        std::chrono::seconds(10)))
         << "resolve never started watching";
     ::mkdir((tmp / "sub").c_str(), 0755);
     netns::UniqueFd d = netns::open_fd(tmp / "sub", O_RDONLY | O_DIRECTORY);
@@ -118,8 +120,8 @@ TEST_F(ExecConfig, WaitIsBounded) {
 }
 
 TEST_F(ExecConfig, CliUsageErrorsAre125) {
-  auto r = netns::test::run_command({NETNS_EXEC_BIN, "run", "--timeout", "5 minutes",
-                                     "--netns", "/x", "--", "true"});
+  auto r = netns::test::run_command(
+      {NETNS_EXEC_BIN, "run", "--timeout", "5 minutes", "--netns", "/x", "--", "true"});
   EXPECT_EQ(r.exit_code, 125) << r.describe();
   EXPECT_NE(r.err.find("--timeout"), std::string::npos) << r.err;
   auto j = netns::test::run_command({NETNS_EXEC_BIN, "--log-format", "json", "run", "--netns",

@@ -108,9 +108,15 @@ TEST(ExecRedact, KnownSecretsFromArgvAreHiddenWhereverTheyAppear) {
   std::ofstream(keyfile) << "AQBkeyfilecontents1234==\n";
   std::string keyring = dir / "keyring";
   std::ofstream(keyring) << "[client.admin]\n\tkey = AQBkeyringcontents5678==\n";
-  const std::vector<std::string> argv{"netns-exec", "--key",   "AQBflagvalue", "-o",
-                                      "name=a,secret=AQBoptvalue", "--keyfile", keyfile,
-                                      "--keyring=" + keyring, "-osecretfile=" + keyfile};
+  const std::vector<std::string> argv{"netns-exec",
+                                      "--key",
+                                      "AQBflagvalue",
+                                      "-o",
+                                      "name=a,secret=AQBoptvalue",
+                                      "--keyfile",
+                                      keyfile,
+                                      "--keyring=" + keyring,
+                                      "-osecretfile=" + keyfile};
   auto known = secrets_of_argv(argv);
   // A parse error that lists the value before its flag, and a tool that
   // echoes key file contents: all hidden.

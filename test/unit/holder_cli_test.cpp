@@ -85,8 +85,9 @@ TEST(HolderCli, InvalidClusterIdsAreUsageErrorsThatNameTheValue) {
 TEST(HolderCli, UnknownFlagsAndBadValuesAreUsageErrors) {
   TempDir tmp;
   std::string d = tmp / "d";
-  expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "--bogus"}), 2,
-                        {"unknown option \"--bogus\"", "--cluster-id, --dir, --socket, --allow-uid"});
+  expect_one_line_error(
+      holder({"--cluster-id", "a", "--dir", d, "--bogus"}), 2,
+      {"unknown option \"--bogus\"", "--cluster-id, --dir, --socket, --allow-uid"});
   expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "stray"}), 2,
                         {"unexpected argument \"stray\""});
   expect_one_line_error(holder({"--dir", d}), 2, {"--cluster-id is required"});
@@ -94,10 +95,12 @@ TEST(HolderCli, UnknownFlagsAndBadValuesAreUsageErrors) {
   expect_one_line_error(holder({"--cluster-id", "a", "--dir"}), 2, {"--dir needs a value"});
   expect_one_line_error(holder({"--cluster-id", "a", "--cluster-id", "b", "--dir", d}), 2,
                         {"--cluster-id is given twice"});
-  expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "--socket", "--allow-uid", "root"}), 2,
-                        {"--allow-uid \"root\"", "numeric uid"});
-  expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "--socket", "--allow-uid", "4294967295"}), 2,
-                        {"--allow-uid \"4294967295\""});
+  expect_one_line_error(
+      holder({"--cluster-id", "a", "--dir", d, "--socket", "--allow-uid", "root"}), 2,
+      {"--allow-uid \"root\"", "numeric uid"});
+  expect_one_line_error(
+      holder({"--cluster-id", "a", "--dir", d, "--socket", "--allow-uid", "4294967295"}), 2,
+      {"--allow-uid \"4294967295\""});
   expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "--allow-uid", "0"}), 2,
                         {"--allow-uid only applies with --socket"});
   expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "--socket=yes"}), 2,
@@ -137,7 +140,8 @@ TEST(HolderCli, UnwritableDirIsARuntimeErrorThatNamesThePath) {
   if (::geteuid() == 0) {
     // Root ignores permission bits: run the holder as nobody.
     options.child_setup = [] {
-      if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(99);
+      if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+        ::_exit(99);
     };
   }
   expect_one_line_error(holder({"--cluster-id", "c", "--dir", ro}, options), 1,

@@ -41,7 +41,8 @@ struct Tree {
     put(d + "client_addr", addr + "\n");
   }
   void fs_client(const std::string& dir, const std::string& instance, const std::string& mon) {
-    put(roots.ceph_debugfs + "/" + dir + "/status", "instance: " + instance + "\nblocklisted: false\n");
+    put(roots.ceph_debugfs + "/" + dir + "/status",
+        "instance: " + instance + "\nblocklisted: false\n");
     put(roots.ceph_debugfs + "/" + dir + "/monmap", "epoch 3\n\tmon0\t" + mon + "\n");
   }
 };
@@ -69,7 +70,8 @@ TEST(KernelClients, FlagsExactlyTheMappingsNoServingNamespaceHas) {
   // The CephFS client of the stranded namespace; an rbd client (no status)
   // is ignored for mounts.
   t.fs_client(kFsid + ".client4300", "client.4300 198.18.31.77:0/555", "198.18.31.1:6789");
-  put(t.roots.ceph_debugfs + "/" + kFsid + ".client4181/monmap", "epoch 3\n\tmon0\t198.18.31.1:6789\n");
+  put(t.roots.ceph_debugfs + "/" + kFsid + ".client4181/monmap",
+      "epoch 3\n\tmon0\t198.18.31.1:6789\n");
   put(t.roots.mountinfo,
       "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
       "100 50 0:77 /volumes/csi /var/lib/kubelet/pods/p\\0401/mount rw,relatime shared:1 - ceph "
@@ -85,7 +87,8 @@ TEST(KernelClients, FlagsExactlyTheMappingsNoServingNamespaceHas) {
   EXPECT_EQ(clients.mounts[0].mount_point, "/var/lib/kubelet/pods/p 1/mount");
 
   std::vector<ServingNamespace> serving = {
-      {"holder \"ceph-a\"", {{"net1", "198.18.31.50", 24, false}, {"net1", "2001:db8::31", 64, true}}},
+      {"holder \"ceph-a\"",
+       {{"net1", "198.18.31.50", 24, false}, {"net1", "2001:db8::31", 64, true}}},
       {"the node's namespace", {{"eth0", "198.18.32.1", 24, false}}}};
   auto v = judge_mappings(clients, serving);
   ASSERT_EQ(v.size(), 4u);
@@ -98,7 +101,8 @@ TEST(KernelClients, FlagsExactlyTheMappingsNoServingNamespaceHas) {
   EXPECT_TRUE(stranded->orphaned);
   EXPECT_EQ(stranded->address, "198.18.31.77");
   EXPECT_EQ(stranded->image, "rbd/ns1/stranded@snap1");
-  EXPECT_NE(stranded->meaning.find("this mapping will hang; its namespace is gone"), std::string::npos);
+  EXPECT_NE(stranded->meaning.find("this mapping will hang; its namespace is gone"),
+            std::string::npos);
   const auto* mount = find(v, "/var/lib/kubelet/pods/p 1/mount");
   ASSERT_NE(mount, nullptr);
   EXPECT_TRUE(mount->orphaned) << mount->meaning;

@@ -1,8 +1,8 @@
 // inspect's pure parts: endpoints, port lists, Ceph classification and
 // grouping, doctor's output and the ceph-csi monitor lookup.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <netinet/tcp.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,9 +33,9 @@ TEST(InspectEndpoint, ParsesIpv4AndBracketedIpv6) {
 }
 
 TEST(InspectEndpoint, RejectsMalformedValuesNamingThem) {
-  for (const char* bad : {"198.18.0.10", "198.18.0.10:", "198.18.0.10:0", "198.18.0.10:65536",
-                          "198.18.0.10:67x", "mon.example:6789", "fd00::1:6789", "[fd00::1",
-                          "[fd00::1]6789", ""}) {
+  for (const char* bad :
+       {"198.18.0.10", "198.18.0.10:", "198.18.0.10:0", "198.18.0.10:65536", "198.18.0.10:67x",
+        "mon.example:6789", "fd00::1:6789", "[fd00::1", "[fd00::1]6789", ""}) {
     try {
       (void)Endpoint::parse(bad, "--mon");
       ADD_FAILURE() << "accepted " << bad;
@@ -82,7 +82,7 @@ TEST(InspectSessions, GroupsCephSessionsByPeerAndCountsEstablished) {
       tcp("198.18.1.1:40002", "198.18.2.2:6800", TCP_TIME_WAIT, 0),
       tcp("198.18.1.1:40003", "198.18.2.2:6800", TCP_ESTABLISHED),
       tcp("198.18.1.1:40004", "198.18.2.3:22", TCP_ESTABLISHED),  // not Ceph
-      tcp("198.18.1.1:6789", "0.0.0.0", TCP_LISTEN),           // a listener, no peer
+      tcp("198.18.1.1:6789", "0.0.0.0", TCP_LISTEN),              // a listener, no peer
   };
   auto groups = group_sessions(socks, CephPorts{});
   ASSERT_EQ(groups.size(), 2u);

@@ -32,7 +32,9 @@ TEST(ShimMonitors, ParsesEveryWayAMonitorIsWritten) {
 }
 
 TEST(ShimMonitors, TheSameMonitorHowEverItIsWritten) {
-  auto same = [](std::string_view a, std::string_view b) { return share_a_monitor(mons(a), mons(b)); };
+  auto same = [](std::string_view a, std::string_view b) {
+    return share_a_monitor(mons(a), mons(b));
+  };
   EXPECT_TRUE(same("198.18.0.1", "198.18.0.1:6789"));
   EXPECT_TRUE(same("198.18.0.1", "v2:198.18.0.1:3300"));
   EXPECT_TRUE(same("[v2:198.18.0.1:3300,v1:198.18.0.1:6789]", "198.18.0.1:6789"));
@@ -69,9 +71,8 @@ TEST(ShimMonitors, RbdNamesThemWithMOrMonHost) {
 
 TEST(ShimMonitors, MountCephNamesThemInTheSourceOrTheOptions) {
   // What mount(8) gives the helper for ceph-csi's `mount -t ceph MONS:/ DIR -o ...`.
-  NamedMonitors old = mount_ceph_monitors(
-      {"198.18.0.1:6789,198.18.0.2:6789:/volumes/csi", "/mnt/x", "-o",
-       "name=admin,secretfile=/tmp/s,mds_namespace=fs"});
+  NamedMonitors old = mount_ceph_monitors({"198.18.0.1:6789,198.18.0.2:6789:/volumes/csi", "/mnt/x",
+                                           "-o", "name=admin,secretfile=/tmp/s,mds_namespace=fs"});
   EXPECT_EQ(old.text, "198.18.0.1:6789,198.18.0.2:6789");
   EXPECT_EQ(old.where, "the mount source");
   EXPECT_EQ(old.endpoints.size(), 2u);
@@ -87,7 +88,9 @@ TEST(ShimMonitors, MountCephNamesThemInTheSourceOrTheOptions) {
   EXPECT_EQ(host.text, "198.18.0.1,198.18.0.2");
   EXPECT_EQ(host.endpoints.size(), 2u);
   // Both: all of them (a held cluster among them must not be missed).
-  EXPECT_EQ(mount_ceph_monitors({"198.18.0.1:/", "/m", "-o", "mon_addr=198.18.0.7"}).endpoints.size(), 2u);
+  EXPECT_EQ(
+      mount_ceph_monitors({"198.18.0.1:/", "/m", "-o", "mon_addr=198.18.0.7"}).endpoints.size(),
+      2u);
   // None: a source without MONS:, `mount.ceph -h`.
   EXPECT_FALSE(mount_ceph_monitors({"admin@4a1f.cephfs=/", "/mnt/x", "-o", "name=admin"}).named());
   EXPECT_FALSE(mount_ceph_monitors({"-h"}).named());

@@ -8,8 +8,8 @@
 
 #include <fstream>
 
-#include "netns_exec/shim/real_program.hpp"
 #include "netns/test/support.hpp"
+#include "netns_exec/shim/real_program.hpp"
 
 namespace {
 
@@ -17,7 +17,8 @@ using namespace netns::exec::shim;
 
 struct ShimRealProgram : ::testing::Test {
   void SetUp() override {
-    for (const char* d : {"shim", "real", "later", "other"}) ASSERT_EQ(::mkdir((tmp / d).c_str(), 0755), 0);
+    for (const char* d : {"shim", "real", "later", "other"})
+      ASSERT_EQ(::mkdir((tmp / d).c_str(), 0755), 0);
     self_path = tmp / "netns-exec";
     program(self_path);
     self = *identity_of(self_path);
@@ -33,7 +34,8 @@ struct ShimRealProgram : ::testing::Test {
   }
   std::string path_of(std::initializer_list<const char*> dirs) const {
     std::string p;
-    for (const char* d : dirs) p += (p.empty() ? "" : ":") + (d[0] == '/' ? std::string(d) : tmp / d);
+    for (const char* d : dirs)
+      p += (p.empty() ? "" : ":") + (d[0] == '/' ? std::string(d) : tmp / d);
     return p;
   }
   netns::test::TempDir tmp;

@@ -2,8 +2,8 @@
 // command's monitors belong to, whether it is held, and which holder file
 // is opened (the config's netNamespaceFilePath wins; else the holder
 // directory's <ID>.net.sock, else <ID>.net.ns).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -35,7 +35,9 @@ struct ShimRoute : ::testing::Test {
     netns::write_file_atomic(d.get(), "config.json", content, 0644, tmp.path());
     return tmp / "config.json";
   }
-  static std::vector<std::string> rbd_ls(const std::string& mons) { return {"--id", "admin", "-m", mons, "ls"}; }
+  static std::vector<std::string> rbd_ls(const std::string& mons) {
+    return {"--id", "admin", "-m", mons, "ls"};
+  }
   netns::test::TempDir tmp;
   Environment env;
 };
@@ -124,7 +126,8 @@ TEST_F(ShimRoute, HeldClustersFromTheEnvironment) {
   Environment e = Environment::from_process(Tool::mount_ceph);
   EXPECT_EQ(e.held, (std::vector<std::string>{"ceph-a", "ceph-b"}));
   EXPECT_EQ(e.holder_dir, "/var/lib/kubelet/plugins/cephfs.csi.ceph.com");
-  EXPECT_EQ(Environment::from_process(Tool::rbd).holder_dir, "/var/lib/kubelet/plugins/rbd.csi.ceph.com");
+  EXPECT_EQ(Environment::from_process(Tool::rbd).holder_dir,
+            "/var/lib/kubelet/plugins/rbd.csi.ceph.com");
   ::setenv("NETNS_EXEC_HELD_CLUSTERS", "ceph-a,../x", 1);
   EXPECT_THROW(Environment::from_process(Tool::rbd), netns::Error);
   ::unsetenv("NETNS_EXEC_HELD_CLUSTERS");

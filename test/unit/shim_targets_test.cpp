@@ -11,7 +11,8 @@ namespace {
 using namespace netns::exec::shim;
 
 TEST(ShimTargets, TheDeclarationIsReadInOrder) {
-  auto holders = parse_targets(" gw-a = 198.18.4.0/24, 198.18.5.7 ; nfs-a=NFS.Example;;gw6=fd00:4::/64 ");
+  auto holders =
+      parse_targets(" gw-a = 198.18.4.0/24, 198.18.5.7 ; nfs-a=NFS.Example;;gw6=fd00:4::/64 ");
   ASSERT_EQ(holders.size(), 3u);
   EXPECT_EQ(holders[0].id, "gw-a");
   EXPECT_EQ(holders[0].addresses, (std::vector<std::string>{"198.18.4.0/24", "198.18.5.7"}));
@@ -34,8 +35,8 @@ TEST(ShimTargets, PrefixLengthsThatAreNotByteAligned) {
 }
 
 TEST(ShimTargets, BadDeclarationsAreRefusedNamingTheEntry) {
-  for (const char* bad : {"gw-a", "gw-a=", "../x=198.18.4.1", "gw-a=198.18.4.0/33", "gw-a=fd00::/129",
-                          "gw-a=198.18.4.0/x"}) {
+  for (const char* bad : {"gw-a", "gw-a=", "../x=198.18.4.1", "gw-a=198.18.4.0/33",
+                          "gw-a=fd00::/129", "gw-a=198.18.4.0/x"}) {
     try {
       parse_targets(bad);
       ADD_FAILURE() << bad << " was accepted";
@@ -46,13 +47,17 @@ TEST(ShimTargets, BadDeclarationsAreRefusedNamingTheEntry) {
 }
 
 TEST(ShimTargets, TheAddressAnNvmeCommandNames) {
-  EXPECT_EQ(nvme_target({"connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.1", "-s", "4420"})->host, "198.18.4.1");
+  EXPECT_EQ(
+      nvme_target({"connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.1", "-s", "4420"})->host,
+      "198.18.4.1");
   EXPECT_EQ(nvme_target({"connect", "--traddr=198.18.4.2"})->where, "--traddr");
   EXPECT_EQ(nvme_target({"connect", "--traddr", "198.18.4.3"})->host, "198.18.4.3");
-  EXPECT_EQ(nvme_target({"connect", "--trad=198.18.4.4"})->host, "198.18.4.4") << "getopt_long takes a prefix";
+  EXPECT_EQ(nvme_target({"connect", "--trad=198.18.4.4"})->host, "198.18.4.4")
+      << "getopt_long takes a prefix";
   EXPECT_EQ(nvme_target({"discover", "-a198.18.4.5"})->host, "198.18.4.5");
   EXPECT_EQ(nvme_target({"connect-all", "-a", "FD00::0:1"})->host, "fd00::1");
-  EXPECT_EQ(nvme_target({"connect", "-a", "198.18.4.1", "-a", "198.18.4.9"})->host, "198.18.4.9") << "the last wins";
+  EXPECT_EQ(nvme_target({"connect", "-a", "198.18.4.1", "-a", "198.18.4.9"})->host, "198.18.4.9")
+      << "the last wins";
   EXPECT_FALSE(nvme_target({"connect", "--", "-a", "198.18.4.1"}));
   EXPECT_FALSE(nvme_target({"connect", "--transport", "tcp"}));
   EXPECT_FALSE(nvme_target({"disconnect", "-d", "/dev/nvme0"}));

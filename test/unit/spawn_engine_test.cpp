@@ -81,8 +81,8 @@ TEST(SpawnEngine, NotExecutableIs126) {
   EXPECT_EQ(r.outcome.shell_exit_code(), 126);
 
   // Found through PATH but not executable: EACCES wins over later ENOENTs.
-  Result via_path = run(Command{.argv = {"script"},
-                                .env = std::vector<std::string>{"PATH=" + dir.path() + ":/nonexistent"}});
+  Result via_path = run(Command{
+      .argv = {"script"}, .env = std::vector<std::string>{"PATH=" + dir.path() + ":/nonexistent"}});
   EXPECT_EQ(via_path.outcome.shell_exit_code(), 126) << via_path.outcome.describe();
 }
 
@@ -227,7 +227,8 @@ TEST(SpawnEngine, ADaemonHoldingTheOutputPipesDoesNotHoldTheCaller) {
   // open, prints, and exits. run() returns with the command, not the daemon.
   TempDir dir;
   std::string pidfile = dir / "daemon.pid";
-  Command c = sh("sleep 30 & echo $! > " + pidfile + "; echo ceph-fuse[$!]: starting fuse >&2; exit 0");
+  Command c =
+      sh("sleep 30 & echo $! > " + pidfile + "; echo ceph-fuse[$!]: starting fuse >&2; exit 0");
   c.timeout = 20s;
   auto start = std::chrono::steady_clock::now();
   Result r = run(c);
@@ -278,13 +279,15 @@ TEST(SpawnEngine, SignalMaskAndDispositionsAreReset) {
   ign.sa_handler = SIG_IGN;
   struct sigaction handle {};
   handle.sa_handler = [](int) {};
-  struct sigaction old_hup {}, old_rt {}, old_usr1 {};
+  struct sigaction old_hup {
+  }, old_rt{}, old_usr1{};
   ASSERT_EQ(sigaction(SIGHUP, &ign, &old_hup), 0);
   ASSERT_EQ(sigaction(rt, &ign, &old_rt), 0);
   ASSERT_EQ(sigaction(SIGUSR1, &handle, &old_usr1), 0);
   std::vector<Result> results;
   for (CloneMethod m : {CloneMethod::automatic, CloneMethod::clone, CloneMethod::fork})
-    results.push_back(run(Command{.argv = {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}}, m));
+    results.push_back(
+        run(Command{.argv = {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}}, m));
   // The control: this process itself has what it set.
   std::ifstream status("/proc/self/status");
   std::string own((std::istreambuf_iterator<char>(status)), std::istreambuf_iterator<char>());
@@ -380,7 +383,6 @@ TEST(SpawnEngine, MalformedCommandThrows) {
   EXPECT_EQ(test::open_fds(), before);
 }
 
-
 TEST(SpawnEngine, AnotherWaiterReapingTheChildIsNotReportedAs125) {
   // A host thread that reaps any child (waitid(P_ALL)) takes the status
   // away whenever it gets there before run(). The thief tells the command to
@@ -425,7 +427,8 @@ TEST(SpawnEngine, TheCommandDiesWithItsCaller) {
   // in place would. (Under a sanitizer the forked copy would run the
   // engine inside a forked sanitizer runtime; the CLI's own test,
   // NsenterParity.SigkillToRunKillsTheCommand, covers it there.)
-  if (test::under_sanitizer()) GTEST_SKIP() << "fork of a sanitizer runtime; covered by the CLI test";
+  if (test::under_sanitizer())
+    GTEST_SKIP() << "fork of a sanitizer runtime; covered by the CLI test";
   int report[2];
   ASSERT_EQ(::pipe2(report, O_CLOEXEC), 0);
   pid_t caller = ::fork();
@@ -570,7 +573,8 @@ TEST(SpawnEngine, CancelDescriptorKillsTheGroupAtOnce) {
   Command again_cmd{.argv = {"sleep", "30"}};
   again_cmd.cancel_fd = cancel[0];
   Result again = run(again_cmd);
-  EXPECT_EQ(again.outcome, Outcome::spawn_failed(Stage::prepare, ECANCELED)) << again.outcome.describe();
+  EXPECT_EQ(again.outcome, Outcome::spawn_failed(Stage::prepare, ECANCELED))
+      << again.outcome.describe();
   EXPECT_EQ(again.pid, -1) << "nothing may start once cancelled";
   EXPECT_EQ(again.outcome.shell_exit_code(), 125);
   for (int fd : {cancel[0], cancel[1], ready[0], ready[1]}) ::close(fd);

@@ -1,7 +1,7 @@
 // Where clone3 is hidden (old kernels, container seccomp profiles that
 // answer ENOSYS so that libc falls back), the engine still works: it uses
-// glibc's clone() (the clone syscall), never clone3 directly. A seccomp filter in a forked test child stands in for
-// such a kernel.
+// glibc's clone() (the clone syscall), never clone3 directly. A seccomp filter in a forked test
+// child stands in for such a kernel.
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>

@@ -21,8 +21,8 @@ enum class Errc {
   protocol,           // a peer sent something we do not understand
   unsupported,        // a record or header version we do not know
   timeout,
-  system,             // any other failed syscall
-  untrusted,          // a file or peer not owned by root (or a named uid), or a writable directory
+  system,     // any other failed syscall
+  untrusted,  // a file or peer not owned by root (or a named uid), or a writable directory
 };
 
 const char* errc_name(Errc code) noexcept;

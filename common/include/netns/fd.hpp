@@ -44,7 +44,8 @@ UniqueFd make_pidfd(pid_t pid);  // pidfd_open; Errc::not_found when the pid is 
 // without adopting a terminal (O_NONBLOCK|O_NOCTTY), and refuses at once
 // anything that is not a regular file (a FIFO, a tty, /dev/zero, a socket,
 // a directory) with Errc::invalid_argument naming what it is.
-UniqueFd open_regular_at(int dirfd, const std::string& name, int extra_flags, std::string_view shown);
+UniqueFd open_regular_at(int dirfd, const std::string& name, int extra_flags,
+                         std::string_view shown);
 // Like open_regular_at, but ENOENT is "no such file", not an error.
 std::optional<UniqueFd> open_regular_at_if_exists(int dirfd, const std::string& name,
                                                   int extra_flags, std::string_view shown);

@@ -53,7 +53,7 @@ struct Sender {
   pid_t pid = 0;       // in our pid namespace; 0 when the sender is not visible in it
   uid_t uid = 0;
   gid_t gid = 0;
-  UniqueFd pidfd;      // SCM_PIDFD (Linux 6.5+), for the same process
+  UniqueFd pidfd;  // SCM_PIDFD (Linux 6.5+), for the same process
 };
 
 struct ReceivedFd {

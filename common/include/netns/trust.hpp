@@ -24,10 +24,10 @@ namespace netns::trust {
 struct Finding {
   const char* check = "";  // the check's name (doctor's line, see names below)
   bool ok = true;
-  bool known = true;       // false: the fact cannot be known here (still ok)
+  bool known = true;  // false: the fact cannot be known here (still ok)
   Errc code = Errc::system;
-  std::string detail;      // what was found, or why it failed
-  std::string hint;        // what to fix (failed findings)
+  std::string detail;  // what was found, or why it failed
+  std::string hint;    // what to fix (failed findings)
 
   // Error(code, detail, hint) for a failed finding.
   [[nodiscard]] Error error() const;
@@ -121,7 +121,8 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
 // others"). `sticky_ok`: a sticky directory may be writable (above the
 // holder directory); `read_only`: it is on a read-only mount (its mode bits
 // then let nobody write it through this mount).
-std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only, const Owners& owners);
+std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only,
+                              const Owners& owners);
 // "0755": a mode as messages show it.
 std::string mode_octal(mode_t mode);
 // `st` (a link's lstat, a record's, a lock's, a socket's) belongs to a trusted uid.
@@ -158,7 +159,8 @@ bool holds_holder_files(int dirfd, std::string* example);
 // `record_shown` is the record that was looked for ("" when no cluster was
 // named, so none could be).
 Finding record_required(std::string_view path, std::string_view dir_shown, bool holder_directory,
-                        std::string_view example, std::string_view record_shown, std::string_view allowed_by);
+                        std::string_view example, std::string_view record_shown,
+                        std::string_view allowed_by);
 // The opt-in as each interface spells it, for messages.
 inline constexpr const char* kUnrecordedOptIn =
     "--allow-unrecorded-netns (C++ ResolveOptions::allow_unrecorded_netns, C "
@@ -171,7 +173,8 @@ inline constexpr const char* kUnrecordedOptIn =
 // reboot every namespace inode differs too), then the pid namespace (from
 // another one the record's pid names another process for us, so nothing
 // about the pid means anything).
-Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id, std::string_view shown);
+Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id,
+                           std::string_view shown);
 Finding record_this_boot(const HolderRecord& r, std::string_view shown);
 Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown);
 // A pidfd for the record's pid whose process has the record's start time.
@@ -195,9 +198,10 @@ Finding holder_is_recorded_process(const HolderRecord& r, int pidfd, std::string
 Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown);
 // The holder still holds its <ID>.lock: /proc/locks has an FLOCK entry for
 // the lock file's inode (`lock_st`, its lstat; nullptr: there is no lock
-// file, which is only reported) taken by the record's pid. Only a holder in our pid namespace can be
-// seen there; otherwise the check cannot be made.
-Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st, std::string_view lock_shown);
+// file, which is only reported) taken by the record's pid. Only a holder in our pid namespace can
+// be seen there; otherwise the check cannot be made.
+Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
+                            std::string_view lock_shown);
 // Spawn-time re-check: the holder that vouched is still alive. With a pidfd
 // no pid reuse can fool it; without one, the start time is compared.
 Finding holder_still_alive(const HolderRecord& r, int pidfd);
@@ -207,14 +211,16 @@ Finding holder_still_alive(const HolderRecord& r, int pidfd);
 // SO_PEERCRED of a connected holder socket: the server is a trusted uid, and
 // where a record is given (readable next to the socket, same pid namespace),
 // the process that record names.
-Finding socket_server(int sock, std::string_view shown, const Owners& owners, const HolderRecord* record);
+Finding socket_server(int sock, std::string_view shown, const Owners& owners,
+                      const HolderRecord* record);
 // The process that sent the namespace (the credentials the kernel attached to
 // the message, receive_fd): a trusted uid, and where a record is given, the
 // record's holder: by the pidfs inode of its pidfd where the message brought
 // one and the record has one (any pid namespace), otherwise by its pid where
 // the holder is in our pid namespace. SO_PEERCRED (socket_server) only names
 // whoever called listen(), which may have passed the socket on.
-Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners, const HolderRecord* record);
+Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners,
+                      const HolderRecord* record);
 // The header names the cluster asked for (when `expected_id` is set) and the
 // namespace that came with it.
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,

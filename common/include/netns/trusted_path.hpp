@@ -42,7 +42,8 @@ struct WalkedPath {
   UniqueFd dir;          // O_PATH: the directory that holds the named entry
   std::string name;      // the named entry's name in `dir`
   struct stat entry {};  // the named entry's own lstat
-  UniqueFd target;       // O_PATH: what the entry leads to after every symlink (the entry itself otherwise)
+  UniqueFd
+      target;  // O_PATH: what the entry leads to after every symlink (the entry itself otherwise)
   struct stat target_st {};
 };
 
@@ -63,7 +64,8 @@ struct WalkOptions {
 // call throws netns::Error naming it and the hop's path (ELOOP after 40
 // symlinks, as the kernel counts, naming `path`). At most three descriptors
 // are open at once, `dir` included, and two once it returns.
-Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions& options, WalkedPath* out);
+Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions& options,
+                  WalkedPath* out);
 
 // A file a user names for its content (ceph-csi's config): walk_path, then
 // open_regular_at's rules (non-blocking, a regular file). Throws the failed

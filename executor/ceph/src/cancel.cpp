@@ -4,8 +4,8 @@
 // a killed `mount` a mount point in use by nobody. So a started command is
 // let finish (Command::finish_grace), and whatever it made is undone here,
 // before the caller hears "cancelled".
-#include <csignal>
 #include "cancel.hpp"
+#include <csignal>
 
 #include <poll.h>
 
@@ -28,12 +28,18 @@ bool Cancellation::fired() const noexcept {
 
 const char* cancel_name(Cancel cancel) noexcept {
   switch (cancel) {
-    case Cancel::none: return "none";
-    case Cancel::not_started: return "not_started";
-    case Cancel::undone: return "undone";
-    case Cancel::nothing_left: return "nothing_left";
-    case Cancel::left_behind: return "left_behind";
-    case Cancel::completed: return "completed";
+    case Cancel::none:
+      return "none";
+    case Cancel::not_started:
+      return "not_started";
+    case Cancel::undone:
+      return "undone";
+    case Cancel::nothing_left:
+      return "nothing_left";
+    case Cancel::left_behind:
+      return "left_behind";
+    case Cancel::completed:
+      return "completed";
   }
   return "unknown";
 }
@@ -59,8 +65,8 @@ bool finished_by_itself(const spawn::Outcome& o) {
 }  // namespace
 
 std::chrono::nanoseconds undo_bound(const Settings& settings) {
-  return std::max({settings.timeout, settings.cancel_grace,
-                   std::chrono::nanoseconds(kMinUndoBound)});
+  return std::max(
+      {settings.timeout, settings.cancel_grace, std::chrono::nanoseconds(kMinUndoBound)});
 }
 
 OperationResult not_started(std::string_view what, const std::vector<std::string>& argv) {

@@ -88,7 +88,8 @@ std::string output_excerpt(const spawn::Result& process) {
   std::string compact;
   for (size_t pos = 0; pos < excerpt.size();) {
     size_t nl = excerpt.find('\n', pos);
-    std::string line = trim(std::string_view(excerpt).substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+    std::string line = trim(std::string_view(excerpt).substr(
+        pos, nl == std::string::npos ? std::string::npos : nl - pos));
     if (!line.empty()) {
       if (!compact.empty()) compact += '\n';
       compact += line;
@@ -114,12 +115,17 @@ void classify(OperationResult& result, std::string_view what, std::string_view p
       result.failure = Failure::command_failed;
       break;
     case spawn::Outcome::Kind::signalled:
-    case spawn::Outcome::Kind::cancelled: result.failure = Failure::signalled; break;
-    case spawn::Outcome::Kind::status_lost: result.failure = Failure::command_failed; break;
+    case spawn::Outcome::Kind::cancelled:
+      result.failure = Failure::signalled;
+      break;
+    case spawn::Outcome::Kind::status_lost:
+      result.failure = Failure::command_failed;
+      break;
     case spawn::Outcome::Kind::timed_out:
       result.failure = Failure::timed_out;
-      hint = "is the Ceph cluster reachable from the target network namespace (routes, "
-             "monitor addresses)? netns-exec doctor checks it";
+      hint =
+          "is the Ceph cluster reachable from the target network namespace (routes, "
+          "monitor addresses)? netns-exec doctor checks it";
       break;
     case spawn::Outcome::Kind::spawn_failed:
       if (o.stage == spawn::Stage::exec) {
@@ -129,8 +135,9 @@ void classify(OperationResult& result, std::string_view what, std::string_view p
       } else {
         result.failure = Failure::spawn_failed;
         if (o.stage == spawn::Stage::setns)
-          hint = "is the namespace descriptor still a network namespace this process may enter "
-                 "(CAP_SYS_ADMIN)?";
+          hint =
+              "is the namespace descriptor still a network namespace this process may enter "
+              "(CAP_SYS_ADMIN)?";
       }
       break;
   }
@@ -148,7 +155,8 @@ std::optional<std::string> rbd_support_problem(const Settings& settings) {
   // fails now, not after the whole timeout.
   std::string why = try_modprobe(settings, "rbd");
   if (::access(settings.sys_bus_rbd.c_str(), F_OK) == 0) return std::nullopt;
-  if (why.empty()) why = settings.modprobe + " rbd succeeded but " + settings.sys_bus_rbd + " is still absent";
+  if (why.empty())
+    why = settings.modprobe + " rbd succeeded but " + settings.sys_bus_rbd + " is still absent";
   return quote(settings.sys_bus_rbd) + " is absent; " + why;
 }
 
@@ -157,7 +165,9 @@ std::optional<std::string> filesystem_support_problem(const Settings& settings,
   if (filesystem_listed(settings, fs_type)) return std::nullopt;
   std::string why = try_modprobe(settings, fs_type);
   if (filesystem_listed(settings, fs_type)) return std::nullopt;
-  if (why.empty()) why = settings.modprobe + " " + std::string(fs_type) + " succeeded but the file system is still not listed";
+  if (why.empty())
+    why = settings.modprobe + " " + std::string(fs_type) +
+          " succeeded but the file system is still not listed";
   return std::string(fs_type) + " is not in " + quote(settings.proc_filesystems) + "; " + why;
 }
 

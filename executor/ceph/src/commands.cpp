@@ -143,16 +143,20 @@ void validate(const UmountRequest& r) { check_path("mount point", r.target); }
 void validate(const NvmeConnectRequest& r) {
   check_spec_component("NVMe transport", r.transport, true);
   check_option_value("NVMe transport", r.transport);
-  for (const auto& [field, value] : {std::pair<std::string_view, const std::string&>{"subsystem NQN", r.subsystem_nqn},
-                                     {"NVMe target address", r.traddr}}) {
+  for (const auto& [field, value] :
+       {std::pair<std::string_view, const std::string&>{"subsystem NQN", r.subsystem_nqn},
+        {"NVMe target address", r.traddr}}) {
     require_nonempty(field, value);
     check_option_value(field, value);
-    if (value.front() == '-') invalid(field, value, "must not start with '-' (it would be read as an option)");
+    if (value.front() == '-')
+      invalid(field, value, "must not start with '-' (it would be read as an option)");
   }
-  if (r.trsvcid == 0) throw Error(Errc::invalid_argument, "NVMe target port 0: give a port from 1 to 65535");
+  if (r.trsvcid == 0)
+    throw Error(Errc::invalid_argument, "NVMe target port 0: give a port from 1 to 65535");
   if (r.ctrl_loss_tmo.find_first_not_of("0123456789") != std::string::npos &&
       r.ctrl_loss_tmo != "-1")
-    invalid("controller loss timeout", r.ctrl_loss_tmo, "must be whole seconds (or -1: retry forever)");
+    invalid("controller loss timeout", r.ctrl_loss_tmo,
+            "must be whole seconds (or -1: retry forever)");
   check_option_value("host NQN", r.host_nqn);
   if (!r.host_nqn.empty() && r.host_nqn.front() == '-')
     invalid("host NQN", r.host_nqn, "must not start with '-'");
@@ -165,9 +169,7 @@ void validate(const NvmeConnectRequest& r) {
                   "(expected the DHHC-1:NN:BASE64: form)");
 }
 
-std::optional<std::string> stdin_secret(const Credentials& credentials) {
-  return credentials.key;
-}
+std::optional<std::string> stdin_secret(const Credentials& credentials) { return credentials.key; }
 
 }  // namespace detail
 
@@ -209,7 +211,8 @@ std::vector<std::string> map_argv(const MapRequest& r, const Target& target,
 std::vector<std::string> unmap_argv(const UnmapRequest& r, const Target& target,
                                     const Settings& settings) {
   detail::validate(r);
-  std::vector<std::string> argv = {settings.rbd, "unmap", r.device_or_spec, "--device-type", "krbd"};
+  std::vector<std::string> argv = {settings.rbd, "unmap", r.device_or_spec, "--device-type",
+                                   "krbd"};
   (void)target;  // noudev always, for the reasons given in map_argv
   argv.insert(argv.end(), {"--options", "noudev"});
   if (!r.unmap_options.empty()) argv.insert(argv.end(), {"--options", r.unmap_options});
@@ -218,17 +221,19 @@ std::vector<std::string> unmap_argv(const UnmapRequest& r, const Target& target,
 
 std::vector<std::string> cephfs_mount_argv(const CephfsMountRequest& r, const Settings& settings) {
   detail::validate(r);
-  std::string options = "name=" + r.credentials.id + ",secretfile=" + detail::keyfile_of(r.credentials);
+  std::string options =
+      "name=" + r.credentials.id + ",secretfile=" + detail::keyfile_of(r.credentials);
   if (!r.fs_name.empty()) detail::add_options(options, "mds_namespace=" + r.fs_name);
   detail::add_options(options, r.mount_options);
   detail::add_options(options, "_netdev");
   return {settings.mount, "-t", "ceph", detail::join(r.monitors, ',') + ":" + r.root_path,
-          r.target, "-o", options};
+          r.target,       "-o", options};
 }
 
 std::vector<std::string> ceph_fuse_argv(const CephfsMountRequest& r, const Settings& settings) {
   detail::validate(r);
-  std::vector<std::string> argv = {settings.ceph_fuse, r.target, "-m", detail::join(r.monitors, ',')};
+  std::vector<std::string> argv = {settings.ceph_fuse, r.target, "-m",
+                                   detail::join(r.monitors, ',')};
   if (!r.ceph_conf.empty()) argv.insert(argv.end(), {"-c", r.ceph_conf});
   argv.insert(argv.end(), {"-n", "client." + r.credentials.id,
                            "--keyfile=" + detail::keyfile_of(r.credentials), "-r", r.root_path});
@@ -256,12 +261,14 @@ std::string NvmeConnectRequest::volume_key() const {
 
 std::vector<std::string> nvme_connect_argv(const NvmeConnectRequest& r, const Settings& settings) {
   detail::validate(r);
-  std::vector<std::string> argv = {settings.nvme, "connect", "-t", r.transport, "-n", r.subsystem_nqn,
-                                   "-a", r.traddr, "-s", std::to_string(r.trsvcid)};
+  std::vector<std::string> argv = {
+      settings.nvme,   "connect", "-t",     r.transport, "-n",
+      r.subsystem_nqn, "-a",      r.traddr, "-s",        std::to_string(r.trsvcid)};
   if (!r.ctrl_loss_tmo.empty()) argv.insert(argv.end(), {"-l", r.ctrl_loss_tmo});
   if (!r.host_nqn.empty()) argv.insert(argv.end(), {"--hostnqn", r.host_nqn});
   if (r.dhchap_secret) argv.insert(argv.end(), {"--dhchap-secret", *r.dhchap_secret});
-  if (r.dhchap_ctrl_secret) argv.insert(argv.end(), {"--dhchap-ctrl-secret", *r.dhchap_ctrl_secret});
+  if (r.dhchap_ctrl_secret)
+    argv.insert(argv.end(), {"--dhchap-ctrl-secret", *r.dhchap_ctrl_secret});
   return argv;
 }
 

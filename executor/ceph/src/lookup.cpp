@@ -58,8 +58,9 @@ std::vector<std::string> monitor_hosts(std::string_view list) {
     while (!a.empty() && a.front() == '[' && a.size() > 1 && a[1] == 'v') a.remove_prefix(1);
     if (a.substr(0, 3) == "v1:" || a.substr(0, 3) == "v2:") a.remove_prefix(3);
     if (!a.empty() && a.back() == ']' && a.find('[') == std::string_view::npos) a.remove_suffix(1);
-    if (size_t colon = a.rfind(':'); colon != std::string_view::npos && colon + 1 < a.size() &&
-                                     a.find_first_not_of("0123456789", colon + 1) == std::string_view::npos)
+    if (size_t colon = a.rfind(':');
+        colon != std::string_view::npos && colon + 1 < a.size() &&
+        a.find_first_not_of("0123456789", colon + 1) == std::string_view::npos)
       a = a.substr(0, colon);
     if (!a.empty()) hosts.emplace_back(a);
   }
@@ -82,7 +83,8 @@ bool same_cluster(std::string_view existing, const std::vector<std::string>& req
 
 std::optional<std::string> mapped_device(const Settings& settings, const MapRequest& request) {
   std::error_code ec;
-  std::filesystem::directory_iterator it(std::filesystem::path(settings.sys_bus_rbd) / "devices", ec);
+  std::filesystem::directory_iterator it(std::filesystem::path(settings.sys_bus_rbd) / "devices",
+                                         ec);
   if (ec) return std::nullopt;
   const std::string want_snap = request.snapshot.empty() ? "-" : request.snapshot;
   for (const auto& entry : it) {
@@ -118,8 +120,7 @@ bool any_mount_at(const Settings& settings, const std::string& target, F&& f) {
     std::istringstream fields(line);
     std::string id, parent, dev, root, point, word;
     if (!(fields >> id >> parent >> dev >> root >> point)) continue;
-    while (fields >> word && word != "-") {
-    }
+    while (fields >> word && word != "-") {}
     std::string type, source;
     if (word != "-" || !(fields >> type >> source) || unescape(point) != target) continue;
     if (f(type, unescape(source))) return true;
@@ -156,7 +157,8 @@ std::string nvme_address_field(std::string_view address, std::string_view name) 
     size_t end = address.find(',', start);
     if (end == std::string_view::npos) end = address.size();
     std::string_view part = address.substr(start, end - start);
-    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=')
+    if (part.size() > name.size() && part.substr(0, name.size()) == name &&
+        part[name.size()] == '=')
       return std::string(part.substr(name.size() + 1));
     start = end + 1;
   }
@@ -197,7 +199,8 @@ std::optional<std::string> connected_controller(const Settings& settings,
     if (!same_address(nvme_address_field(address, "traddr"), request.traddr) ||
         nvme_address_field(address, "trsvcid") != std::to_string(request.trsvcid))
       continue;
-    if (!request.host_nqn.empty() && detail::attribute(dir, "hostnqn") != request.host_nqn) continue;
+    if (!request.host_nqn.empty() && detail::attribute(dir, "hostnqn") != request.host_nqn)
+      continue;
     return "/dev/" + name;
   }
   return std::nullopt;

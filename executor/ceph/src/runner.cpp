@@ -19,32 +19,46 @@ namespace netns::ceph {
 
 const char* failure_name(Failure failure) noexcept {
   switch (failure) {
-    case Failure::none: return "none";
-    case Failure::kernel_module_missing: return "kernel_module_missing";
-    case Failure::not_found: return "not_found";
-    case Failure::not_executable: return "not_executable";
-    case Failure::timed_out: return "timed_out";
-    case Failure::spawn_failed: return "spawn_failed";
-    case Failure::signalled: return "signalled";
-    case Failure::command_failed: return "command_failed";
-    case Failure::bad_output: return "bad_output";
-    case Failure::cancelled: return "cancelled";
+    case Failure::none:
+      return "none";
+    case Failure::kernel_module_missing:
+      return "kernel_module_missing";
+    case Failure::not_found:
+      return "not_found";
+    case Failure::not_executable:
+      return "not_executable";
+    case Failure::timed_out:
+      return "timed_out";
+    case Failure::spawn_failed:
+      return "spawn_failed";
+    case Failure::signalled:
+      return "signalled";
+    case Failure::command_failed:
+      return "command_failed";
+    case Failure::bad_output:
+      return "bad_output";
+    case Failure::cancelled:
+      return "cancelled";
   }
   return "unknown";
 }
 
 int OperationResult::exit_code() const noexcept {
   switch (failure) {
-    case Failure::none: return 0;
-    case Failure::cancelled: return cancel == Cancel::not_started ? 125 : 137;
-    case Failure::timed_out: return 124;
+    case Failure::none:
+      return 0;
+    case Failure::cancelled:
+      return cancel == Cancel::not_started ? 125 : 137;
+    case Failure::timed_out:
+      return 124;
     case Failure::kernel_module_missing:
     case Failure::bad_output: {
       const spawn::Outcome& o = process.outcome;
       if (o.kind == spawn::Outcome::Kind::exited && o.exit_code != 0) return o.exit_code;
       return 125;
     }
-    default: return process.outcome.shell_exit_code();
+    default:
+      return process.outcome.shell_exit_code();
   }
 }
 
@@ -79,7 +93,8 @@ struct Runner::Impl {
 namespace {
 
 std::string trim_line(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+    s.remove_suffix(1);
   size_t nl = s.rfind('\n');
   if (nl != std::string_view::npos) s.remove_prefix(nl + 1);
   return std::string(s);
@@ -117,9 +132,9 @@ OperationResult Runner::run_serialized(std::string_view operation, std::string_v
 }
 
 OperationResult Runner::Impl::run(std::string_view operation, std::string_view volume_key,
-                                  spawn::Command command, const Target& target,
-                                  bool cross_process, const Lookup& lookup,
-                                  const Cancellation& cancel, const detail::Undo* undo) {
+                                  spawn::Command command, const Target& target, bool cross_process,
+                                  const Lookup& lookup, const Cancellation& cancel,
+                                  const detail::Undo* undo) {
   command.netns_fd = target.netns_fd;
   command.cancel_fd = cancel.fd;
   // The timeout is a stop like a cancel: the same grace, the same undo.
@@ -202,8 +217,10 @@ OperationResult Runner::map(const MapRequest& request, const Target& target,
       },
       "mapped"};
   OperationResult r = impl_->run(
-      "map", spec, impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)),
-      target, true, [&]() -> std::optional<OperationResult> {
+      "map", spec,
+      impl_->command(std::move(argv), target, detail::stdin_secret(request.credentials)), target,
+      true,
+      [&]() -> std::optional<OperationResult> {
         std::optional<std::string> device = detail::mapped_device(s, request);
         if (!device) return std::nullopt;
         OperationResult done;
@@ -222,9 +239,9 @@ OperationResult Runner::map(const MapRequest& request, const Target& target,
     }
   } else if (r.cancel == Cancel::none && detail::says_rbd_module_missing(r.process.err.data)) {
     r.failure = Failure::kernel_module_missing;
-    r.message = redact(what + ": the rbd kernel module is not available on this node: " +
-                       detail::output_excerpt(r.process) +
-                       "; check: load it on the host (modprobe rbd)");
+    r.message =
+        redact(what + ": the rbd kernel module is not available on this node: " +
+               detail::output_excerpt(r.process) + "; check: load it on the host (modprobe rbd)");
   }
   return r;
 }
@@ -242,8 +259,8 @@ OperationResult Runner::unmap(const UnmapRequest& request, const Target& target,
   if (cancel.fired()) return detail::not_started("unmap " + quote(request.device_or_spec), argv);
   const detail::Undo completes{};
   OperationResult r = impl_->run("unmap", request.device_or_spec,
-                                 impl_->command(std::move(argv), target, std::nullopt), target, true,
-                                 {}, cancel, &completes);
+                                 impl_->command(std::move(argv), target, std::nullopt), target,
+                                 true, {}, cancel, &completes);
   // ceph-csi treats an image spec that is not mapped as unmapped.
   if (!r.ok() && r.failure == Failure::command_failed &&
       r.process.err.data.find("not a mapped image or snapshot") != std::string::npos) {
@@ -268,23 +285,23 @@ OperationResult filesystem_missing(std::string_view what, std::string_view fs_ty
 void reclassify_filesystem(OperationResult& r, std::string_view what, std::string_view fs_type) {
   if (r.ok() || !detail::says_filesystem_missing(r.process.err.data, fs_type)) return;
   r.failure = Failure::kernel_module_missing;
-  r.message = redact(std::string(what) + ": the " + std::string(fs_type) +
-                     " kernel module is not available on this node: " +
-                     detail::output_excerpt(r.process) + "; check: load it on the host (modprobe " +
-                     std::string(fs_type) + ")");
+  r.message =
+      redact(std::string(what) + ": the " + std::string(fs_type) +
+             " kernel module is not available on this node: " + detail::output_excerpt(r.process) +
+             "; check: load it on the host (modprobe " + std::string(fs_type) + ")");
 }
 
 // A stopped mount made what is now mounted at its target (kernel mounts: the
 // lookup found none of this cluster there before the command).
 detail::Undo mount_undo(const Settings& s, const std::string& mount_target,
                         std::function<bool()> mounted) {
-  return detail::Undo{[mounted = std::move(mounted),
-                       mount_target](const OperationResult&) -> std::optional<std::string> {
-                        if (!mounted()) return std::nullopt;
-                        return mount_target;
-                      },
-                      [&s](const std::string& t) { return umount_argv(UmountRequest{.target = t}, s); },
-                      "mounted"};
+  return detail::Undo{
+      [mounted = std::move(mounted),
+       mount_target](const OperationResult&) -> std::optional<std::string> {
+        if (!mounted()) return std::nullopt;
+        return mount_target;
+      },
+      [&s](const std::string& t) { return umount_argv(UmountRequest{.target = t}, s); }, "mounted"};
 }
 
 }  // namespace
@@ -335,9 +352,9 @@ OperationResult Runner::mount_nfs(const NfsMountRequest& request, const Target& 
     return filesystem_missing(what, "nfs", *problem, argv);
   const detail::Undo undo =
       mount_undo(s, request.target, [&] { return detail::mounted_at(s, request.target, "nfs"); });
-  OperationResult r = impl_->run("mount", request.target,
-                                 impl_->command(std::move(argv), target, std::nullopt), target,
-                                 false, {}, cancel, &undo);
+  OperationResult r =
+      impl_->run("mount", request.target, impl_->command(std::move(argv), target, std::nullopt),
+                 target, false, {}, cancel, &undo);
   if (r.cancel == Cancel::none) reclassify_filesystem(r, what, "nfs");
   return r;
 }
@@ -346,9 +363,9 @@ OperationResult Runner::umount(const UmountRequest& request, const Target& targe
                                const Cancellation& cancel) {
   std::vector<std::string> argv = umount_argv(request, impl_->settings);
   const detail::Undo completes{};
-  OperationResult r = impl_->run("umount", request.target,
-                                 impl_->command(std::move(argv), target, std::nullopt), target, true,
-                                 {}, cancel, &completes);
+  OperationResult r =
+      impl_->run("umount", request.target, impl_->command(std::move(argv), target, std::nullopt),
+                 target, true, {}, cancel, &completes);
   // As ceph-csi: a mount point that is not mounted (or gone) is unmounted.
   const std::string& err = r.process.err.data;
   if (r.failure == Failure::command_failed &&
@@ -369,12 +386,11 @@ OperationResult Runner::nvme_connect(const NvmeConnectRequest& request, const Ta
   // Stopped after it started: whatever controller of this subsystem at this
   // address sysfs now shows is the one it made (the lookup under the same
   // lock found none before the command).
-  const detail::Undo undo{
-      [&](const OperationResult&) { return connected_controller(s, request); },
-      [&](const std::string& device) {
-        return std::vector<std::string>{s.nvme, "disconnect", "-d", device};
-      },
-      "connected"};
+  const detail::Undo undo{[&](const OperationResult&) { return connected_controller(s, request); },
+                          [&](const std::string& device) {
+                            return std::vector<std::string>{s.nvme, "disconnect", "-d", device};
+                          },
+                          "connected"};
   OperationResult r = impl_->run(
       "nvme connect", key, impl_->command(std::move(argv), target, std::nullopt), target, true,
       [&]() -> std::optional<OperationResult> {
@@ -390,11 +406,11 @@ OperationResult Runner::nvme_connect(const NvmeConnectRequest& request, const Ta
       r.device = *device;
     } else {
       r.failure = Failure::bad_output;
-      r.message = redact("nvme connect " + quote(key) + ": nvme exited 0 but " +
-                         quote(s.sys_class_nvme) + " shows no live controller of " +
-                         quote(request.subsystem_nqn) + " at " + request.traddr + ":" +
-                         std::to_string(request.trsvcid) +
-                         "; check: `nvme list-subsys` and the kernel log (dmesg) on the node");
+      r.message =
+          redact("nvme connect " + quote(key) + ": nvme exited 0 but " + quote(s.sys_class_nvme) +
+                 " shows no live controller of " + quote(request.subsystem_nqn) + " at " +
+                 request.traddr + ":" + std::to_string(request.trsvcid) +
+                 "; check: `nvme list-subsys` and the kernel log (dmesg) on the node");
     }
   }
   return r;

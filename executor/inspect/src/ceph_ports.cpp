@@ -27,8 +27,8 @@ std::vector<PortRange> parse_port_ranges(std::string_view text, std::string_view
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string_view item = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos
-                                                                              : comma - pos);
+    std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
     size_t dash = item.find('-');
     PortRange r;
     if (dash == std::string_view::npos) {
@@ -37,8 +37,8 @@ std::vector<PortRange> parse_port_ranges(std::string_view text, std::string_view
       r.first = parse_port(item.substr(0, dash), what, text);
       r.last = parse_port(item.substr(dash + 1), what, text);
       if (r.last < r.first)
-        throw Error(Errc::invalid_argument,
-                    std::string(what) + " " + quote(text) + ": range " + quote(item) + " is backwards");
+        throw Error(Errc::invalid_argument, std::string(what) + " " + quote(text) + ": range " +
+                                                quote(item) + " is backwards");
     }
     out.push_back(r);
     if (comma == std::string_view::npos) break;
@@ -59,12 +59,18 @@ std::string format_port_ranges(const std::vector<PortRange>& ranges) {
 
 const char* role_name(CephRole role) noexcept {
   switch (role) {
-    case CephRole::mon: return "mon";
-    case CephRole::osd: return "osd/mds";
-    case CephRole::nvme: return "nvme/tcp";
-    case CephRole::nvme_discovery: return "nvme-discovery";
-    case CephRole::nfs: return "nfs";
-    case CephRole::none: break;
+    case CephRole::mon:
+      return "mon";
+    case CephRole::osd:
+      return "osd/mds";
+    case CephRole::nvme:
+      return "nvme/tcp";
+    case CephRole::nvme_discovery:
+      return "nvme-discovery";
+    case CephRole::nfs:
+      return "nfs";
+    case CephRole::none:
+      break;
   }
   return "";
 }

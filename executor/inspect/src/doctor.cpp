@@ -17,9 +17,12 @@ namespace netns::inspect {
 
 const char* status_name(CheckStatus s) noexcept {
   switch (s) {
-    case CheckStatus::pass: return "PASS";
-    case CheckStatus::fail: return "FAIL";
-    case CheckStatus::skip: break;
+    case CheckStatus::pass:
+      return "PASS";
+    case CheckStatus::fail:
+      return "FAIL";
+    case CheckStatus::skip:
+      break;
   }
   return "SKIP";
 }
@@ -60,7 +63,8 @@ std::string checks_json(const std::vector<Check>& checks) {
     entry["name"] = c.name;
     entry["status"] = status_name(c.status);
     entry["detail"] = c.detail;
-    entry["hint"] = c.hint.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.hint);
+    entry["hint"] =
+        c.hint.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.hint);
     doc["checks"].push_back(std::move(entry));
   }
   return doc.dump(2) + "\n";
@@ -94,13 +98,15 @@ std::vector<Check> check_inside(int nsfd, std::string_view shown,
   if (!found.empty())
     c.push_back(pass("interface up with an address", found));
   else
-    c.push_back(fail("interface up with an address", "no non-loopback interface is up with an address",
+    c.push_back(fail("interface up with an address",
+                     "no non-loopback interface is up with an address",
                      "the storage network attachment (CNI/Multus) is missing or down in the "
                      "holder's pod"));
 
   if (monitors.empty()) {
-    c.push_back(skip("monitors", "none given: pass --mon ADDR:PORT or a --cluster-id whose "
-                                 "config lists monitors"));
+    c.push_back(skip("monitors",
+                     "none given: pass --mon ADDR:PORT or a --cluster-id whose "
+                     "config lists monitors"));
     return c;
   }
   // Routes first, then connects: a monitor without a route is reported once,
@@ -130,19 +136,26 @@ std::vector<Check> check_inside(int nsfd, std::string_view shown,
     }
     ProbeResult r = tcp_probe(nsfd, shown, mon, connect_timeout);
     switch (r.outcome) {
-      case ProbeOutcome::connected: c.push_back(pass(name, r.describe())); break;
+      case ProbeOutcome::connected:
+        c.push_back(pass(name, r.describe()));
+        break;
       case ProbeOutcome::refused:
-        c.push_back(fail(name, r.describe(), "the host answers but nothing listens on that port: "
-                                             "is the monitor running, is the port right?"));
+        c.push_back(fail(name, r.describe(),
+                         "the host answers but nothing listens on that port: "
+                         "is the monitor running, is the port right?"));
         break;
       case ProbeOutcome::no_route:
-        c.push_back(fail(name, r.describe(), "no route to the monitor from the holder's namespace"));
+        c.push_back(
+            fail(name, r.describe(), "no route to the monitor from the holder's namespace"));
         break;
       case ProbeOutcome::timed_out:
-        c.push_back(fail(name, r.describe(), "packets go unanswered: a firewall, a wrong gateway, "
-                                             "or the monitor host is down"));
+        c.push_back(fail(name, r.describe(),
+                         "packets go unanswered: a firewall, a wrong gateway, "
+                         "or the monitor host is down"));
         break;
-      case ProbeOutcome::error: c.push_back(fail(name, r.describe(), "")); break;
+      case ProbeOutcome::error:
+        c.push_back(fail(name, r.describe(), ""));
+        break;
     }
   }
   return c;
@@ -173,7 +186,8 @@ bool all_passed(const std::vector<Check>& checks) {
 // Through the executor's reader: the monitors ceph-csi itself would use
 // (keys matched as Go's encoding/json matches them, the first entry of the
 // ID), and the file opened under the same checks as --cluster-id's.
-std::vector<Endpoint> monitors_from_config(const std::string& config, const std::string& cluster_id) {
+std::vector<Endpoint> monitors_from_config(const std::string& config,
+                                           const std::string& cluster_id) {
   const exec::CephCsiConfig decoded = exec::read_ceph_csi_config(config);
   const exec::CephCsiCluster* entry = decoded.find(cluster_id);
   if (!entry)

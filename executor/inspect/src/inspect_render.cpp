@@ -215,14 +215,14 @@ std::string render_table(const Report& r, bool all_sockets) {
     if (const auto& rec = id.record) {
       std::string holder = "pid " + std::to_string(rec->pid) + ", alive: " + yes_no(r.holder_alive);
       if (r.age_seconds)
-        holder += ", published " +
-                  format_duration(std::chrono::seconds(*r.age_seconds)) + " ago";
+        holder += ", published " + format_duration(std::chrono::seconds(*r.age_seconds)) + " ago";
       t.add({"holder", holder});
       t.add({"record", "version " + std::to_string(rec->version) + ", socket " +
                            (rec->socket ? *rec->socket : std::string("none"))});
       std::string fence = "not published (record version 1)";
       if (rec->client_addresses)
-        fence = rec->client_addresses->empty() ? "none" : format_client_addresses(*rec->client_addresses);
+        fence = rec->client_addresses->empty() ? "none"
+                                               : format_client_addresses(*rec->client_addresses);
       t.add({"client addresses", fence});
     } else {
       t.add({"holder", "no holder record"});
@@ -279,8 +279,10 @@ std::string render_table(const Report& r, bool all_sockets) {
     for (const auto& s : r.kernel_sockets())
       t.add({proto_name(s.proto), std::string(state_name(s.proto, s.state)), s.local.str(),
              s.remote.str(), std::to_string(s.inode)});
-    if (!r.owners_scanned) out += "  (not looked up)\n";
-    else out += t.empty() ? "  (none)\n" : t.render();
+    if (!r.owners_scanned)
+      out += "  (not looked up)\n";
+    else
+      out += t.empty() ? "  (none)\n" : t.render();
   }
 
   out += "\nSockets\n";

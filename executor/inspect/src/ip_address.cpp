@@ -58,8 +58,7 @@ bool IpAddr::is_any() const noexcept {
 Endpoint Endpoint::parse(std::string_view text, std::string_view what,
                          std::optional<uint16_t> default_port) {
   auto bad = [&](const char* why) {
-    return Error(Errc::invalid_argument,
-                 std::string(what) + " " + quote(text) + ": " + why,
+    return Error(Errc::invalid_argument, std::string(what) + " " + quote(text) + ": " + why,
                  "write ADDR:PORT, e.g. 198.18.0.10:6789 or [fd00::10]:3300");
   };
   std::string_view host = text;

@@ -57,7 +57,8 @@ std::string canonical_ip(std::string_view text) {
   unsigned char buf[16];
   char out[INET6_ADDRSTRLEN];
   if (::inet_pton(AF_INET, s.c_str(), buf) == 1) return ::inet_ntop(AF_INET, buf, out, sizeof out);
-  if (::inet_pton(AF_INET6, s.c_str(), buf) == 1) return ::inet_ntop(AF_INET6, buf, out, sizeof out);
+  if (::inet_pton(AF_INET6, s.c_str(), buf) == 1)
+    return ::inet_ntop(AF_INET6, buf, out, sizeof out);
   return {};
 }
 
@@ -67,7 +68,8 @@ std::string host_port_ip(std::string_view text) {
   if (auto v = text.find("v1:"); v == 0) text.remove_prefix(3);
   if (!text.empty() && text[0] == '[') {
     auto close = text.find(']');
-    return close == std::string_view::npos ? std::string() : canonical_ip(text.substr(1, close - 1));
+    return close == std::string_view::npos ? std::string()
+                                           : canonical_ip(text.substr(1, close - 1));
   }
   auto colon = text.rfind(':');
   return canonical_ip(colon == std::string_view::npos ? text : text.substr(0, colon));
@@ -79,7 +81,8 @@ std::string unescape(std::string_view field) {
   for (size_t i = 0; i < field.size(); ++i) {
     auto octal = [&](size_t k) { return field[k] >= '0' && field[k] <= '7'; };
     if (field[i] == '\\' && i + 3 < field.size() && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
-      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
+      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
+                               (field[i + 3] - '0'));
       i += 3;
       continue;
     }
@@ -104,8 +107,9 @@ void read_rbd(const KernelRoots& roots, KernelClients& out) {
   const std::string devices = roots.sys_bus_rbd + "/devices";
   auto ids = list_dir(devices, &note);
   if (!ids) {
-    out.notes.push_back(note.empty() ? quote(devices) + " does not exist: no rbd module loaded, so no rbd mapping"
-                                     : note);
+    out.notes.push_back(
+        note.empty() ? quote(devices) + " does not exist: no rbd module loaded, so no rbd mapping"
+                     : note);
     return;
   }
   for (const auto& id : *ids) {
@@ -115,7 +119,8 @@ void read_rbd(const KernelRoots& roots, KernelClients& out) {
     m.device = "/dev/rbd" + id;
     std::string pool = attribute(dir + "pool"), ns = attribute(dir + "pool_ns"),
                 name = attribute(dir + "name"), snap = attribute(dir + "current_snap");
-    m.image = pool + (ns.empty() ? "" : "/" + ns) + "/" + name + (snap.empty() || snap == "-" ? "" : "@" + snap);
+    m.image = pool + (ns.empty() ? "" : "/" + ns) + "/" + name +
+              (snap.empty() || snap == "-" ? "" : "@" + snap);
     m.client = attribute(dir + "client_id");
     m.client_addr = attribute(dir + "client_addr");
     m.ip = entity_addr_ip(m.client_addr);
@@ -217,7 +222,8 @@ void read_mounts(const KernelRoots& roots, KernelClients& out) {
   }
 }
 
-const ServingNamespace* serving_ip(const std::string& ip, const std::vector<ServingNamespace>& serving) {
+const ServingNamespace* serving_ip(const std::string& ip,
+                                   const std::vector<ServingNamespace>& serving) {
   for (const auto& s : serving)
     for (const auto& a : s.addresses)
       if (canonical_ip(a.address) == ip) return &s;
@@ -262,7 +268,8 @@ std::vector<MappingVerdict> judge_mappings(const KernelClients& clients,
     MappingVerdict v{"cephfs", m.mount_point, m.source, {}, std::nullopt, false, {}};
     std::vector<const CephClient*> mine;
     for (const auto& c : clients.cephfs_clients)
-      if (std::find(m.clients.begin(), m.clients.end(), c.dir) != m.clients.end()) mine.push_back(&c);
+      if (std::find(m.clients.begin(), m.clients.end(), c.dir) != m.clients.end())
+        mine.push_back(&c);
     if (!clients.debugfs_readable) {
       v.meaning = "cannot tell: the kernel's ceph clients (debugfs) cannot be read here";
     } else if (mine.empty()) {
@@ -272,16 +279,20 @@ std::vector<MappingVerdict> judge_mappings(const KernelClients& clients,
       const ServingNamespace* any = nullptr;
       for (const auto* c : mine) {
         const auto* s = c->ip.empty() ? nullptr : serving_ip(c->ip, serving);
-        if (s) any = s;
-        else unserved.push_back(c->ip.empty() ? c->instance + " (address unknown)" : c->ip);
+        if (s)
+          any = s;
+        else
+          unserved.push_back(c->ip.empty() ? c->instance + " (address unknown)" : c->ip);
       }
       v.address = mine.size() == 1 ? mine[0]->ip : std::string();
       if (unserved.empty()) {
         v.served_by = any->what;
         v.meaning = "served by " + any->what;
       } else if (any) {
-        v.meaning = "cannot tell: this cluster has several CephFS clients and not all are served (" +
-                    std::to_string(unserved.size()) + " unserved); the kernel does not say which one this mount uses";
+        v.meaning =
+            "cannot tell: this cluster has several CephFS clients and not all are served (" +
+            std::to_string(unserved.size()) +
+            " unserved); the kernel does not say which one this mount uses";
       } else {
         v.orphaned = true;
         if (v.address.empty()) v.address = unserved.front();
@@ -299,8 +310,10 @@ nlohmann::ordered_json mappings_json(const std::vector<MappingVerdict>& verdicts
     a.push_back({{"kind", v.kind},
                  {"object", v.object},
                  {"image", v.image},
-                 {"address", v.address.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(v.address)},
-                 {"served_by", v.served_by ? nlohmann::ordered_json(*v.served_by) : nlohmann::ordered_json()},
+                 {"address",
+                  v.address.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(v.address)},
+                 {"served_by",
+                  v.served_by ? nlohmann::ordered_json(*v.served_by) : nlohmann::ordered_json()},
                  {"orphaned", v.orphaned},
                  {"meaning", v.meaning}});
   return a;

@@ -30,9 +30,9 @@ void run_in_netns(int nsfd, std::string_view shown, const std::function<void()>&
   std::thread worker([&] {
     try {
       if (::setns(nsfd, CLONE_NEWNET) != 0) {
-        throw Error::sys("setns(CLONE_NEWNET)", shown, errno,
-                         errno == EPERM ? "entering a network namespace needs CAP_SYS_ADMIN"
-                                        : std::string());
+        throw Error::sys(
+            "setns(CLONE_NEWNET)", shown, errno,
+            errno == EPERM ? "entering a network namespace needs CAP_SYS_ADMIN" : std::string());
       }
       fn();
     } catch (...) {

@@ -12,8 +12,8 @@
 #include <netlink/route/rtnl.h>
 #include <netlink/socket.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <tuple>
 
@@ -127,8 +127,8 @@ std::vector<Link> RtnlClient::links() {
     char buf[64] = {};
     link.operstate = rtnl_link_operstate2str(rtnl_link_get_operstate(l), buf, sizeof buf);
     link.mtu = rtnl_link_get_mtu(l);
-    if (nl_addr* mac = rtnl_link_get_addr(l); mac != nullptr && !link.loopback &&
-                                              nl_addr_get_len(mac) > 0) {
+    if (nl_addr* mac = rtnl_link_get_addr(l);
+        mac != nullptr && !link.loopback && nl_addr_get_len(mac) > 0) {
       char macbuf[64] = {};
       link.mac = nl_addr2str(mac, macbuf, sizeof macbuf);
     }
@@ -222,10 +222,10 @@ std::optional<Route> RtnlClient::route_to(const IpAddr& dst) {
 
   std::unique_ptr<rtnl_route, void (*)(rtnl_route*)> route(state.route, rtnl_route_put);
   if (state.kernel_errno == ENETUNREACH || state.kernel_errno == EHOSTUNREACH) return std::nullopt;
-  if (state.kernel_errno != 0)
-    throw Error::sys("RTM_GETROUTE", dst.str(), state.kernel_errno);
+  if (state.kernel_errno != 0) throw Error::sys("RTM_GETROUTE", dst.str(), state.kernel_errno);
   if (err < 0) throw nl_error("RTM_GETROUTE " + dst.str(), err);
-  if (!route) throw Error(Errc::protocol, "RTM_GETROUTE " + dst.str() + ": no answer from the kernel");
+  if (!route)
+    throw Error(Errc::protocol, "RTM_GETROUTE " + dst.str() + ": no answer from the kernel");
 
   // The index is the namespace's: name it from a netlink dump, never with
   // if_indextoname (which would ask the caller's namespace).

@@ -23,18 +23,30 @@ std::string_view state_name(Proto proto, uint8_t state) noexcept {
     if (state == TCP_CLOSE) return "UNCONN";
   }
   switch (state) {
-    case TCP_ESTABLISHED: return "ESTAB";
-    case TCP_SYN_SENT: return "SYN-SENT";
-    case TCP_SYN_RECV: return "SYN-RECV";
-    case TCP_FIN_WAIT1: return "FIN-WAIT-1";
-    case TCP_FIN_WAIT2: return "FIN-WAIT-2";
-    case TCP_TIME_WAIT: return "TIME-WAIT";
-    case TCP_CLOSE: return "CLOSE";
-    case TCP_CLOSE_WAIT: return "CLOSE-WAIT";
-    case TCP_LAST_ACK: return "LAST-ACK";
-    case TCP_LISTEN: return "LISTEN";
-    case TCP_CLOSING: return "CLOSING";
-    default: return "UNKNOWN";
+    case TCP_ESTABLISHED:
+      return "ESTAB";
+    case TCP_SYN_SENT:
+      return "SYN-SENT";
+    case TCP_SYN_RECV:
+      return "SYN-RECV";
+    case TCP_FIN_WAIT1:
+      return "FIN-WAIT-1";
+    case TCP_FIN_WAIT2:
+      return "FIN-WAIT-2";
+    case TCP_TIME_WAIT:
+      return "TIME-WAIT";
+    case TCP_CLOSE:
+      return "CLOSE";
+    case TCP_CLOSE_WAIT:
+      return "CLOSE-WAIT";
+    case TCP_LAST_ACK:
+      return "LAST-ACK";
+    case TCP_LISTEN:
+      return "LISTEN";
+    case TCP_CLOSING:
+      return "CLOSING";
+    default:
+      return "UNKNOWN";
   }
 }
 
@@ -52,15 +64,18 @@ struct DumpState {
 
 int on_msg(const nlmsghdr* nlh, void* data) {
   auto* state = static_cast<DumpState*>(data);
-  if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY && nlh->nlmsg_type != TCPDIAG_GETSOCK) return MNL_CB_OK;
+  if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY && nlh->nlmsg_type != TCPDIAG_GETSOCK)
+    return MNL_CB_OK;
   if (mnl_nlmsg_get_payload_len(nlh) < sizeof(inet_diag_msg)) return MNL_CB_OK;
   const auto* m = static_cast<const inet_diag_msg*>(mnl_nlmsg_get_payload(nlh));
   if (m->idiag_family != AF_INET && m->idiag_family != AF_INET6) return MNL_CB_OK;
   InetSocket s;
   s.proto = state->proto;
   s.state = m->idiag_state;
-  s.local = Endpoint{IpAddr::from_bytes(m->idiag_family, m->id.idiag_src), ntohs(m->id.idiag_sport)};
-  s.remote = Endpoint{IpAddr::from_bytes(m->idiag_family, m->id.idiag_dst), ntohs(m->id.idiag_dport)};
+  s.local =
+      Endpoint{IpAddr::from_bytes(m->idiag_family, m->id.idiag_src), ntohs(m->id.idiag_sport)};
+  s.remote =
+      Endpoint{IpAddr::from_bytes(m->idiag_family, m->id.idiag_dst), ntohs(m->id.idiag_dport)};
   s.uid = m->idiag_uid;
   s.inode = m->idiag_inode;
   state->out->push_back(s);
@@ -90,13 +105,14 @@ void SockDiag::dump(int family, Proto proto, uint32_t states, std::vector<InetSo
   nlmsghdr* nlh = mnl_nlmsg_put_header(req_buf);
   nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
   nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-  auto* req = static_cast<inet_diag_req_v2*>(mnl_nlmsg_put_extra_header(nlh, sizeof(inet_diag_req_v2)));
+  auto* req =
+      static_cast<inet_diag_req_v2*>(mnl_nlmsg_put_extra_header(nlh, sizeof(inet_diag_req_v2)));
   req->sdiag_family = static_cast<uint8_t>(family);
   req->sdiag_protocol = proto == Proto::tcp ? IPPROTO_TCP : IPPROTO_UDP;
   req->idiag_states = states;
   req->idiag_ext = 0;  // no extensions: the fixed part has everything we show
-  std::string what = std::string("sock_diag dump ") + proto_name(proto) +
-                     (family == AF_INET6 ? "6" : "4");
+  std::string what =
+      std::string("sock_diag dump ") + proto_name(proto) + (family == AF_INET6 ? "6" : "4");
   (void)run_dump(nlh, proto, what, out);
 }
 
@@ -137,8 +153,9 @@ bool SockDiag::run_dump(nlmsghdr* nlh, Proto proto, const std::string& what,
       // compatibility requests): nothing of that kind.
       if (errno == ENOENT || errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT || errno == EINVAL)
         return false;
-      throw Error::sys("sock_diag", what, errno,
-                       errno == EPERM ? "reading sockets needs CAP_NET_ADMIN in the namespace" : "");
+      throw Error::sys(
+          "sock_diag", what, errno,
+          errno == EPERM ? "reading sockets needs CAP_NET_ADMIN in the namespace" : "");
     }
   }
 }

@@ -18,23 +18,33 @@ using Clock = std::chrono::steady_clock;
 
 ProbeOutcome outcome_of(int err) {
   switch (err) {
-    case 0: return ProbeOutcome::connected;
-    case ECONNREFUSED: return ProbeOutcome::refused;
+    case 0:
+      return ProbeOutcome::connected;
+    case ECONNREFUSED:
+      return ProbeOutcome::refused;
     case ENETUNREACH:
-    case EHOSTUNREACH: return ProbeOutcome::no_route;
-    case ETIMEDOUT: return ProbeOutcome::timed_out;
-    default: return ProbeOutcome::error;
+    case EHOSTUNREACH:
+      return ProbeOutcome::no_route;
+    case ETIMEDOUT:
+      return ProbeOutcome::timed_out;
+    default:
+      return ProbeOutcome::error;
   }
 }
 }  // namespace
 
 std::string ProbeResult::describe() const {
   switch (outcome) {
-    case ProbeOutcome::connected: return "connected in " + format_duration(elapsed);
-    case ProbeOutcome::refused: return "refused (" + errno_text(err) + ")";
-    case ProbeOutcome::no_route: return "no route (" + errno_text(err) + ")";
-    case ProbeOutcome::timed_out: return "timed out after " + format_duration(elapsed);
-    case ProbeOutcome::error: break;
+    case ProbeOutcome::connected:
+      return "connected in " + format_duration(elapsed);
+    case ProbeOutcome::refused:
+      return "refused (" + errno_text(err) + ")";
+    case ProbeOutcome::no_route:
+      return "no route (" + errno_text(err) + ")";
+    case ProbeOutcome::timed_out:
+      return "timed out after " + format_duration(elapsed);
+    case ProbeOutcome::error:
+      break;
   }
   return "failed: " + errno_text(err);
 }

@@ -161,9 +161,7 @@ extern "C" {
 
 const char* netns_exec_version(void) { return NETNS_EXEC_VERSION; }
 
-netns_exec_request* netns_exec_request_new(void) {
-  return new (std::nothrow) netns_exec_request();
-}
+netns_exec_request* netns_exec_request_new(void) { return new (std::nothrow) netns_exec_request(); }
 
 void netns_exec_request_free(netns_exec_request* req) { delete req; }
 
@@ -182,10 +180,17 @@ int netns_exec_request_set_cluster(netns_exec_request* req, const char* cluster_
     if (cluster_id == nullptr) return -EINVAL;
     netns::exec::ConfigKind k;
     switch (kind) {
-      case NETNS_EXEC_KIND_RBD: k = netns::exec::ConfigKind::rbd; break;
-      case NETNS_EXEC_KIND_CEPHFS: k = netns::exec::ConfigKind::cephfs; break;
-      case NETNS_EXEC_KIND_NFS: k = netns::exec::ConfigKind::nfs; break;
-      default: return -EINVAL;
+      case NETNS_EXEC_KIND_RBD:
+        k = netns::exec::ConfigKind::rbd;
+        break;
+      case NETNS_EXEC_KIND_CEPHFS:
+        k = netns::exec::ConfigKind::cephfs;
+        break;
+      case NETNS_EXEC_KIND_NFS:
+        k = netns::exec::ConfigKind::nfs;
+        break;
+      default:
+        return -EINVAL;
     }
     r.source = netns::exec::Source::cluster(
         cluster_id, config != nullptr ? config : netns::exec::kDefaultCephCsiConfig, k);

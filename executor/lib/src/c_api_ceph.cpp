@@ -146,12 +146,18 @@ ceph::OperationResult operate(const netns_exec_ceph& c, ceph::Runner& runner,
 
 netns_exec_cancel_state state_of(ceph::Cancel cancel) {
   switch (cancel) {
-    case ceph::Cancel::none: return NETNS_EXEC_CANCEL_NONE;
-    case ceph::Cancel::not_started: return NETNS_EXEC_CANCEL_NOT_STARTED;
-    case ceph::Cancel::undone: return NETNS_EXEC_CANCEL_UNDONE;
-    case ceph::Cancel::nothing_left: return NETNS_EXEC_CANCEL_NOTHING_LEFT;
-    case ceph::Cancel::left_behind: return NETNS_EXEC_CANCEL_LEFT_BEHIND;
-    case ceph::Cancel::completed: return NETNS_EXEC_CANCEL_COMPLETED;
+    case ceph::Cancel::none:
+      return NETNS_EXEC_CANCEL_NONE;
+    case ceph::Cancel::not_started:
+      return NETNS_EXEC_CANCEL_NOT_STARTED;
+    case ceph::Cancel::undone:
+      return NETNS_EXEC_CANCEL_UNDONE;
+    case ceph::Cancel::nothing_left:
+      return NETNS_EXEC_CANCEL_NOTHING_LEFT;
+    case ceph::Cancel::left_behind:
+      return NETNS_EXEC_CANCEL_LEFT_BEHIND;
+    case ceph::Cancel::completed:
+      return NETNS_EXEC_CANCEL_COMPLETED;
   }
   return NETNS_EXEC_CANCEL_NONE;
 }
@@ -199,7 +205,9 @@ void fill(netns_exec_result& res, const ceph::OperationResult& r) {
       res.outcome = NETNS_EXEC_OUTCOME_SIGNALLED;
       res.signal = o.signal;
       break;
-    case Outcome::Kind::status_lost: res.outcome = NETNS_EXEC_OUTCOME_STATUS_LOST; break;
+    case Outcome::Kind::status_lost:
+      res.outcome = NETNS_EXEC_OUTCOME_STATUS_LOST;
+      break;
     case Outcome::Kind::spawn_failed:
       res.outcome = NETNS_EXEC_OUTCOME_SPAWN_FAILED;
       res.stage = netns::spawn::stage_name(o.stage);
@@ -218,12 +226,18 @@ extern "C" {
 
 const char* netns_exec_cancel_state_name(netns_exec_cancel_state state) {
   switch (state) {
-    case NETNS_EXEC_CANCEL_NONE: return "none";
-    case NETNS_EXEC_CANCEL_NOT_STARTED: return "not_started";
-    case NETNS_EXEC_CANCEL_UNDONE: return "undone";
-    case NETNS_EXEC_CANCEL_NOTHING_LEFT: return "nothing_left";
-    case NETNS_EXEC_CANCEL_LEFT_BEHIND: return "left_behind";
-    case NETNS_EXEC_CANCEL_COMPLETED: return "completed";
+    case NETNS_EXEC_CANCEL_NONE:
+      return "none";
+    case NETNS_EXEC_CANCEL_NOT_STARTED:
+      return "not_started";
+    case NETNS_EXEC_CANCEL_UNDONE:
+      return "undone";
+    case NETNS_EXEC_CANCEL_NOTHING_LEFT:
+      return "nothing_left";
+    case NETNS_EXEC_CANCEL_LEFT_BEHIND:
+      return "left_behind";
+    case NETNS_EXEC_CANCEL_COMPLETED:
+      return "completed";
   }
   return "";
 }

@@ -29,7 +29,7 @@ using go_json::Cursor;
 using go_json::Kind;
 
 constexpr std::array<std::string_view, 6> kClusterInfo = {"clusterID", "monitors", "cephFS",
-                                                          "rbd", "nfs", "readAffinity"};
+                                                          "rbd",       "nfs",      "readAffinity"};
 constexpr std::array<std::string_view, 5> kCephFS = {"netNamespaceFilePath", "subvolumeGroup",
                                                      "radosNamespace", "kernelMountOptions",
                                                      "fuseMountOptions"};
@@ -83,8 +83,12 @@ class Decoder {
     // keys it names, the first's others stay.
     object(kClusterInfo, "an object (a cluster entry)", [&](int field) {
       switch (field) {
-        case 0: string(c.cluster_id); break;
-        case 1: strings(monitors); break;
+        case 0:
+          string(c.cluster_id);
+          break;
+        case 1:
+          strings(monitors);
+          break;
         case 2:
           object(kCephFS, "an object", [&](int f) {
             std::string ignored;
@@ -100,7 +104,9 @@ class Decoder {
               string(f == 0 ? c.rbd_netns : ignored);
           });
           break;
-        case 4: object(kNFS, "an object", [&](int) { string(c.nfs_netns); }); break;
+        case 4:
+          object(kNFS, "an object", [&](int) { string(c.nfs_netns); });
+          break;
         case 5:
           object(kReadAffinity, "an object", [&](int f) {
             GoStringSlice ignored;
@@ -194,12 +200,13 @@ class Decoder {
     std::string where = where_.empty() ? "the top level" : where_.front();
     for (size_t i = 1; i < where_.size(); ++i)
       where += (i == 1 ? ", field " : where_[i][0] == '[' ? "" : ".") + where_[i];
-    return Error(Errc::invalid_argument,
-                 "parse " + quote(shown_) + ": " + where + " " + what +
-                     ": Go's encoding/json refuses the whole file, so ceph-csi uses no cluster of it",
-                 "is the ceph-csi-config ConfigMap what ceph-csi expects: a list of "
-                 "{\"clusterID\": \"...\", \"monitors\": [\"...\"], \"rbd\": "
-                 "{\"netNamespaceFilePath\": \"...\"}, ...}?");
+    return Error(
+        Errc::invalid_argument,
+        "parse " + quote(shown_) + ": " + where + " " + what +
+            ": Go's encoding/json refuses the whole file, so ceph-csi uses no cluster of it",
+        "is the ceph-csi-config ConfigMap what ceph-csi expects: a list of "
+        "{\"clusterID\": \"...\", \"monitors\": [\"...\"], \"rbd\": "
+        "{\"netNamespaceFilePath\": \"...\"}, ...}?");
   }
 
   Cursor cur_;
@@ -211,9 +218,12 @@ class Decoder {
 
 const std::string& CephCsiCluster::netns_path(ConfigKind kind) const noexcept {
   switch (kind) {
-    case ConfigKind::cephfs: return cephfs_netns;
-    case ConfigKind::nfs: return nfs_netns;
-    case ConfigKind::rbd: break;
+    case ConfigKind::cephfs:
+      return cephfs_netns;
+    case ConfigKind::nfs:
+      return nfs_netns;
+    case ConfigKind::rbd:
+      break;
   }
   return rbd_netns;
 }
@@ -236,9 +246,12 @@ CephCsiConfig decode_ceph_csi_config(std::string_view text, const std::string& s
 
 std::string no_holder_path_warning(const std::string& config, const std::string& cluster_id,
                                    ConfigKind kind) {
-  const char* section = kind == ConfigKind::rbd ? "rbd" : kind == ConfigKind::cephfs ? "cephFS" : "nfs";
+  const char* section = kind == ConfigKind::rbd      ? "rbd"
+                        : kind == ConfigKind::cephfs ? "cephFS"
+                                                     : "nfs";
   return "cluster " + quote(cluster_id) + " has an entry in " + quote(config) + " but no " +
-         section + ".netNamespaceFilePath (keys matched as ceph-csi matches them, case "
+         section +
+         ".netNamespaceFilePath (keys matched as ceph-csi matches them, case "
          "insensitively): the command runs in the caller's own network namespace, as ceph-csi's "
          "would; if this cluster has a holder, add its path there";
 }

@@ -14,8 +14,8 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/trust.hpp"
-#include "netns_exec/ceph_csi_config.hpp"
 #include "netns/trusted_path.hpp"
+#include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::exec {

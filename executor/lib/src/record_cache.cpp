@@ -19,10 +19,13 @@ struct Key {
   timespec ctime{};
   bool operator==(const Key& o) const {
     return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
-           mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+           mtime.tv_nsec == o.mtime.tv_nsec && ctime.tv_sec == o.ctime.tv_sec &&
+           ctime.tv_nsec == o.ctime.tv_nsec;
   }
 };
-Key key_of(const struct stat& st) { return Key{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim}; }
+Key key_of(const struct stat& st) {
+  return Key{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+}
 
 struct Entry {
   Key key;  // the record file
@@ -97,12 +100,13 @@ void cache_pidfd(const struct stat& st, int pidfd) {
   e->pidfd.reset(::fcntl(pidfd, F_DUPFD_CLOEXEC, 3));
 }
 
-std::optional<VerifiedNamespace> cached_namespace(const struct stat& link, const struct stat& record,
-                                                  Handout how) {
+std::optional<VerifiedNamespace> cached_namespace(const struct stat& link,
+                                                  const struct stat& record, Handout how) {
   std::lock_guard lock(mu);
   Entry* e = find(key_of(record));
   if (!e || !e->nsfd || !e->ns_pidfd || !(e->link == key_of(link))) return std::nullopt;
-  if (how == Handout::lend) return VerifiedNamespace{std::move(e->nsfd), e->ns, std::move(e->ns_pidfd)};
+  if (how == Handout::lend)
+    return VerifiedNamespace{std::move(e->nsfd), e->ns, std::move(e->ns_pidfd)};
   UniqueFd fd(::fcntl(e->nsfd.get(), F_DUPFD_CLOEXEC, 3));
   UniqueFd pidfd(::fcntl(e->ns_pidfd.get(), F_DUPFD_CLOEXEC, 3));
   if (!fd || !pidfd) return std::nullopt;

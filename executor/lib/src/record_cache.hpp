@@ -59,8 +59,8 @@ struct VerifiedNamespace {
 // spawn returns: two dups and two closes fewer). While they are lent, another
 // caller for the same holder takes the full path.
 enum class Handout { copy, lend };
-std::optional<VerifiedNamespace> cached_namespace(const struct stat& link, const struct stat& record,
-                                                  Handout how);
+std::optional<VerifiedNamespace> cached_namespace(const struct stat& link,
+                                                  const struct stat& record, Handout how);
 // Back into the entry they were lent from, if it is still there and empty;
 // otherwise they are closed.
 void give_back(const struct stat& link, const struct stat& record, UniqueFd nsfd, UniqueFd pidfd);
@@ -80,7 +80,8 @@ struct CacheUse {
 };
 // exec::run()'s resolve(): the same checks, with the cache's descriptors lent
 // (`use` says from where, if they were); return_lent() gives them back.
-ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, CacheUse& use);
+ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options,
+                                  CacheUse& use);
 void return_lent(ResolvedNamespace& ns, const CacheUse& use);
 
 }  // namespace netns::exec::detail

@@ -25,8 +25,8 @@ namespace netns::exec {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kSecretWords = {"key", "secret", "password",
-                                                          "passphrase", "token"};
+constexpr std::array<std::string_view, 5> kSecretWords = {"key", "secret", "password", "passphrase",
+                                                          "token"};
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
@@ -103,7 +103,8 @@ std::string redact_assignments(std::string_view text) {
       --name_end;
     size_t name_start = name_end;
     while (name_start > copied && is_name_char(text[name_start - 1])) --name_start;
-    if (name_start == name_end || !names_secret_option(text.substr(name_start, name_end - name_start)))
+    if (name_start == name_end ||
+        !names_secret_option(text.substr(name_start, name_end - name_start)))
       continue;
     size_t value = skip_blanks(text, eq + 1);
     size_t end = value_end_from(text, value);
@@ -183,8 +184,8 @@ std::string redact_quoted(std::string_view text) {
 }
 
 bool is_secret_flag(std::string_view arg) {
-  return arg.size() > 2 && arg.compare(0, 2, "--") == 0 && arg.find('=') == std::string_view::npos &&
-         names_secret(arg);
+  return arg.size() > 2 && arg.compare(0, 2, "--") == 0 &&
+         arg.find('=') == std::string_view::npos && names_secret(arg);
 }
 
 // "--keyfile", "keyfile", "secretfile", "--secret-file": a file whose
@@ -219,7 +220,8 @@ void add_file_secrets(const std::string& path, std::vector<std::string>& out) {
   while (at < content.size()) {
     while (at < content.size() && std::isspace(static_cast<unsigned char>(content[at])) != 0) ++at;
     size_t end = at;
-    while (end < content.size() && std::isspace(static_cast<unsigned char>(content[end])) == 0) ++end;
+    while (end < content.size() && std::isspace(static_cast<unsigned char>(content[end])) == 0)
+      ++end;
     // Keys are long (base64 of 16+ bytes); short words ("key", "=",
     // "[client.admin]" is long but harmless to hide) are not worth hiding.
     if (end - at >= 12) out.emplace_back(content.substr(at, end - at));
@@ -275,10 +277,10 @@ std::vector<std::string> secrets_of_argv(const std::vector<std::string>& argv) {
       if (eq != std::string_view::npos && eq + 1 < piece.size()) {
         std::string_view name = piece.substr(0, eq);
         std::string value(piece.substr(eq + 1));
-        if (names_secret_option(name)) out.push_back(value);
-        else if (names_secret_file(name) ||
-                 (name.size() > 2 && name[0] == '-' && name[1] != '-' &&
-                  names_secret_file(name.substr(2))))
+        if (names_secret_option(name))
+          out.push_back(value);
+        else if (names_secret_file(name) || (name.size() > 2 && name[0] == '-' && name[1] != '-' &&
+                                             names_secret_file(name.substr(2))))
           add_file_secrets(value, out);
       }
       start = end + 1;

@@ -134,7 +134,8 @@ bool on_procfs(int fd) {
 // One connect attempt through `address`. False, with `last_err` set, for what
 // is worth waiting for: not there yet, or left behind by a holder that is gone
 // (a restarted holder replaces it).
-bool try_connect(UniqueFd& sock, const std::string& address, const std::string& shown, int& last_err) {
+bool try_connect(UniqueFd& sock, const std::string& address, const std::string& shown,
+                 int& last_err) {
   UnixAddress addr = unix_address(address, shown);
   sock = make_socket(AF_UNIX, SOCK_SEQPACKET, 0);
   request_sender_identity(sock.get());
@@ -145,7 +146,8 @@ bool try_connect(UniqueFd& sock, const std::string& address, const std::string& 
   throw Error::sys("connect", shown, last_err);
 }
 
-[[noreturn]] void throw_not_connected(const std::string& path, int last_err, std::chrono::nanoseconds wait) {
+[[noreturn]] void throw_not_connected(const std::string& path, int last_err,
+                                      std::chrono::nanoseconds wait) {
   Error e = Error::sys("connect", path, last_err, {}, Errc::not_found);
   if (last_err == ECONNREFUSED)
     e.context("no holder is listening behind the socket" + waited_text(wait));
@@ -201,7 +203,8 @@ Opened open_path(const std::string& path, const ResolveOptions& options, bool so
       return try_connect(o.sock, fd_path(walked.target.get()), path, o.sock_err);
     }
     if (socket_only)
-      throw Error(Errc::invalid_argument, quote(path) + " is " + file_type_name(st.st_mode) + ", not a socket",
+      throw Error(Errc::invalid_argument,
+                  quote(path) + " is " + file_type_name(st.st_mode) + ", not a socket",
                   "--socket takes a holder's <ID>.net.sock");
     // O_RDONLY as setns needs; O_NONBLOCK|O_NOCTTY as above, for whatever
     // the nsfs check is about to reject.
@@ -225,8 +228,9 @@ struct Verified {
   struct stat record {};  // the record file's fstatat, for load_record
   UniqueFd holder_pidfd;  // the record's holder, alive when looked up
 };
-std::optional<Verified> open_verified(const std::string& path, const std::string& name, const std::string& record_name,
-                                      const ResolveOptions& options, CacheUse& cache) {
+std::optional<Verified> open_verified(const std::string& path, const std::string& name,
+                                      const std::string& record_name, const ResolveOptions& options,
+                                      CacheUse& cache) {
   // Nothing here may throw. Whatever fails is the full path's to report,
   // with its own steps and words. The way to the directory is walked as on
   // the full path (the link's target, a namespace already verified, is not
@@ -236,7 +240,8 @@ std::optional<Verified> open_verified(const std::string& path, const std::string
     trust::WalkedPath walked;
     trust::WalkOptions only_to_the_link;
     only_to_the_link.follow_entry = false;
-    if (!trust::walk_path(path, owners_of(options), only_to_the_link, &walked).ok || !walked.found) return std::nullopt;
+    if (!trust::walk_path(path, owners_of(options), only_to_the_link, &walked).ok || !walked.found)
+      return std::nullopt;
     dirfd = std::move(walked.dir);
   } catch (const Error&) {
     return std::nullopt;
@@ -247,7 +252,8 @@ std::optional<Verified> open_verified(const std::string& path, const std::string
       ::fstatat(dirfd.get(), record_name.c_str(), &v.record, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISREG(v.record.st_mode))
     return std::nullopt;
-  std::optional<detail::VerifiedNamespace> ns = detail::cached_namespace(v.opened.entry, v.record, cache.handout);
+  std::optional<detail::VerifiedNamespace> ns =
+      detail::cached_namespace(v.opened.entry, v.record, cache.handout);
   if (!ns) return std::nullopt;
   cache.used = true;
   cache.link = v.opened.entry;
@@ -261,26 +267,29 @@ std::optional<Verified> open_verified(const std::string& path, const std::string
 }
 
 // The namespace descriptor, after its type: the same checks whatever it came from.
-void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options, Report& report,
-                      const NsId* id, bool owner_verified = false) {
+void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options,
+                      Report& report, const NsId* id, bool owner_verified = false) {
   if (!owner_verified)
-    report.add(trust::initial_user_namespace(fd, shown, options.allow_userns), "check namespace owner", false);
+    report.add(trust::initial_user_namespace(fd, shown, options.allow_userns),
+               "check namespace owner", false);
   const NsId own = current_netns_id();
-  report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns), "check not own namespace", false);
+  report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns),
+             "check not own namespace", false);
   // Our own namespace refused above says all; the host check would repeat it.
   if (*id != own || options.allow_own_netns)
-    report.add(trust::not_host_namespace(*id, own, shown, options.allow_host_netns), "check not host namespace",
-               false);
+    report.add(trust::not_host_namespace(*id, own, shown, options.allow_host_netns),
+               "check not host namespace", false);
 }
 
 // The directory the file came from, unless it is the kernel's (/proc/PID/ns).
-void check_directory(const Opened& o, bool procfs, const std::string& dir, const ResolveOptions& options,
-                     Report& report) {
+void check_directory(const Opened& o, bool procfs, const std::string& dir,
+                     const ResolveOptions& options, Report& report) {
   if (procfs) {
     report.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
     return;
   }
-  report.add(trust::directory_chain(o.dirfd.get(), dir, owners_of(options)), "check provenance", false);
+  report.add(trust::directory_chain(o.dirfd.get(), dir, owners_of(options)), "check provenance",
+             false);
 }
 
 struct LoadedRecord {
@@ -288,8 +297,8 @@ struct LoadedRecord {
   struct stat st {};
 };
 
-LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown, Report& report,
-                         const struct stat* fresh = nullptr) {
+LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown,
+                         Report& report, const struct stat* fresh = nullptr) {
   report.doing(trust::kRecordPresent);
   LoadedRecord out;
   // An unchanged record file (same identity, fstatat fresh: taken here, or
@@ -298,26 +307,31 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
   struct stat st {};
   if (fresh != nullptr) st = *fresh;
   if (report.cache() &&
-      (fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) && S_ISREG(st.st_mode)) {
+      (fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) &&
+      S_ISREG(st.st_mode)) {
     if (auto cached = detail::cached_record(st)) {
       out.record = std::move(cached);
       out.st = st;
       return out;
     }
   }
-  out.record = in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
+  out.record =
+      in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
   if (out.record && report.cache()) detail::cache_record(out.st, *out.record);
   return out;
 }
 
 // The checks on a record that need nothing opened: owner, cluster, boot, and
 // for a link the pid namespace (a socket needs none: that is what it is for).
-void check_record_origin(const LoadedRecord& loaded, const std::string& shown, const std::string& cluster_id,
-                         const ResolveOptions& options, Report& report, bool for_link = true) {
+void check_record_origin(const LoadedRecord& loaded, const std::string& shown,
+                         const std::string& cluster_id, const ResolveOptions& options,
+                         Report& report, bool for_link = true) {
   const HolderRecord& record = *loaded.record;
-  if (report.collecting()) report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
-  report.add(trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
-             "check provenance");
+  if (report.collecting())
+    report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
+  report.add(
+      trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
+      "check provenance");
   const char* step = "check holder identity";
   report.add(trust::record_for_cluster(record, cluster_id, shown), step);
   report.add(trust::record_this_boot(record, shown), step);
@@ -342,7 +356,8 @@ LockFile stat_lock(int dirfd, const std::string& dir, const HolderRecord& record
   lock.present = ::fstatat(dirfd, name.c_str(), &lock.st, AT_SYMLINK_NOFOLLOW) == 0;
   return lock;
 }
-void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveOptions& options, Report& report) {
+void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveOptions& options,
+                Report& report) {
   if (lock.present && !S_ISREG(lock.st.st_mode))
     report.add(trust::fail(trust::kLockOwner, Errc::untrusted,
                            quote(lock.shown) + " is " + file_type_name(lock.st.st_mode) +
@@ -350,8 +365,9 @@ void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveO
                            "remove it and restart the holder pod"),
                "check provenance");
   if (lock.present)
-    report.add(trust::file_owner(trust::kLockOwner, lock.st, "lock", lock.shown, owners_of(options)),
-               "check provenance");
+    report.add(
+        trust::file_owner(trust::kLockOwner, lock.st, "lock", lock.shown, owners_of(options)),
+        "check provenance");
   report.add(trust::lock_held_by_holder(record, lock.present ? &lock.st : nullptr, lock.shown),
              "check holder identity");
 }
@@ -371,7 +387,8 @@ void require_record_or_opt_in(const Opened& o, bool look_for_holder_files, const
                               const std::string& dir, const std::string& record_shown, NsId opened,
                               const ResolveOptions& options, Report& report) {
   std::string example;
-  const bool holder_directory = look_for_holder_files && o.dirfd && trust::holds_holder_files(o.dirfd.get(), &example);
+  const bool holder_directory =
+      look_for_holder_files && o.dirfd && trust::holds_holder_files(o.dirfd.get(), &example);
   const char* allowed_by = "";
   if (options.allow_unrecorded_netns)
     allowed_by = "allow_unrecorded_netns";
@@ -388,7 +405,8 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
                                     const HolderRecord* record, const ResolveOptions& options,
                                     Report& report) {
-  report.add(trust::socket_server(sock.get(), path, owners_of(options), record), "check holder socket");
+  report.add(trust::socket_server(sock.get(), path, owners_of(options), record),
+             "check holder socket");
   report.doing(trust::kHeader);
   ReceivedFd received = in_step("receive namespace from holder", [&] {
     pollfd pfd{sock.get(), POLLIN, 0};
@@ -398,13 +416,15 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
     } while (n < 0 && errno == EINTR);
     if (n < 0) throw Error::sys("poll", path, errno);
     if (n == 0)
-      throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?", Errc::timeout);
+      throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?",
+                       Errc::timeout);
     ReceivedFd got = receive_fd(sock.get(), path);
     sock.reset();  // the holder's one message has come
     return got;
   });
 
-  report.add(trust::socket_sender(received.sender, path, owners_of(options), record), "check holder socket");
+  report.add(trust::socket_sender(received.sender, path, owners_of(options), record),
+             "check holder socket");
   // The sender's pidfd has served (socket_sender is its only use), and the
   // connection has nothing more to say: neither is held through the
   // descriptor's checks, which then need no more free descriptors than a link's.
@@ -430,14 +450,16 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
 }
 
 ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
-                                      const ResolveOptions& options, bool socket_only, Report& report) {
+                                      const ResolveOptions& options, bool socket_only,
+                                      Report& report) {
   const auto split = split_path(path);
   const std::string& dir = split.first;
   const std::string& name = split.second;
   const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
   std::optional<Verified> verified;
   if (report.cache() && is_link_name && options.identity != IdentityPolicy::off)
-    verified = open_verified(path, name, holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
+    verified = open_verified(path, name,
+                             holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
                              options, *report.cache());
   Opened o = verified ? std::move(verified->opened)
                       : in_step(socket_only ? "connect to holder socket" : "open namespace file",
@@ -445,41 +467,50 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   // Missing: the missing file is the news (a pass on the way to nothing says nothing).
   if (!o.hops.ok || o.found) report.add(std::move(o.hops), "check provenance");
   const bool is_socket = o.sock || o.sock_err != 0;
-  if (socket_only && !o.found) throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
+  if (socket_only && !o.found)
+    throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
 
   // Which record speaks for this file: the one named after it, else the one
   // for the cluster we were asked about.
-  const std::string link_id = cluster_id_from_file_name(name, is_socket ? kSocketSuffix : kLinkSuffix);
+  const std::string link_id =
+      cluster_id_from_file_name(name, is_socket ? kSocketSuffix : kLinkSuffix);
   const std::string record_id = link_id.empty() ? cluster_id : link_id;
   const std::string expected_id = cluster_id.empty() ? record_id : cluster_id;
-  const std::string record_name = record_id.empty() ? std::string() : holder_file_names(record_id).record;
+  const std::string record_name =
+      record_id.empty() ? std::string() : holder_file_names(record_id).record;
   const std::string record_shown = join_path(dir, record_name);
-  const bool read_records = options.identity != IdentityPolicy::off && o.dirfd && !record_id.empty();
+  const bool read_records =
+      options.identity != IdentityPolicy::off && o.dirfd && !record_id.empty();
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
     check_directory(o, on_procfs(o.dirfd.get()), dir, options, report);
-    report.add(trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
-               "check provenance", false);
+    report.add(
+        trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
+        "check provenance", false);
     LoadedRecord loaded;
     if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
-    if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report, false);
+    if (loaded.record)
+      check_record_origin(loaded, record_shown, expected_id, options, report, false);
     // Everything read from the directory is read by now (the lock's lstat
     // last, judged after the namespace came): it is closed before the
     // namespace and the sender's pidfd arrive, as for a link.
     LockFile lock;
     if (loaded.record) lock = stat_lock(o.dirfd.get(), dir, *loaded.record);
     o.dirfd.reset();
-    ResolvedNamespace got = receive_namespace(o.sock, path, {cluster_id, link_id},
-                                              loaded.record ? &*loaded.record : nullptr, options, report);
+    ResolvedNamespace got =
+        receive_namespace(o.sock, path, {cluster_id, link_id},
+                          loaded.record ? &*loaded.record : nullptr, options, report);
     if (loaded.record) {
-      report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown), "check holder identity");
+      report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown),
+                 "check holder identity");
       check_lock(lock, *loaded.record, options, report);
     }
     return got;
   }
 
-  if (o.found && report.collecting()) report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
+  if (o.found && report.collecting())
+    report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
   // The record's origin before the link's target: from a holder in another
   // pid namespace the link's /proc/<pid> is another process, or none, for us,
   // and "dangling" or "own namespace" would mislead.
@@ -487,7 +518,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   bool record_read = false;
   if (read_records) {
     try {
-      loaded = load_record(o.dirfd.get(), record_name, record_shown, report, verified ? &verified->record : nullptr);
+      loaded = load_record(o.dirfd.get(), record_name, record_shown, report,
+                           verified ? &verified->record : nullptr);
       record_read = true;
     } catch (const Error&) {
       // Unreadable or malformed: reported after the link's checks, unless
@@ -534,8 +566,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
                                "needs --identity if-present"),
                    step);
       else if (link_id.empty())
-        require_record_or_opt_in(o, options.identity == IdentityPolicy::require && !procfs, path, dir, record_shown,
-                                 out.id, options, report);
+        require_record_or_opt_in(o, options.identity == IdentityPolicy::require && !procfs, path,
+                                 dir, record_shown, out.id, options, report);
       else
         report.note(trust::kRecordPresent, "no " + quote(record_shown) + " (" +
                                                identity_policy_name(options.identity) + ")");
@@ -561,17 +593,18 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
         report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
       } else {
         report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
-        if (out.holder_pidfd && report.cache()) detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
+        if (out.holder_pidfd && report.cache())
+          detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
       }
-      report.add(trust::identity_matches(*record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1,
-                                         record_shown),
+      report.add(trust::identity_matches(
+                     *record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1, record_shown),
                  step);
       // What pid, tick and inode cannot tell apart (a reused pid in the same
       // tick, a reused inode). A cached link was checked so when it was
       // cached, and its pidfd and descriptor still name the same two.
       if (!o.verified_id) {
-        report.add(trust::holder_is_recorded_process(*record, out.holder_pidfd ? out.holder_pidfd.get() : -1,
-                                                     record_shown),
+        report.add(trust::holder_is_recorded_process(
+                       *record, out.holder_pidfd ? out.holder_pidfd.get() : -1, record_shown),
                    step);
         report.add(trust::namespace_cookie_matches(*record, o.fd.get(), record_shown), step);
         check_lock(lock, *record, options, report);
@@ -587,13 +620,15 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   } else if (link_id.empty()) {
     // No cluster to name a record by, or no record read (--identity off):
     // a file that is not a holder's link is used only when asked for.
-    require_record_or_opt_in(o, options.identity == IdentityPolicy::require && record_id.empty() && !procfs, path,
-                             dir, {}, out.id, options, report);
+    require_record_or_opt_in(
+        o, options.identity == IdentityPolicy::require && record_id.empty() && !procfs, path, dir,
+        {}, out.id, options, report);
   } else {
     report.note(trust::kRecordPresent, "--identity off");
   }
   // Our own namespace, where it is allowed only with a record's word for it.
-  if (options.allow_own_netns && options.own_netns_needs_record && !out.record && out.id == current_netns_id())
+  if (options.allow_own_netns && options.own_netns_needs_record && !out.record &&
+      out.id == current_netns_id())
     report.add(trust::not_own_namespace(out.id, out.id, path, false), "check not own namespace");
   out.fd = std::move(o.fd);
   return out;
@@ -605,7 +640,8 @@ std::string default_hint(const std::string& cluster_id, const std::string& path)
   return "is the netns-holder pod that publishes " + quote(path) + " running on this node?";
 }
 
-ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& options, Report& report) {
+ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& options,
+                               Report& report) {
   std::string cluster_id = source.cluster_id;
   std::string path = source.path;
   try {
@@ -628,7 +664,8 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
           own.own_namespace = true;
           own.cluster_id = source.cluster_id;
           own.id = current_netns_id();
-          own.warning = no_holder_path_warning(source.config, source.cluster_id, source.config_kind);
+          own.warning =
+              no_holder_path_warning(source.config, source.cluster_id, source.config_kind);
           return own;
         }
         return open_namespace_file(path, source.cluster_id, options, false, report);
@@ -650,7 +687,8 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
 // the cache gave is not the cache's to word: the entry is forgotten and the
 // full path runs, so the caller gets exactly the refusal (or the namespace)
 // it would have got without the cache.
-ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options, CacheUse& cache) {
+ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options,
+                                 CacheUse& cache) {
   trust::QuietPasses quiet;  // only a failure is ever shown
   if (!options.remember) {
     Report report(nullptr);
@@ -671,7 +709,8 @@ ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& opt
 }  // namespace
 
 namespace detail {
-ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options, CacheUse& use) {
+ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options,
+                                  CacheUse& use) {
   use.handout = Handout::lend;
   return resolve_cached(source, options, use);
 }
@@ -714,7 +753,8 @@ Inspection inspect_source(const Source& source, const ResolveOptions& options) {
 void recheck_holder(const ResolvedNamespace& ns) {
   if (ns.own_namespace || !ns.record) return;
   trust::QuietPasses quiet;
-  trust::Finding f = trust::holder_still_alive(*ns.record, ns.holder_pidfd ? ns.holder_pidfd.get() : -1);
+  trust::Finding f =
+      trust::holder_still_alive(*ns.record, ns.holder_pidfd ? ns.holder_pidfd.get() : -1);
   if (f.ok) return;
   Error e = f.error();
   e.context("run");

@@ -13,9 +13,12 @@ ConfigKind parse_config_kind(std::string_view text) {
 
 const char* config_kind_name(ConfigKind kind) noexcept {
   switch (kind) {
-    case ConfigKind::rbd: return "rbd";
-    case ConfigKind::cephfs: return "cephfs";
-    case ConfigKind::nfs: return "nfs";
+    case ConfigKind::rbd:
+      return "rbd";
+    case ConfigKind::cephfs:
+      return "cephfs";
+    case ConfigKind::nfs:
+      return "nfs";
   }
   return "rbd";
 }
@@ -30,9 +33,12 @@ IdentityPolicy parse_identity_policy(std::string_view text) {
 
 const char* identity_policy_name(IdentityPolicy policy) noexcept {
   switch (policy) {
-    case IdentityPolicy::require: return "require";
-    case IdentityPolicy::if_present: return "if-present";
-    case IdentityPolicy::off: return "off";
+    case IdentityPolicy::require:
+      return "require";
+    case IdentityPolicy::if_present:
+      return "if-present";
+    case IdentityPolicy::off:
+      return "off";
   }
   return "if-present";
 }
@@ -62,8 +68,10 @@ Source Source::socket(std::string path) {
 
 std::string Source::describe() const {
   switch (kind) {
-    case Kind::path: return "netns " + quote(path);
-    case Kind::socket: return "socket " + quote(path);
+    case Kind::path:
+      return "netns " + quote(path);
+    case Kind::socket:
+      return "socket " + quote(path);
     case Kind::cluster:
       return "cluster " + quote(cluster_id) + " (" + config_kind_name(config_kind) + " in " +
              quote(config) + ")";

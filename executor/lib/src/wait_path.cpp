@@ -48,8 +48,7 @@ int thread_inotify() {
 
 void drain(int fd) {
   alignas(inotify_event) char buf[4096];
-  while (::read(fd, buf, sizeof buf) > 0) {
-  }
+  while (::read(fd, buf, sizeof buf) > 0) {}
 }
 
 // Removes the watch when the wait ends, however it ends.

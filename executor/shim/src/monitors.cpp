@@ -79,8 +79,8 @@ std::vector<std::string_view> words_of(std::string_view list, bool slash_separat
     const char c = i < list.size() ? list[i] : ',';
     if (c == '[') ++depth;
     if (c == ']' && depth > 0) --depth;
-    const bool separator = c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\n' ||
-                           (slash_separated && c == '/');
+    const bool separator =
+        c == ',' || c == ';' || c == ' ' || c == '\t' || c == '\n' || (slash_separated && c == '/');
     if (separator && (depth == 0 || i == list.size())) {
       if (i > start) words.push_back(list.substr(start, i - start));
       start = i + 1;
@@ -108,7 +108,8 @@ std::vector<Endpoint> parse_monitors(std::string_view list, bool slash_separated
   for (std::string_view word : words_of(list, slash_separated)) {
     // An address vector: its members, each with its own prefix and port.
     if (word.size() > 2 && word.front() == '[' && word.back() == ']' &&
-        (word.find("v1:") != std::string_view::npos || word.find("v2:") != std::string_view::npos)) {
+        (word.find("v1:") != std::string_view::npos ||
+         word.find("v2:") != std::string_view::npos)) {
       std::string_view inner = word.substr(1, word.size() - 2);
       for (std::string_view member : words_of(inner, false))
         if (auto e = parse_one(member)) out.push_back(*e);
@@ -121,7 +122,8 @@ std::vector<Endpoint> parse_monitors(std::string_view list, bool slash_separated
 
 bool same_monitor(const Endpoint& a, const Endpoint& b) {
   if (a.host != b.host) return false;
-  return std::any_of(a.ports.begin(), a.ports.end(), [&](uint16_t p) { return b.ports.count(p) > 0; });
+  return std::any_of(a.ports.begin(), a.ports.end(),
+                     [&](uint16_t p) { return b.ports.count(p) > 0; });
 }
 
 bool share_a_monitor(const std::vector<Endpoint>& a, const std::vector<Endpoint>& b) {

@@ -81,22 +81,32 @@ std::optional<Tool> tool_named(std::string_view basename) {
 
 const char* tool_name(Tool tool) noexcept {
   switch (tool) {
-    case Tool::rbd: return "rbd";
-    case Tool::mount_ceph: return "mount.ceph";
-    case Tool::nvme: return "nvme";
-    case Tool::mount_nfs: return "mount.nfs";
+    case Tool::rbd:
+      return "rbd";
+    case Tool::mount_ceph:
+      return "mount.ceph";
+    case Tool::nvme:
+      return "nvme";
+    case Tool::mount_nfs:
+      return "mount.nfs";
   }
   return "";
 }
 
-bool routes_by_monitors(Tool tool) noexcept { return tool == Tool::rbd || tool == Tool::mount_ceph; }
+bool routes_by_monitors(Tool tool) noexcept {
+  return tool == Tool::rbd || tool == Tool::mount_ceph;
+}
 
 const char* default_holder_dir(Tool tool) noexcept {
   switch (tool) {
-    case Tool::rbd: return "/var/lib/kubelet/plugins/rbd.csi.ceph.com";
-    case Tool::mount_ceph: return "/var/lib/kubelet/plugins/cephfs.csi.ceph.com";
-    case Tool::nvme: return "/var/lib/kubelet/plugins/nvmeof.csi.ceph.com";
-    case Tool::mount_nfs: return "/var/lib/kubelet/plugins/nfs.csi.ceph.com";
+    case Tool::rbd:
+      return "/var/lib/kubelet/plugins/rbd.csi.ceph.com";
+    case Tool::mount_ceph:
+      return "/var/lib/kubelet/plugins/cephfs.csi.ceph.com";
+    case Tool::nvme:
+      return "/var/lib/kubelet/plugins/nvmeof.csi.ceph.com";
+    case Tool::mount_nfs:
+      return "/var/lib/kubelet/plugins/nfs.csi.ceph.com";
   }
   return "";
 }
@@ -152,11 +162,15 @@ Route route_by_target(Tool tool, const std::vector<std::string>& args, const Env
   // (discovery.conf, -J) might reach one of them from the plugin's own
   // namespace: refused, as a held target never is served from there.
   if (!target && tool == Tool::nvme && env.targets && !env.targets->empty() && nvme_connects(args))
-    throw Error(Errc::invalid_argument,
-                "transparent mode: `nvme " + args[0] + "` names no target address (-a/--traddr), "
-                "so its targets come from /etc/nvme/discovery.conf or a -J config, and it cannot be "
-                "told which holder of " + std::string(kTargetsVariable) + " serves them; nothing was run",
-                "name the address with -a ADDR, or run it with `netns-exec run --netns HOLDER -- nvme ...`");
+    throw Error(
+        Errc::invalid_argument,
+        "transparent mode: `nvme " + args[0] +
+            "` names no target address (-a/--traddr), "
+            "so its targets come from /etc/nvme/discovery.conf or a -J config, and it cannot be "
+            "told which holder of " +
+            std::string(kTargetsVariable) + " serves them; nothing was run",
+        "name the address with -a ADDR, or run it with `netns-exec run --netns HOLDER -- nvme "
+        "...`");
   if (!target) {
     r.why = tool == Tool::nvme
                 ? "the command names no target address (only connect, connect-all and discover "
@@ -206,7 +220,8 @@ Route route(Tool tool, const std::vector<std::string>& args, const Environment& 
   // set, the monitors must be told apart: a missing config is a refusal.
   struct stat cst {};
   if (!env.held && ::stat(env.config.c_str(), &cst) != 0 && errno == ENOENT) {
-    r.why = quote(env.config) + " does not exist and NETNS_EXEC_HELD_CLUSTERS is unset: no "
+    r.why = quote(env.config) +
+            " does not exist and NETNS_EXEC_HELD_CLUSTERS is unset: no "
             "cluster is held, the real program runs as is";
     return r;
   }
@@ -248,7 +263,8 @@ Route route(Tool tool, const std::vector<std::string>& args, const Environment& 
   if (!configured.empty()) {
     r.source = Source::cluster(r.cluster_id, env.config, kind);
     r.holder_path = configured;
-    r.why = "cluster " + quote(r.cluster_id) + " is held; its config entry names the holder file (" +
+    r.why = "cluster " + quote(r.cluster_id) +
+            " is held; its config entry names the holder file (" +
             std::string(config_kind_name(kind)) + " netNamespaceFilePath)";
     return r;
   }

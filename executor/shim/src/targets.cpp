@@ -34,8 +34,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 Error bad_entry(std::string_view entry, const std::string& why) {
   return Error(Errc::invalid_argument,
-               std::string("environment variable ") + kTargetsVariable + ": entry " +
-                   quote(entry) + " " + why,
+               std::string("environment variable ") + kTargetsVariable + ": entry " + quote(entry) +
+                   " " + why,
                "write ID=ADDR[,ADDR...] per holder, entries separated by ';' (ADDR an address, "
                "a CIDR such as 198.18.4.0/24, or a host name)");
 }
@@ -90,7 +90,8 @@ std::vector<DeclaredHolder> parse_targets(std::string_view text) {
     try {
       validate_cluster_id(h.id);
     } catch (Error& e) {
-      e.context(std::string("environment variable ") + kTargetsVariable + ": entry " + quote(entry));
+      e.context(std::string("environment variable ") + kTargetsVariable + ": entry " +
+                quote(entry));
       throw;
     }
     for (std::string_view a : split(entry.substr(eq + 1), ',')) {
@@ -100,8 +101,9 @@ std::vector<DeclaredHolder> parse_targets(std::string_view text) {
       size_t len = 0;
       unsigned prefix = 0;
       if (cidr_valid(a, net, len, prefix) == false)
-        throw bad_entry(entry, "has " + quote(a) + ", which is no CIDR (ADDR/LEN, LEN at most 32 "
-                               "for IPv4 and 128 for IPv6)");
+        throw bad_entry(entry, "has " + quote(a) +
+                                   ", which is no CIDR (ADDR/LEN, LEN at most 32 "
+                                   "for IPv4 and 128 for IPv6)");
       h.addresses.emplace_back(a);
     }
     if (h.addresses.empty()) throw bad_entry(entry, "names no address for holder " + quote(h.id));
@@ -182,7 +184,8 @@ std::optional<NamedTarget> nfs_server(const std::vector<std::string>& args) {
     if (arg.empty() || arg.front() == '-') continue;
     // The first word is SERVER:/EXPORT; an IPv6 server is bracketed.
     auto split = arg.find(":/");
-    if (arg.front() == '[') split = arg.find("]:") == std::string_view::npos ? split : arg.find("]:") + 1;
+    if (arg.front() == '[')
+      split = arg.find("]:") == std::string_view::npos ? split : arg.find("]:") + 1;
     if (split == std::string_view::npos || split == 0) return std::nullopt;
     std::string_view host = arg.substr(0, split);
     return NamedTarget{canonical_address(host), std::string(host), "the mount source"};

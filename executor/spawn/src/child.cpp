@@ -34,7 +34,8 @@
 namespace netns::spawn::detail {
 namespace {
 
-[[noreturn]] NETNS_CHILD_CODE void report_and_exit(const ChildPlan& plan, Stage stage, int err) noexcept {
+[[noreturn]] NETNS_CHILD_CODE void report_and_exit(const ChildPlan& plan, Stage stage,
+                                                   int err) noexcept {
   ChildReport report;
   report.stage = static_cast<int32_t>(stage);
   report.error = static_cast<int32_t>(err);

@@ -28,13 +28,13 @@ struct ChildPlan {
   char* const* envp = nullptr;
   const char* const* candidates = nullptr;  // absolute or relative paths to try, in order
   size_t candidate_count = 0;
-  int netns_fd = -1;                 // -1: no setns
-  const char* cwd = nullptr;         // nullptr: no chdir
-  int stdio[3] = {-1, -1, -1};       // descriptors (all >= 3) to put on 0,1,2; -1: leave alone
-  int error_fd = -1;                 // fork only: write end of the report pipe, >= 3, close-on-exec
+  int netns_fd = -1;            // -1: no setns
+  const char* cwd = nullptr;    // nullptr: no chdir
+  int stdio[3] = {-1, -1, -1};  // descriptors (all >= 3) to put on 0,1,2; -1: leave alone
+  int error_fd = -1;            // fork only: write end of the report pipe, >= 3, close-on-exec
   ProcessGroup group = ProcessGroup::own_group;
-  pid_t parent = -1;                 // getpid() of the caller, for the PR_SET_PDEATHSIG check
-  ChildReport* report = nullptr;     // CLONE_VM: where the child stores its report
+  pid_t parent = -1;              // getpid() of the caller, for the PR_SET_PDEATHSIG check
+  ChildReport* report = nullptr;  // CLONE_VM: where the child stores its report
 };
 
 // The child's entry point; `plan` is a ChildPlan*. Never returns.

@@ -27,7 +27,7 @@ class ChildStack {
   ~ChildStack();
   ChildStack(const ChildStack&) = delete;
   ChildStack& operator=(const ChildStack&) = delete;
-  [[nodiscard]] void* base() const noexcept { return base_; }  // lowest usable byte
+  [[nodiscard]] void* base() const noexcept { return base_; }   // lowest usable byte
   [[nodiscard]] size_t size() const noexcept { return size_; }  // usable bytes
 
  private:

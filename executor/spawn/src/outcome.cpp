@@ -11,16 +11,26 @@ namespace netns::spawn {
 
 const char* stage_name(Stage stage) noexcept {
   switch (stage) {
-    case Stage::prepare: return "prepare";
-    case Stage::clone: return "clone";
-    case Stage::signals: return "signals";
-    case Stage::process_group: return "process_group";
-    case Stage::setns: return "setns";
-    case Stage::chdir: return "chdir";
-    case Stage::stdio: return "stdio";
-    case Stage::close_fds: return "close_fds";
-    case Stage::exec: return "exec";
-    case Stage::wait: return "wait";
+    case Stage::prepare:
+      return "prepare";
+    case Stage::clone:
+      return "clone";
+    case Stage::signals:
+      return "signals";
+    case Stage::process_group:
+      return "process_group";
+    case Stage::setns:
+      return "setns";
+    case Stage::chdir:
+      return "chdir";
+    case Stage::stdio:
+      return "stdio";
+    case Stage::close_fds:
+      return "close_fds";
+    case Stage::exec:
+      return "exec";
+    case Stage::wait:
+      return "wait";
   }
   return "unknown";
 }
@@ -86,11 +96,16 @@ std::string signal_text(int sig) {
 
 int Outcome::shell_exit_code() const noexcept {
   switch (kind) {
-    case Kind::exited: return exit_code;
-    case Kind::signalled: return 128 + signal;
-    case Kind::timed_out: return 124;
-    case Kind::cancelled: return 128 + signal;
-    case Kind::status_lost: return 255;
+    case Kind::exited:
+      return exit_code;
+    case Kind::signalled:
+      return 128 + signal;
+    case Kind::timed_out:
+      return 124;
+    case Kind::cancelled:
+      return 128 + signal;
+    case Kind::status_lost:
+      return 255;
     case Kind::spawn_failed:
       if (stage != Stage::exec) return 125;
       return is_not_found_error(error) ? 127 : 126;
@@ -100,12 +115,16 @@ int Outcome::shell_exit_code() const noexcept {
 
 std::string Outcome::describe() const {
   switch (kind) {
-    case Kind::exited: return "exited with code " + std::to_string(exit_code);
-    case Kind::signalled: return "killed by " + signal_text(signal);
+    case Kind::exited:
+      return "exited with code " + std::to_string(exit_code);
+    case Kind::signalled:
+      return "killed by " + signal_text(signal);
     case Kind::timed_out:
-      return signal == 0 ? std::string("timed out") : "timed out (ended with " + signal_text(signal) + ")";
+      return signal == 0 ? std::string("timed out")
+                         : "timed out (ended with " + signal_text(signal) + ")";
     case Kind::cancelled:
-      return signal == 0 ? std::string("cancelled") : "cancelled (killed by " + signal_text(signal) + ")";
+      return signal == 0 ? std::string("cancelled")
+                         : "cancelled (killed by " + signal_text(signal) + ")";
     case Kind::status_lost:
       return "ran, but its exit status was collected elsewhere in this process (SIGCHLD "
              "ignored, or waitpid(-1)) and this kernel cannot report it (PIDFD_GET_INFO needs "

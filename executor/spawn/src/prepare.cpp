@@ -51,8 +51,8 @@ void output_pipe(UniqueFd& read_end, UniqueFd& write_end) {
 
 void require_open(int fd, const char* what) {
   if (fd < 0 || ::fcntl(fd, F_GETFD) < 0)
-    throw Error(Errc::invalid_argument,
-                std::string("spawn: ") + what + " " + std::to_string(fd) + " is not an open descriptor");
+    throw Error(Errc::invalid_argument, std::string("spawn: ") + what + " " + std::to_string(fd) +
+                                            " is not an open descriptor");
 }
 
 // A caller-owned descriptor for 0..2: used as is when it is >= 3, else
@@ -73,7 +73,8 @@ std::vector<std::string> path_candidates(const std::string& file, const std::str
   size_t start = 0;
   for (;;) {
     size_t end = path.find(':', start);
-    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string dir =
+        path.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (dir.empty()) dir = ".";
     out.push_back(dir + "/" + file);
     if (end == std::string::npos) break;
@@ -149,10 +150,15 @@ void prepare(const Command& command, Prepared& out, bool report_pipe) {
   auto output = [&](OutputMode mode, UniqueFd& read_end, UniqueFd& write_end, int fd,
                     const char* what, UniqueFd& copy) -> int {
     switch (mode) {
-      case OutputMode::capture: output_pipe(read_end, write_end); return write_end.get();
-      case OutputMode::discard: return devnull_fd(out);
-      case OutputMode::inherit: return -1;
-      case OutputMode::fd: return caller_fd(fd, what, copy);
+      case OutputMode::capture:
+        output_pipe(read_end, write_end);
+        return write_end.get();
+      case OutputMode::discard:
+        return devnull_fd(out);
+      case OutputMode::inherit:
+        return -1;
+      case OutputMode::fd:
+        return caller_fd(fd, what, copy);
     }
     return -1;
   };

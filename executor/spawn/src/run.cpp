@@ -202,8 +202,7 @@ class Runner {
     // run in the child, which shares the caller's memory (the child resets
     // dispositions, then unblocks).
     MaskGuard mask;
-    detail::Started started =
-        detail::start_child(method_, detail::child_main, &prep_.plan, stack);
+    detail::Started started = detail::start_child(method_, detail::child_main, &prep_.plan, stack);
     // While we feed stdin, a reader that went away must give EPIPE, not kill
     // the caller with SIGPIPE; the signal stays pending on this thread and is
     // consumed below. Nothing to feed: the caller's own mask at once.
@@ -257,7 +256,8 @@ class Runner {
       // store (if any) is complete; no second wake-up through a pipe.
       int32_t stage = __atomic_load_n(&prep_.report.stage, __ATOMIC_ACQUIRE);
       if (stage == detail::ChildReport::kNone) return std::nullopt;
-      return Outcome::spawn_failed(static_cast<Stage>(stage), __atomic_load_n(&prep_.report.error, __ATOMIC_RELAXED));
+      return Outcome::spawn_failed(static_cast<Stage>(stage),
+                                   __atomic_load_n(&prep_.report.error, __ATOMIC_RELAXED));
     }
     // Fork: after exec the pipe's write end is closed (close-on-exec): EOF.
     // Before it, the child wrote {stage, errno} and exited.
@@ -274,7 +274,8 @@ class Runner {
 
   void wait_loop(UniqueFd& pidfd, pid_t pid, Result& result) {
     const size_t limit = cmd_.output_limit;
-    std::string_view input = cmd_.stdin_data ? std::string_view(*cmd_.stdin_data) : std::string_view();
+    std::string_view input =
+        cmd_.stdin_data ? std::string_view(*cmd_.stdin_data) : std::string_view();
     if (prep_.stdin_write && input.empty()) prep_.stdin_write.reset();  // EOF at once
 
     // finishing: a stop was asked for under finish_grace; the command is
@@ -394,7 +395,8 @@ class Runner {
           // SIGKILL did not end it within the grace: it is stuck in the
           // kernel. Report the timeout now; reap when it dies.
           reap_in_background(std::move(pidfd));
-          result.outcome = cancelled ? Outcome::cancelled(last_signal) : Outcome::timed_out(last_signal);
+          result.outcome =
+              cancelled ? Outcome::cancelled(last_signal) : Outcome::timed_out(last_signal);
           close_outputs(result, limit);
           return;
         }
@@ -416,9 +418,9 @@ class Runner {
 
     siginfo_t info{};
     int wait_error = reap(pidfd.get(), info);
-    result.outcome = own_exit                ? outcome_of(wait_error, info, pidfd.get())
-                     : cancelled             ? Outcome::cancelled(last_signal)
-                                             : Outcome::timed_out(last_signal);
+    result.outcome = own_exit    ? outcome_of(wait_error, info, pidfd.get())
+                     : cancelled ? Outcome::cancelled(last_signal)
+                                 : Outcome::timed_out(last_signal);
   }
 
   void close_outputs(Result& result, size_t limit) {
@@ -440,7 +442,8 @@ class Runner {
 
   void write_stdin(std::string_view input, Result& result) {
     while (written_ < input.size()) {
-      ssize_t n = ::write(prep_.stdin_write.get(), input.data() + written_, input.size() - written_);
+      ssize_t n =
+          ::write(prep_.stdin_write.get(), input.data() + written_, input.size() - written_);
       if (n > 0) {
         written_ += static_cast<size_t>(n);
         continue;
@@ -476,8 +479,7 @@ class Runner {
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
     timespec zero{};
-    while (::sigtimedwait(&pipe_only, nullptr, &zero) < 0 && errno == EINTR) {
-    }
+    while (::sigtimedwait(&pipe_only, nullptr, &zero) < 0 && errno == EINTR) {}
   }
 
   const Command& cmd_;

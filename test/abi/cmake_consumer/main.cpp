@@ -1,12 +1,12 @@
 // abi_cxx NETNS_FILE EXPECTED_NET_INODE: the C++ API of the installed
 // library, including catching its typed error across the library boundary,
 // and the functions of the installed netns/ headers (they must link).
+#include <sched.h>
 #include <netns/error.hpp>
 #include <netns/holder_record.hpp>
 #include <netns/nsfd.hpp>
 #include <netns/unique_fd.hpp>
 #include <netns_exec/executor.hpp>
-#include <sched.h>
 
 #include <iostream>
 #include <string>
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     }
   }
   // netns/nsfd.hpp, netns/holder_record.hpp: declared there, so exported.
-  if (netns::current_netns_id() == r.netns || std::string(netns::ns_type_name(CLONE_NEWNET)) != "net") {
+  if (netns::current_netns_id() == r.netns ||
+      std::string(netns::ns_type_name(CLONE_NEWNET)) != "net") {
     std::cerr << "abi_cxx: current_netns_id / ns_type_name\n";
     return 1;
   }

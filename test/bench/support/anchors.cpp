@@ -69,9 +69,7 @@ int spawn_and_wait(const std::vector<std::string>& argv) {
   return wait_for(pid, argv.at(0));
 }
 
-void spawn_plain_true() {
-  require_success(spawn_and_wait({true_path()}), "plain spawn of true");
-}
+void spawn_plain_true() { require_success(spawn_and_wait({true_path()}), "plain spawn of true"); }
 
 void spawn_nsenter_true(const std::string& ns_path) {
   require_success(spawn_and_wait({nsenter_path(), "--net=" + ns_path, true_path()}),

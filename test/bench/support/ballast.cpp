@@ -26,7 +26,8 @@ void Ballast::resize(size_t bytes) {
   // from sharing anything.
   auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   auto* bytes_p = static_cast<unsigned char*>(p);
-  for (size_t off = 0; off < bytes; off += page) bytes_p[off] = static_cast<unsigned char>(off >> 12);
+  for (size_t off = 0; off < bytes; off += page)
+    bytes_p[off] = static_cast<unsigned char>(off >> 12);
   base_ = p;
   size_ = bytes;
 }

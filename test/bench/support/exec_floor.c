@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2) return 2;
   execv(argv[1], argv + 1);
   perror(argv[1]);

@@ -7,7 +7,8 @@
 
 int main(int argc, char** argv) {
   if (::geteuid() != 0) {
-    std::fprintf(stderr, "%s: skipped: needs root (creates network namespaces; run: sudo ./dev bench)\n",
+    std::fprintf(stderr,
+                 "%s: skipped: needs root (creates network namespaces; run: sudo ./dev bench)\n",
                  argv[0]);
     return 77;
   }

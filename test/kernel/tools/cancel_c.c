@@ -26,7 +26,7 @@
 #include "netns_exec/netns_exec.h"
 
 struct firing {
-  netns_exec_cancel *cancel;
+  netns_exec_cancel* cancel;
   long delay_ms;
   int after_start;
   atomic_int done; /* the call returned: stop waiting for its command */
@@ -34,27 +34,26 @@ struct firing {
 
 static void sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 /* Whether a process whose parent is this one exists (/proc/N/stat: the
  * parent is the second field after the command's closing parenthesis). */
 static int have_child(void) {
-  DIR *proc = opendir("/proc");
+  DIR* proc = opendir("/proc");
   if (proc == NULL) return 0;
   int found = 0;
-  struct dirent *e;
+  struct dirent* e;
   while (!found && (e = readdir(proc)) != NULL) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     char path[300], buf[512];
     snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    FILE *f = fopen(path, "r");
+    FILE* f = fopen(path, "r");
     if (f == NULL) continue;
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    char *close = strrchr(buf, ')');
+    char* close = strrchr(buf, ')');
     long ppid = 0;
     char state;
     if (close != NULL && sscanf(close + 1, " %c %ld", &state, &ppid) == 2 && ppid == (long)getpid())
@@ -64,8 +63,8 @@ static int have_child(void) {
   return found;
 }
 
-static void *fire_later(void *arg) {
-  struct firing *f = arg;
+static void* fire_later(void* arg) {
+  struct firing* f = arg;
   if (f->after_start) {
     /* Bounded: the operation's own timeout is 90 s. */
     for (int i = 0; i < 18000 && !atomic_load(&f->done) && !have_child(); i++) sleep_ms(5);
@@ -76,7 +75,7 @@ static void *fire_later(void *arg) {
   return NULL;
 }
 
-static int usage(const char *self) {
+static int usage(const char* self) {
   fprintf(stderr,
           "usage: %s CLUSTER_ID CONFIG DELAY_MS GRACE_MS map POOL IMAGE MON KEYFILE | mount "
           "TARGET MON KEYFILE | unmap DEVICE | umount TARGET\n",
@@ -84,15 +83,15 @@ static int usage(const char *self) {
   return 2;
 }
 
-static const char *or_dash(const char *s) { return s != NULL && *s != '\0' ? s : "-"; }
+static const char* or_dash(const char* s) { return s != NULL && *s != '\0' ? s : "-"; }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 7) return usage(argv[0]);
-  const char *op_name = argv[5];
+  const char* op_name = argv[5];
   int after_start = argv[3][0] == '+';
   long delay_ms = strtol(argv[3] + after_start, NULL, 10);
   long grace_ms = strtol(argv[4], NULL, 10);
-  netns_exec_ceph *op = NULL;
+  netns_exec_ceph* op = NULL;
   int fields = 0;
   if (strcmp(op_name, "map") == 0 && argc == 10) {
     op = netns_exec_ceph_new(NETNS_EXEC_CEPH_MAP);
@@ -120,8 +119,8 @@ int main(int argc, char **argv) {
   int kind = strcmp(op_name, "mount") == 0 || strcmp(op_name, "umount") == 0
                  ? NETNS_EXEC_KIND_CEPHFS
                  : NETNS_EXEC_KIND_RBD;
-  netns_exec_request *req = netns_exec_request_new();
-  netns_exec_cancel *cancel = netns_exec_cancel_new();
+  netns_exec_request* req = netns_exec_request_new();
+  netns_exec_cancel* cancel = netns_exec_cancel_new();
   if (req == NULL || cancel == NULL ||
       netns_exec_request_set_cluster(req, argv[1], argv[2], (netns_exec_config_kind)kind) != 0 ||
       netns_exec_request_set_timeout_ms(req, 90000) != 0 ||
@@ -142,7 +141,7 @@ int main(int argc, char **argv) {
     }
     threaded = 1;
   }
-  netns_exec_result *res = netns_exec_ceph_run(req, op);
+  netns_exec_result* res = netns_exec_ceph_run(req, op);
   atomic_store(&firing.done, 1);
   if (threaded) pthread_join(thread, NULL);
   if (res == NULL) {

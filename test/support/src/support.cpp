@@ -65,8 +65,10 @@ TempDir::~TempDir() {
   ::nftw(
       path_.c_str(),
       [](const char* p, const struct stat*, int type, struct FTW*) {
-        if (type == FTW_DP) ::rmdir(p);
-        else ::unlink(p);
+        if (type == FTW_DP)
+          ::rmdir(p);
+        else
+          ::unlink(p);
         return 0;
       },
       16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
@@ -74,9 +76,12 @@ TempDir::~TempDir() {
 
 std::string RunResult::describe() const {
   std::string s;
-  if (timed_out) s = "timed out";
-  else if (signaled) s = "killed by signal " + std::to_string(signal);
-  else s = "exit " + std::to_string(exit_code);
+  if (timed_out)
+    s = "timed out";
+  else if (signaled)
+    s = "killed by signal " + std::to_string(signal);
+  else
+    s = "exit " + std::to_string(exit_code);
   return s + "\n--- stdout:\n" + out + "\n--- stderr:\n" + err;
 }
 
@@ -99,8 +104,10 @@ RunResult run_command(const std::vector<std::string>& argv_in, const RunOptions&
     ::dup2(out.write.get(), 1);
     ::dup2(err.write.get(), 2);
     if (options.child_setup) options.child_setup();
-    if (options.env) ::execvpe(argv[0], argv.data(), envp.data());
-    else ::execvp(argv[0], argv.data());
+    if (options.env)
+      ::execvpe(argv[0], argv.data(), envp.data());
+    else
+      ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
   ::setpgid(pid, pid);
@@ -112,8 +119,7 @@ RunResult run_command(const std::vector<std::string>& argv_in, const RunOptions&
     ::signal(SIGPIPE, SIG_IGN);
     try {
       write_all(fd.get(), data, "stdin");
-    } catch (const Error&) {
-    }
+    } catch (const Error&) {}
   });
   RunResult r;
   auto deadline = std::chrono::steady_clock::now() + options.timeout;
@@ -147,8 +153,7 @@ RunResult run_command(const std::vector<std::string>& argv_in, const RunOptions&
     ::waitpid(pid, &status, 0);
   } else {
     // Output closed; the process may still be running (it closed its stdio).
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   }
   feeder.join();
   if (!r.timed_out) {
@@ -316,7 +321,8 @@ bool watching_with_inotify(pid_t pid) {
   while (dirent* e = ::readdir(d)) {
     if (e->d_name[0] == '.') continue;
     std::ifstream info(dir + "/" + e->d_name);
-    for (std::string line; !found && std::getline(info, line);) found = line.rfind("inotify wd:", 0) == 0;
+    for (std::string line; !found && std::getline(info, line);)
+      found = line.rfind("inotify wd:", 0) == 0;
     if (found) break;
   }
   ::closedir(d);
@@ -326,9 +332,9 @@ bool watching_with_inotify(pid_t pid) {
 std::vector<pid_t> children_of(pid_t pid) {
   std::string text;
   try {
-    text = netns::read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-  } catch (const netns::Error&) {
-  }
+    text = netns::read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                            "/children");
+  } catch (const netns::Error&) {}
   std::vector<pid_t> out;
   for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find(' ', pos);

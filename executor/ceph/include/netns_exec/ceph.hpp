@@ -74,8 +74,8 @@ struct Target {
 
 // How the Ceph client authenticates. Exactly one of keyfile / key.
 struct Credentials {
-  std::string id;       // cephx user without "client." ("admin", "csi-rbd-node")
-  std::string keyfile;  // a file holding the key: passed by name
+  std::string id;                  // cephx user without "client." ("admin", "csi-rbd-node")
+  std::string keyfile;             // a file holding the key: passed by name
   std::optional<std::string> key;  // the key itself: passed on stdin
 };
 
@@ -113,18 +113,18 @@ struct MapRequest {
   std::string pool;
   std::string rados_namespace;  // "" for none
   std::string image;
-  std::string snapshot;         // "" for none
+  std::string snapshot;               // "" for none
   std::vector<std::string> monitors;  // "10.0.0.1:6789", joined with ','
   Credentials credentials;
-  std::string map_options;      // krbd options, comma-separated, appended last
+  std::string map_options;  // krbd options, comma-separated, appended last
   bool read_only = false;
   // "pool[/ns]/image[@snap]"
   [[nodiscard]] std::string image_spec() const;
 };
 
 struct UnmapRequest {
-  std::string device_or_spec;   // "/dev/rbd0" or an image spec
-  std::string unmap_options;    // krbd options, comma-separated
+  std::string device_or_spec;  // "/dev/rbd0" or an image spec
+  std::string unmap_options;   // krbd options, comma-separated
 };
 
 struct CephfsMountRequest {
@@ -132,25 +132,25 @@ struct CephfsMountRequest {
   std::string root_path = "/";  // the CephFS subvolume path
   std::string target;           // the mount point (must exist)
   Credentials credentials;
-  std::string fs_name;          // mds_namespace=, "" for the default file system
-  std::string mount_options;    // comma-separated, appended (kernel) or to -o (fuse)
-  std::string ceph_conf;        // fuse only: -c FILE ("" to omit)
+  std::string fs_name;        // mds_namespace=, "" for the default file system
+  std::string mount_options;  // comma-separated, appended (kernel) or to -o (fuse)
+  std::string ceph_conf;      // fuse only: -c FILE ("" to omit)
 };
 
 struct NfsMountRequest {
-  std::string server;           // host or address
+  std::string server;  // host or address
   std::string export_path;
   std::string target;
-  std::string mount_options;    // comma-separated, "" for none
+  std::string mount_options;  // comma-separated, "" for none
 };
 
 struct NvmeConnectRequest {
   std::string transport = "tcp";
-  std::string subsystem_nqn;    // -n
-  std::string traddr;           // -a: the gateway's address
-  uint16_t trsvcid = 4420;      // -s
-  std::string ctrl_loss_tmo;    // -l SECONDS, "" for nvme-cli's default (ceph-csi: "1800")
-  std::string host_nqn;         // --hostnqn, "" for the node's /etc/nvme/hostnqn
+  std::string subsystem_nqn;  // -n
+  std::string traddr;         // -a: the gateway's address
+  uint16_t trsvcid = 4420;    // -s
+  std::string ctrl_loss_tmo;  // -l SECONDS, "" for nvme-cli's default (ceph-csi: "1800")
+  std::string host_nqn;       // --hostnqn, "" for the node's /etc/nvme/hostnqn
   std::optional<std::string> dhchap_secret;       // --dhchap-secret
   std::optional<std::string> dhchap_ctrl_secret;  // --dhchap-ctrl-secret
   // "nvme:NQN@ADDR:PORT": what the per-volume lock is taken on.

@@ -18,7 +18,9 @@ namespace netns::inspect {
 struct PortRange {
   uint16_t first = 0;
   uint16_t last = 0;
-  [[nodiscard]] bool contains(uint16_t port) const noexcept { return port >= first && port <= last; }
+  [[nodiscard]] bool contains(uint16_t port) const noexcept {
+    return port >= first && port <= last;
+  }
   friend bool operator==(const PortRange&, const PortRange&) = default;
 };
 

@@ -19,7 +19,7 @@ enum class CheckStatus { pass, fail, skip };
 const char* status_name(CheckStatus s) noexcept;  // "PASS", "FAIL", "SKIP"
 
 struct Check {
-  std::string name;    // "file exists", "route to 198.18.0.10:6789", ...
+  std::string name;  // "file exists", "route to 198.18.0.10:6789", ...
   CheckStatus status = CheckStatus::skip;
   std::string detail;  // what was found
   std::string hint;    // what to do (FAIL only)
@@ -40,13 +40,15 @@ std::vector<Check> check_inside(int nsfd, std::string_view shown,
 // "PASS  name  detail" lines, aligned, each FAIL followed by "      hint: ...".
 std::string render_checks(const std::vector<Check>& checks);
 bool all_passed(const std::vector<Check>& checks);  // no FAIL (SKIP is not a failure)
-// `doctor --json`: {"ok": bool, "checks": [{"name", "status": "PASS|FAIL|SKIP", "detail", "hint"|null}]}.
+// `doctor --json`: {"ok": bool, "checks": [{"name", "status": "PASS|FAIL|SKIP", "detail",
+// "hint"|null}]}.
 std::string checks_json(const std::vector<Check>& checks);
 
 // The "monitors" of `cluster_id` in ceph-csi's config (a JSON array of
 // {"clusterID", "monitors": ["ADDR:PORT", ...], ...}). A monitor without a
 // port gets 6789. Throws Error (not_found, invalid_argument) naming the file,
 // the cluster and the bad entry.
-std::vector<Endpoint> monitors_from_config(const std::string& config, const std::string& cluster_id);
+std::vector<Endpoint> monitors_from_config(const std::string& config,
+                                           const std::string& cluster_id);
 
 }  // namespace netns::inspect

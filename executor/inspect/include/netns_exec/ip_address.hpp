@@ -11,7 +11,7 @@
 namespace netns::inspect {
 
 struct IpAddr {
-  int family = AF_UNSPEC;  // AF_INET or AF_INET6; AF_UNSPEC means "none"
+  int family = AF_UNSPEC;           // AF_INET or AF_INET6; AF_UNSPEC means "none"
   std::array<uint8_t, 16> bytes{};  // network order; IPv4 uses the first 4
 
   // nullopt unless `text` is a numeric IPv4 or IPv6 address.

@@ -47,10 +47,10 @@ struct KernelRoots {
 };
 
 struct RbdMapping {
-  std::string id;      // N of /sys/bus/rbd/devices/N
-  std::string device;  // /dev/rbdN
-  std::string image;   // pool[/namespace]/image[@snap]
-  std::string client;  // "client4181"
+  std::string id;           // N of /sys/bus/rbd/devices/N
+  std::string device;       // /dev/rbdN
+  std::string image;        // pool[/namespace]/image[@snap]
+  std::string client;       // "client4181"
   std::string client_addr;  // as the kernel wrote it
   std::string ip;           // its IP, "" when it could not be read
   std::string problem;      // why the address is unknown
@@ -75,7 +75,7 @@ struct KernelClients {
   std::vector<RbdMapping> rbd;
   std::vector<CephClient> cephfs_clients;
   std::vector<CephMount> mounts;
-  bool debugfs_readable = false;  // false: mounts' clients cannot be known here
+  bool debugfs_readable = false;   // false: mounts' clients cannot be known here
   std::vector<std::string> notes;  // what could not be read and why
 };
 
@@ -91,13 +91,13 @@ struct ServingNamespace {
 };
 
 struct MappingVerdict {
-  std::string kind;    // "rbd" or "cephfs"
-  std::string object;  // "/dev/rbd0" or the mount point
-  std::string image;   // rbd: pool/image; cephfs: the mount source
-  std::string address; // the client's IP ("" unknown)
+  std::string kind;                      // "rbd" or "cephfs"
+  std::string object;                    // "/dev/rbd0" or the mount point
+  std::string image;                     // rbd: pool/image; cephfs: the mount source
+  std::string address;                   // the client's IP ("" unknown)
   std::optional<std::string> served_by;  // ServingNamespace::what
-  bool orphaned = false;  // no serving namespace has the address
-  std::string meaning;    // one sentence for the operator
+  bool orphaned = false;                 // no serving namespace has the address
+  std::string meaning;                   // one sentence for the operator
 };
 
 // Each rbd mapping and each ceph mount, judged. A mapping whose address is

@@ -26,30 +26,30 @@ struct Link {
   bool loopback = false;  // IFF_LOOPBACK
   std::string operstate;  // "up", "down", "unknown", ...
   unsigned mtu = 0;
-  std::string mac;        // "" when the device has none
-  int master = 0;         // ifindex of the bridge/bond it is enslaved to, 0 if none
+  std::string mac;  // "" when the device has none
+  int master = 0;   // ifindex of the bridge/bond it is enslaved to, 0 if none
 };
 
 struct Address {
-  int index = 0;        // link ifindex
-  std::string link;     // link name
+  int index = 0;     // link ifindex
+  std::string link;  // link name
   IpAddr addr;
   unsigned prefix = 0;
-  std::string scope;    // "global", "link", "host", ...
+  std::string scope;  // "global", "link", "host", ...
 };
 
 struct Route {
-  uint32_t table = 0;     // 254 = main
+  uint32_t table = 0;  // 254 = main
   int family = 0;
-  std::string dst;        // "default" or "198.18.0.0/24"
-  std::string type;       // "unicast", "unreachable", "local", ...
-  IpAddr gateway;         // empty when on-link
+  std::string dst;   // "default" or "198.18.0.0/24"
+  std::string type;  // "unicast", "unreachable", "local", ...
+  IpAddr gateway;    // empty when on-link
   int oif = 0;
-  std::string dev;        // name of oif, "" when none
-  IpAddr prefsrc;         // empty when unset
+  std::string dev;  // name of oif, "" when none
+  IpAddr prefsrc;   // empty when unset
   uint32_t metric = 0;
-  std::string protocol;   // "kernel", "boot", "static", ...
-  std::string scope;      // "universe", "link", "host", ...
+  std::string protocol;  // "kernel", "boot", "static", ...
+  std::string scope;     // "universe", "link", "host", ...
 };
 
 class RtnlClient {

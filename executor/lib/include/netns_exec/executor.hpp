@@ -21,9 +21,9 @@
 namespace netns::exec {
 
 struct RunResult {
-  spawn::Result result;     // outcome, captured output, pid, elapsed time
-  NsId netns;               // the namespace the command ran in
-  bool own_namespace = false;  // no holder configured: ran in the caller's namespace
+  spawn::Result result;           // outcome, captured output, pid, elapsed time
+  NsId netns;                     // the namespace the command ran in
+  bool own_namespace = false;     // no holder configured: ran in the caller's namespace
   std::string netns_description;  // ResolvedNamespace::describe()
   std::string warning;            // ResolvedNamespace::warning ("" for none)
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "netns/holder_record.hpp"
 #include "netns/error.hpp"
+#include "netns/holder_record.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/trust.hpp"
 #include "netns/unique_fd.hpp"
@@ -42,7 +42,7 @@ const char* identity_policy_name(IdentityPolicy policy) noexcept;
 struct Source {
   enum class Kind { path, cluster, socket };
   Kind kind = Kind::path;
-  std::string path;        // path: the namespace file or a holder socket; socket: the holder's socket
+  std::string path;  // path: the namespace file or a holder socket; socket: the holder's socket
   std::string cluster_id;  // cluster: the ID to look up
   std::string config = kDefaultCephCsiConfig;
   ConfigKind config_kind = ConfigKind::rbd;
@@ -89,13 +89,13 @@ struct ResolveOptions {
 // or "no holder configured" (ceph-csi's empty netNamespaceFilePath), in which
 // case the command runs in the caller's own namespace.
 struct ResolvedNamespace {
-  UniqueFd fd;          // the validated descriptor; empty when own_namespace
-  NsId id;              // identity of fd (or of the caller's namespace)
-  bool own_namespace = false;  // true: no holder configured, run where we are
-  std::string path;     // the file or socket the descriptor came from ("" if none)
-  std::string cluster_id;  // given or derived from the file name ("" if unknown)
+  UniqueFd fd;                         // the validated descriptor; empty when own_namespace
+  NsId id;                             // identity of fd (or of the caller's namespace)
+  bool own_namespace = false;          // true: no holder configured, run where we are
+  std::string path;                    // the file or socket the descriptor came from ("" if none)
+  std::string cluster_id;              // given or derived from the file name ("" if unknown)
   std::optional<HolderRecord> record;  // the record that vouched for fd, if any
-  UniqueFd holder_pidfd;  // pidfd of the record's holder (spawn-time re-check), if any
+  UniqueFd holder_pidfd;               // pidfd of the record's holder (spawn-time re-check), if any
   // Not a refusal, but what the caller should be told: set with
   // own_namespace, when the cluster's config entry names no holder for the
   // kind (no_holder_path_warning(): perhaps a holder whose path is missing).

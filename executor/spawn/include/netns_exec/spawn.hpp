@@ -79,11 +79,11 @@ enum class Stage : uint8_t {
   process_group,  // setpgid / setsid
   setns,          // setns(fd, CLONE_NEWNET)
   chdir,
-  stdio,          // dup2 onto 0, 1, 2
-  close_fds,      // close_range
-  exec,           // execve of every candidate failed
-  wait,           // unused since exec-then-lost is Outcome::status_lost;
-                  // kept so that stage numbers stay stable
+  stdio,      // dup2 onto 0, 1, 2
+  close_fds,  // close_range
+  exec,       // execve of every candidate failed
+  wait,       // unused since exec-then-lost is Outcome::status_lost;
+              // kept so that stage numbers stay stable
 };
 const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
 
@@ -99,10 +99,10 @@ struct Outcome {
   enum class Kind : uint8_t { exited, signalled, timed_out, spawn_failed, cancelled, status_lost };
 
   Kind kind = Kind::spawn_failed;
-  int exit_code = 0;  // exited: the command's exit status
-  int signal = 0;     // signalled: the signal; timed_out: the signal that ended it
+  int exit_code = 0;             // exited: the command's exit status
+  int signal = 0;                // signalled: the signal; timed_out: the signal that ended it
   Stage stage = Stage::prepare;  // spawn_failed: where
-  int error = 0;      // spawn_failed: errno
+  int error = 0;                 // spawn_failed: errno
 
   static Outcome exited(int code) noexcept;
   static Outcome signalled(int sig) noexcept;
@@ -229,7 +229,7 @@ struct Result {
   Outcome outcome;
   CapturedOutput out;  // empty unless OutputMode::capture
   CapturedOutput err;
-  pid_t pid = -1;      // the child's pid (reaped), -1 when it never started
+  pid_t pid = -1;  // the child's pid (reaped), -1 when it never started
   std::chrono::nanoseconds elapsed{0};
   // Whether every byte of stdin_data was written (false when the command
   // exited or closed stdin early).

@@ -9,7 +9,11 @@
 
 namespace netns::spawn {
 
-enum class CloneMethod : uint8_t { automatic, clone, fork };  // automatic == clone (fork in a TSan build: clone.cpp)
+enum class CloneMethod : uint8_t {
+  automatic,
+  clone,
+  fork
+};  // automatic == clone (fork in a TSan build: clone.cpp)
 Result run(const Command& command, CloneMethod method);
 
 }  // namespace netns::spawn

@@ -15,7 +15,8 @@
 namespace netns::exec::shim {
 
 // PATH when the environment has none.
-inline constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+inline constexpr const char* kDefaultPath =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 // "rbd" for "/usr/local/bin/rbd" (argv[0] names a form by its basename).
 std::string_view basename_of(std::string_view path);

@@ -58,13 +58,13 @@ struct Route {
   // What the command named: its monitors (rbd, mount.ceph) or its target
   // address (nvme, mount.nfs; one endpoint, no ports), and what to call it.
   NamedMonitors monitors;
-  const char* named = "monitors";      // "monitors" or "target"
-  std::string cluster_id;              // the config entry / declared holder matched ("" if none)
-  std::vector<std::string> also;       // other entries with the same monitors
-  bool held = false;                   // true: run inside cluster_id's holder
-  std::string why;                     // one sentence: why routed or passed through
-  std::optional<Source> source;        // held: what resolve() opens
-  std::string holder_path;             // held: the file (config path, .net.sock or .net.ns)
+  const char* named = "monitors";  // "monitors" or "target"
+  std::string cluster_id;          // the config entry / declared holder matched ("" if none)
+  std::vector<std::string> also;   // other entries with the same monitors
+  bool held = false;               // true: run inside cluster_id's holder
+  std::string why;                 // one sentence: why routed or passed through
+  std::optional<Source> source;    // held: what resolve() opens
+  std::string holder_path;         // held: the file (config path, .net.sock or .net.ns)
 };
 
 // The decision for `args` (argv without argv[0]) of `tool`. A command that

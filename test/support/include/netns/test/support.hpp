@@ -16,9 +16,9 @@
 #include "netns/nsfd.hpp"
 
 // Privileged tests: skip with the reason when not root.
-#define NETNS_REQUIRE_ROOT()                                                        \
-  do {                                                                              \
-    if (::geteuid() != 0)                                                           \
+#define NETNS_REQUIRE_ROOT()                                                           \
+  do {                                                                                 \
+    if (::geteuid() != 0)                                                              \
       GTEST_SKIP() << "needs root: creates network namespaces (run: sudo ./dev test)"; \
   } while (0)
 
@@ -28,7 +28,7 @@ using namespace std::chrono_literals;
 
 class TempDir {
  public:
-  TempDir();  // mkdtemp under $TMPDIR or /tmp
+  TempDir();   // mkdtemp under $TMPDIR or /tmp
   ~TempDir();  // rm -rf (no mount crossing)
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -40,8 +40,8 @@ class TempDir {
 };
 
 struct RunResult {
-  int exit_code = -1;    // valid when !signaled && !timed_out
-  int signal = 0;        // the signal that killed it, when signaled
+  int exit_code = -1;  // valid when !signaled && !timed_out
+  int signal = 0;      // the signal that killed it, when signaled
   bool signaled = false;
   bool timed_out = false;
   std::string out;

@@ -14,11 +14,11 @@
 namespace netns::bench {
 
 struct TargetNs {
-  std::string path;        // the published link, <dir>/bench.net.ns
-  std::string proc_path;   // /proc/<child pid>/ns/net
-  std::string dir;         // the holder directory
-  int fd = -1;             // the namespace, open, close-on-exec, owned here
-  pid_t pid = -1;          // the child holding it
+  std::string path;       // the published link, <dir>/bench.net.ns
+  std::string proc_path;  // /proc/<child pid>/ns/net
+  std::string dir;        // the holder directory
+  int fd = -1;            // the namespace, open, close-on-exec, owned here
+  pid_t pid = -1;         // the child holding it
 };
 
 // Created on first use (thread-safe), destroyed at exit.
