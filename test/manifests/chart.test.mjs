@@ -196,6 +196,35 @@ describe("NOTES.txt", () => {
   });
 });
 
+describe("NOTES.txt for the nvmeof and nfs drivers", () => {
+  const notesOf = (clusters) => {
+    const copy = mkdtempSync(join(tmpdir(), "netns-notes-"));
+    try {
+      cpSync(CHART, copy, { recursive: true });
+      writeFileSync(join(copy, "templates", "notes-test.yaml"),
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\ndata:\n  notes: {{ include "netns-holder.notes" . | quote }}\n');
+      return render({ mode: "socket", image: IMAGE, clusters }, { chart: copy, showOnly: ["templates/notes-test.yaml"] })[0].data.notes;
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  };
+  test("with targets: which key the shim reads; clusters without targets are named", () => {
+    const notes = notesOf([
+      { id: "gw-a", drivers: ["nvmeof.csi.ceph.com", "nfs.csi.ceph.com"], targets: ["198.18.4.0/24"] },
+      { id: "nfs-b", drivers: ["nfs.csi.ceph.com"] },
+    ]);
+    assert.match(notes, /nvmeof\.csi\.ceph\.com: netns-exec as nvme picks the holder .*\n.*key nvmeof\.csi\.ceph\.com\.targets of netns-exec-env/);
+    assert.match(notes, /nfs\.csi\.ceph\.com: netns-exec as mount\.nfs picks .*\n.*\n +Clusters without targets \(nfs-b\)/);
+    assert.doesNotMatch(notes, /WARNING/);
+  });
+  test("without targets: a warning that the plugin will not start; rbd/cephfs alone: nothing", () => {
+    const notes = notesOf([{ id: "nfs-b", drivers: ["nfs.csi.ceph.com"] }]);
+    assert.match(notes, /WARNING: nfs\.csi\.ceph\.com has holders but none of its clusters has targets.*\n.*no key nfs\.csi\.ceph\.com\.targets.*\n.*does not start/);
+    const plain = notesOf([{ id: "ceph-a" }]);
+    assert.doesNotMatch(plain, /targets|WARNING/);
+  });
+});
+
 describe("the storage network: --require-interface and --require-reachable", () => {
   const argvOf = (values) => {
     const c = holdersOf(render(values))[0].spec.template.spec.containers[0];

@@ -14,13 +14,25 @@ const ChartHolder& ChartFacts::holder(const std::string& driver) const {
   throw std::runtime_error("the chart rendered no holder for " + driver);
 }
 
+namespace {
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+}  // namespace
+
 ChartFacts chart_facts(const std::string& id, bool socket, const std::string& kubelet_dir,
-                       std::chrono::seconds guard_max_wait, const std::string& monitor) {
+                       std::chrono::seconds guard_max_wait, const std::string& monitor,
+                       const std::vector<std::string>& drivers,
+                       const std::vector<std::string>& targets) {
   std::vector<std::string> argv = {
       NETNS_NODE,  std::string(NETNS_SOURCE_DIR) + "/test/manifests/chart-facts.mjs",
       id,          socket ? "socket" : "symlink",
       kubelet_dir, std::to_string(guard_max_wait.count())};
   if (!monitor.empty()) argv.push_back(monitor);
+  if (!drivers.empty()) argv.push_back("--drivers=" + joined(drivers));
+  if (!targets.empty()) argv.push_back("--targets=" + joined(targets));
   RunOptions options;
   options.timeout = std::chrono::seconds{120};
   const RunResult r = run_command(argv, options);
@@ -38,6 +50,8 @@ ChartFacts chart_facts(const std::string& id, bool socket, const std::string& ku
                                         h.at("guard").get<std::vector<std::string>>()});
   }
   facts.config_json = doc.at("config").dump(2);
+  for (const auto& [driver, env] : doc.at("pluginEnv").items())
+    facts.plugin_env[driver] = env.get<Environment>();
   return facts;
 }
 

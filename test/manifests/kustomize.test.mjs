@@ -5,7 +5,8 @@
 //   - Argo CD / kustomize --enable-helm: helmCharts + components (examples/argocd);
 //   - plain YAML: ceph-csi's DaemonSets + components (examples/plain-yaml).
 // Each result: the node plugin has the transparent-mode environment (from the
-// holder chart's ConfigMap netns-exec-env), pod networking, the Multus
+// holder chart's ConfigMap netns-exec-env: rbd and cephfs route by monitors,
+// nvmeof and nfs by NETNS_EXEC_TARGETS), pod networking, the Multus
 // annotation and image from plain values, sees the holder directories through
 // ceph-csi's own mounts, passes the plugin rules, and nothing else changed.
 import assert from "node:assert/strict";
@@ -14,7 +15,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stringify } from "yaml";
-import { DRIVERS, FIXTURES, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
+import { DRIVERS, FIXTURES, SAMPLE_CLUSTERS, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
 import {
   EXAMPLES, KUSTOMIZE_DIR, REMOTE, REMOTE_FORM, build, componentPath, localComponent, readYaml, workdir, writeYaml,
 } from "./lib/kustomize.mjs";
@@ -25,24 +26,43 @@ import { validateObject } from "./lib/schema.mjs";
 
 const IMAGE = "registry.example.com/cephcsi-netns-exec:v3.14.0";
 const MULTUS = "ceph-csi/ceph-public";
+// ceph-csi's charts: rbd and cephfs; its plain YAML has nvmeof and nfs too.
 const KINDS = ["rbd", "cephfs"];
-const ENV_NAMES = ["NETNS_EXEC_CONFIG", "NETNS_EXEC_HOLDER_DIR", "NETNS_EXEC_HELD_CLUSTERS"];
+const ALL_KINDS = [...KINDS, "nvmeof", "nfs"];
+const DRIVER_OF = { ...DRIVERS, nvmeof: "nvmeof.csi.ceph.com", nfs: "nfs.csi.ceph.com" };
+const ENV_NAMES = ["NETNS_EXEC_CONFIG", "NETNS_EXEC_HOLDER_DIR", "NETNS_EXEC_HELD_CLUSTERS", "NETNS_EXEC_TARGETS"];
+// What each shim reads, and from which key of netns-exec-env: rbd and
+// mount.ceph match the monitors in ceph-csi's config; nvme and mount.nfs the
+// server address in NETNS_EXEC_TARGETS (declaring is holding: no held list).
+const BY_MONITORS = { NETNS_EXEC_HOLDER_DIR: "holder-dir", NETNS_EXEC_HELD_CLUSTERS: "held-clusters" };
+const BY_TARGET = { NETNS_EXEC_HOLDER_DIR: "holder-dir", NETNS_EXEC_TARGETS: "targets" };
+const ENV_KEYS = { rbd: BY_MONITORS, cephfs: BY_MONITORS, nvmeof: BY_TARGET, nfs: BY_TARGET };
 const keyOf = (d) => `${d.kind}/${d.metadata.namespace ?? ""}/${d.metadata.name}`;
 const byKey = (docs) => new Map(docs.map((d) => [keyOf(d), d]));
 const pluginName = (kind) => `csi-${kind}plugin`;
 const isNodePlugin = (d) =>
   d.kind === "DaemonSet" && (d.spec?.template?.spec?.containers ?? []).some((c) => (c.args ?? []).includes("--nodeserver=true"));
 const pluginsOf = (docs) => docs.filter(isNodePlugin);
-const kindOf = (ds) => KINDS.find((k) => ds.spec.template.spec.containers.some((c) => c.name === pluginName(k)));
+const kindOf = (ds) => ALL_KINDS.find((k) => ds.spec.template.spec.containers.some((c) => c.name === pluginName(k)));
 
 // The holders (socket mode, the sample clusters) and the ConfigMap the
 // component reads its environment from.
 const holderDocs = render(sampleValues("socket"));
 const pluginEnv = configMapOf(holderDocs, "netns-exec-env");
+// The same clusters with holders for all four drivers, and the NVMe-oF
+// gateways / NFS servers they serve.
+const TARGETS = [["198.18.4.0/24"], ["nfs-west.example"], ["198.18.6.2", "fd00:6::/64"]];
+const allDriversValues = () =>
+  sampleValues("socket", {
+    defaultDrivers: ALL_KINDS.map((k) => DRIVER_OF[k]),
+    clusters: SAMPLE_CLUSTERS.map((c, i) => ({ ...c, targets: TARGETS[i] })),
+  });
+const allDriversEnv = configMapOf(render(allDriversValues()), "netns-exec-env");
 
-// The node plugin DaemonSet `ds` (kind rbd|cephfs) as the component must leave it.
-function checkPlugin(ds, kind, { socket, image = IMAGE, multus = MULTUS }) {
-  const driver = DRIVERS[kind];
+// The node plugin DaemonSet `ds` (kind rbd|cephfs|nvmeof|nfs) as the component
+// must leave it, with `envMap` the holder chart's netns-exec-env.
+function checkPlugin(ds, kind, { socket, image = IMAGE, multus = MULTUS, envMap = pluginEnv }) {
+  const driver = DRIVER_OF[kind];
   const spec = ds.spec.template.spec;
   assert.equal(spec.hostNetwork, false, "hostNetwork");
   assert.equal(spec.dnsPolicy, "ClusterFirst", "dnsPolicy");
@@ -51,17 +71,33 @@ function checkPlugin(ds, kind, { socket, image = IMAGE, multus = MULTUS }) {
   const c = spec.containers.find((x) => x.name === pluginName(kind));
   assert.equal(c.image, image);
   const env = Object.fromEntries(c.env.map((e) => [e.name, e]));
-  assert.equal(env.NETNS_EXEC_CONFIG.value, "/etc/ceph-csi-config/config.json");
-  // The config file is ceph-csi's own ConfigMap volume, at that directory.
-  assert.ok(c.volumeMounts.some((m) => m.name === "ceph-csi-config" && m.mountPath.replace(/\/$/, "") === "/etc/ceph-csi-config"));
-  for (const [name, key] of [["NETNS_EXEC_HOLDER_DIR", "holder-dir"], ["NETNS_EXEC_HELD_CLUSTERS", "held-clusters"]]) {
+  const keys = ENV_KEYS[kind];
+  // Exactly what this kind's shim reads; nothing another kind's reads.
+  const added = c.env.map((e) => e.name).filter((n) => ENV_NAMES.includes(n)).sort();
+  const wanted = Object.keys(keys).concat(kind === "rbd" || kind === "cephfs" ? ["NETNS_EXEC_CONFIG"] : []).sort();
+  assert.deepEqual(added, wanted, `${c.name}: the netns-exec environment`);
+  if (env.NETNS_EXEC_CONFIG) {
+    assert.equal(env.NETNS_EXEC_CONFIG.value, "/etc/ceph-csi-config/config.json");
+    // The config file is ceph-csi's own ConfigMap volume, at that directory.
+    assert.ok(c.volumeMounts.some((m) => m.name === "ceph-csi-config" && m.mountPath.replace(/\/$/, "") === "/etc/ceph-csi-config"));
+  }
+  for (const [name, key] of Object.entries(keys)) {
     const ref = env[name]?.valueFrom?.configMapKeyRef;
     assert.deepEqual(ref, { name: "netns-exec-env", key: `${driver}.${key}` }, name);
     // Not optional, and the holder chart renders that key.
-    assert.equal(typeof pluginEnv.data[ref.key], "string", `netns-exec-env has no ${ref.key}`);
+    assert.equal(typeof envMap.data[ref.key], "string", `netns-exec-env has no ${ref.key}`);
   }
   // (ceph-csi's own environment stays: nothingElseChanged.)
-  const holderDir = pluginEnv.data[`${driver}.holder-dir`];
+  // The sidecar's /csi is the volume with this driver's csi.sock: the
+  // registrar's, the hostPath <kubelet>/plugins/<driver>.
+  const volumes = new Map(spec.volumes.map((v) => [v.name, v]));
+  const csiDir = (name) => {
+    const m = spec.containers.find((x) => x.name === name).volumeMounts.find((v) => v.mountPath === "/csi");
+    return volumes.get(m?.name)?.hostPath?.path?.replace(/\/+$/, "");
+  };
+  assert.equal(csiDir("liveness-probe"), `/var/lib/kubelet/plugins/${driver}`, "the liveness sidecar's /csi");
+  assert.equal(csiDir("liveness-probe"), csiDir("driver-registrar"));
+  const holderDir = envMap.data[`${driver}.holder-dir`];
   assert.ok(seesHostPath(ds, c, holderDir), `${c.name} does not see ${holderDir} through a hostPath mount`);
   assert.deepEqual(runRules(pluginRules, ds, { socket, holderDirs: [holderDir] }), []);
 }
@@ -131,6 +167,19 @@ describe("the holder chart renders the plugin's environment", () => {
       "cephfs.csi.ceph.com.held-clusters": ids,
       "cephfs.csi.ceph.com.holder-dir": "/var/lib/kubelet/plugins/cephfs.csi.ceph.com",
     });
+  });
+  test("nvmeof and nfs: targets and holder directory per driver; no targets, no key", () => {
+    assert.equal(allDriversEnv.data["nvmeof.csi.ceph.com.holder-dir"], "/var/lib/kubelet/plugins/nvmeof.csi.ceph.com");
+    assert.equal(allDriversEnv.data["nfs.csi.ceph.com.targets"], `ceph-east=198.18.4.0/24;Ceph_West.2=nfs-west.example;${SAMPLE_CLUSTERS[2].id}=198.18.6.2,fd00:6::/64`);
+    // Without targets nothing says which server a holder serves: the key is
+    // missing, and the plugin, whose reference is not optional, does not start
+    // (rather than mount a held server from its own namespace).
+    const values = allDriversValues();
+    values.clusters = values.clusters.map(({ targets, ...c }) => c);
+    const cm = configMapOf(render(values), "netns-exec-env");
+    assert.equal(cm.data["nvmeof.csi.ceph.com.targets"], undefined);
+    assert.equal(cm.data["nfs.csi.ceph.com.targets"], undefined);
+    assert.equal(cm.data["nfs.csi.ceph.com.holder-dir"], "/var/lib/kubelet/plugins/nfs.csi.ceph.com");
   });
   test("a cluster without a CephFS holder is not held for CephFS; kubeletDir moves the directory", () => {
     const values = sampleValues("symlink", { kubeletDir: "/data/kubelet" });
@@ -260,16 +309,16 @@ describe("Argo CD: helmCharts + the component (kustomize build --enable-helm)", 
 });
 
 describe("plain YAML: ceph-csi's DaemonSets + the component", () => {
-  const FIXTURE_OF = {
-    "csi-rbdplugin.yaml": "ceph-csi-rbd-nodeplugin.yaml",
-    "csi-cephfsplugin.yaml": "ceph-csi-cephfs-nodeplugin.yaml",
-  };
+  const FIXTURE_OF = Object.fromEntries(ALL_KINDS.map((k) => [`csi-${k}plugin.yaml`, `ceph-csi-${k}-nodeplugin.yaml`]));
+  // The image each plugin gets from the example's own patch.
+  const imageOf = (kind) =>
+    readYaml(join(EXAMPLES, "plain-yaml", `${kind}-plugin.yaml`))[0].spec.template.spec.containers.find((c) => c.name === pluginName(kind)).image;
   function plainWorkdir({ withComponents }) {
     const dir = workdir(join(EXAMPLES, "plain-yaml"));
     const k = readYaml(join(dir, "kustomization.yaml"))[0];
     k.resources = k.resources.map((url) => {
-      const m = /^https:\/\/raw\.githubusercontent\.com\/ceph\/ceph-csi\/v[0-9.]+\/deploy\/(rbd|cephfs)\/kubernetes\/(csi-[a-z]+plugin\.yaml)$/.exec(url);
-      assert.ok(m, `${url}: not ceph-csi's plain-YAML node plugin`);
+      const m = /^https:\/\/raw\.githubusercontent\.com\/ceph\/ceph-csi\/v[0-9.]+\/deploy\/(rbd|cephfs|nvmeof|nfs)\/kubernetes\/(csi-([a-z]+)plugin\.yaml)$/.exec(url);
+      assert.ok(m && m[1] === m[3], `${url}: not ceph-csi's plain-YAML node plugin`);
       // kustomize reads files only below the kustomization: a copy.
       cpSync(join(FIXTURES, FIXTURE_OF[m[2]]), join(dir, m[2]));
       return m[2];
@@ -282,25 +331,44 @@ describe("plain YAML: ceph-csi's DaemonSets + the component", () => {
   // Without the component: only the example's own image/Multus patches.
   const before = build(plainWorkdir({ withComponents: false }));
   const out = build(plainWorkdir({ withComponents: true }));
+  const names = ALL_KINDS.map(pluginName).sort();
   test("without the component the node plugins keep the host network (control)", () => {
-    for (const ds of pluginsOf(before)) assert.equal(ds.spec.template.spec.hostNetwork, true, ds.metadata.name);
+    assert.deepEqual(pluginsOf(before).map((d) => d.metadata.name).sort(), names);
+    for (const ds of pluginsOf(before)) {
+      assert.equal(ds.spec.template.spec.hostNetwork, true, ds.metadata.name);
+      const c = ds.spec.template.spec.containers.find((x) => x.name === pluginName(kindOf(ds)));
+      assert.ok(!(c.env ?? []).some((e) => ENV_NAMES.includes(e.name)), ds.metadata.name);
+    }
   });
-  test("both node plugins are changed, nothing else", async () => {
+  test("all four node plugins (rbd, cephfs, nvmeof, nfs) are changed, nothing else", async () => {
     const plugins = pluginsOf(out);
-    assert.deepEqual(plugins.map((d) => d.metadata.name).sort(), ["csi-cephfsplugin", "csi-rbdplugin"]);
+    assert.deepEqual(plugins.map((d) => d.metadata.name).sort(), names);
     for (const ds of plugins) {
       assert.equal(ds.metadata.namespace, "ceph-csi");
-      checkPlugin(ds, kindOf(ds), { socket: true });
+      const kind = kindOf(ds);
+      checkPlugin(ds, kind, { socket: true, image: imageOf(kind), envMap: allDriversEnv });
     }
     nothingElseChanged(out, before);
     await allValid(out);
+  });
+  test("nvmeof and nfs: NETNS_EXEC_TARGETS names the key with the chart's targets", () => {
+    for (const kind of ["nvmeof", "nfs"]) {
+      const ds = pluginsOf(out).find((d) => d.metadata.name === pluginName(kind));
+      const c = ds.spec.template.spec.containers.find((x) => x.name === pluginName(kind));
+      const { key } = c.env.find((e) => e.name === "NETNS_EXEC_TARGETS").valueFrom.configMapKeyRef;
+      const ids = SAMPLE_CLUSTERS.map((cl) => cl.id);
+      assert.equal(allDriversEnv.data[key], ids.map((id, i) => `${id}=${TARGETS[i].join(",")}`).join(";"), key);
+      assert.equal(allDriversEnv.data[`${DRIVER_OF[kind]}.holder-dir`], `/var/lib/kubelet/plugins/${DRIVER_OF[kind]}`);
+    }
   });
   test("symlink mode: without socket-mode, hostPID stays", () => {
     const dir = plainWorkdir({ withComponents: true });
     const k = readYaml(join(dir, "kustomization.yaml"))[0];
     k.components = k.components.filter((c) => !c.endsWith("socket-mode"));
     writeYaml(join(dir, "kustomization.yaml"), k);
-    for (const ds of pluginsOf(build(dir))) checkPlugin(ds, kindOf(ds), { socket: false });
+    const plugins = pluginsOf(build(dir));
+    assert.equal(plugins.length, ALL_KINDS.length);
+    for (const ds of plugins) checkPlugin(ds, kindOf(ds), { socket: false, image: imageOf(kindOf(ds)), envMap: allDriversEnv });
   });
 });
 

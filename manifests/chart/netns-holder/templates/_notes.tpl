@@ -1,6 +1,13 @@
 {{/* NOTES.txt is this, so a test can render it with helm template (helm install --dry-run needs a cluster). */}}
 {{- define "netns-holder.notes" -}}
 {{- $holders := (include "netns-holder.holders" . | fromJson).holders -}}
+{{- /* nvmeof / nfs drivers: the shim, the clusters with targets and those without. */ -}}
+{{- $byTarget := dict -}}
+{{- range $h := $holders }}{{ if has $h.kind (list "nvmeof" "nfs") }}
+{{- $e := get $byTarget $h.driver | default (dict "tool" (ternary "nvme" "mount.nfs" (eq $h.kind "nvmeof")) "with" list "without" list) }}
+{{- if $h.targets }}{{ $_ := set $e "with" (append $e.with $h.cluster) }}{{ else }}{{ $_ := set $e "without" (append $e.without $h.cluster) }}{{ end }}
+{{- $_ := set $byTarget $h.driver $e }}
+{{- end }}{{ end -}}
 netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) in namespace {{ .Release.Namespace }}:
 {{- range $holders }}
   {{ .name }}  cluster {{ .cluster }}, {{ .driver }} -> {{ .path }}
@@ -12,6 +19,21 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
    netns-exec-env of this release, and picks the holder by the monitors each command names.
    ceph-csi's config needs no netNamespaceFilePath then: keep your csiConfig as it is.
    See manifests/README.md, "Deploying next to ceph-csi".
+{{- range $driver := keys $byTarget | sortAlpha }}
+{{- $e := get $byTarget $driver }}
+{{- if $e.with }}
+   {{ $driver }}: netns-exec as {{ $e.tool }} picks the holder by the address each command
+   names, from key {{ $driver }}.targets of netns-exec-env (NETNS_EXEC_TARGETS).
+   {{- with $e.without }}
+   Clusters without targets ({{ join ", " . }}): no command is routed to their holders.
+   {{- end }}
+{{- else }}
+   WARNING: {{ $driver }} has holders but none of its clusters has targets, so
+   netns-exec-env has no key {{ $driver }}.targets and the component's node plugin for
+   it does not start (CreateContainerConfigError). Give those clusters targets: the
+   NVMe-oF gateways / NFS servers their holders serve.
+{{- end }}
+{{- end }}
 
 2. Or the nsenter form (netNamespaceFilePath for every cluster and kind):
      kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
