@@ -836,7 +836,7 @@ class Report:
             first_us = first["us"] - (touch["us"] if touch and "us" in touch else 0)
             lines += ["", f"A first call costs about {fmt_us(first_us)} without the `utimensat`; a repeated "
                       f"call {fmt_us(again['us'])}, {fmt_ratio(again['us'] / first_us)} of it. "
-                      "What it keeps and why that drops no check: DESIGN §5 and "
+                      "What it keeps and why that drops no check: DESIGN §4 and "
                       "`executor/lib/src/record_cache.hpp`. Every figure 1 spawn after the first is a "
                       "repeated call."]
         return lines
