@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Upgrade netns-holder pods in place, without draining a node (design/DESIGN.md, "Upgrading
+# Upgrade netns-holder pods in place, without draining a node (design/OPERATIONS.md, "Upgrading
 # holders in place"): for each holder pod, patch its container image; the kubelet replaces only
 # that container, inside the same pod sandbox, so the network namespace and every kernel session
 # in it stay. Then the DaemonSets' templates, so that new nodes get the new image (OnDelete: the

@@ -63,7 +63,7 @@ export GOCACHE=$build/go-cache-static GOPATH=$work/gopath GOTMPDIR=$work
 (
   cd "$work/mod"
   # cgo asks pkg-config for --libs only; the static link's other libraries
-  # come from --static through CGO_LDFLAGS (README, "Go: package netnsexec").
+  # come from --static through CGO_LDFLAGS (executor/go/README.md, the static binary).
   CGO_LDFLAGS="$static_libs" "$go" build -o "$work/go_static" \
     -ldflags '-linkmode=external -extldflags=-static' . 2>"$work/go.log" ||
     fail "static go build failed: $(cat "$work/go.log")"

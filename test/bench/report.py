@@ -493,7 +493,7 @@ class Report:
                  "median ≤ 1 ms", verdict(r, 1.0), None)
         notes = [
             f"{int(n or 0)} samples: median {fmt_us(p50)}, 99th percentile {fmt_us(p99)}, "
-            f"maximum {fmt_us(mx)}; the ratio in the summary is median / 1 ms (issue 12's goal).",
+            f"maximum {fmt_us(mx)}; the ratio in the summary is median / 1 ms (the goal).",
             "From just before the link `<ID>.net.ns` is renamed into place (the record already "
             "published, as the holder orders it) to the executor's `resolve()` with "
             "`wait_holder` returning a validated descriptor: the inotify wake-up, opening the "
@@ -593,7 +593,7 @@ class Report:
                      ["hyperfine gave no result for netns-exec or nsenter."])
             return
         r = e["median"] / n["median"]
-        # Issue 13: the headline is the paired rounds of cli_paired_bench
+        # The headline is the paired rounds of cli_paired_bench
         # (alternating in every iteration) where they exist; hyperfine runs
         # each command's runs in a block, which load drift biases.
         pair = self.b("cli_paired_bench").stat("cli/paired")
@@ -645,10 +645,9 @@ class Report:
             else:
                 why += (f": its start-up loads {libs['netns-exec']} shared libraries (nsenter: "
                         f"{libs['nsenter']}) and it validates the namespace and the holder record.")
-            why += (" Since issue 13 the `--net` form execs in place (no child), so what remains "
+            why += (" The `--net` form execs in place (no child), so what remains "
                     "is start-up (a larger C++ binary: more pages mapped and faulted, static "
-                    "initialisers) and the holder-record validation, which nsenter does not do; "
-                    "test/bench/REPORT.md's issue-13 note has the measured split.")
+                    "initialisers) and the holder-record validation, which nsenter does not do.")
             notes.append(why)
         else:
             notes.append(f"Shared libraries loaded at start: netns-exec {libs['netns-exec']}, "
@@ -792,7 +791,7 @@ class Report:
         "including its own libselinux start-up): the config read and every check of the trust "
         "policy, whose in-process cost is in the next table (about 65 µs on a first call).")
 
-    # --- the trust policy, check by check (issue 12) ---
+    # --- the trust policy, check by check ---
     TRUST_CHECKS = [
         ("open_link", "open the directory and the link (`O_PATH`), reopen `O_RDONLY` "
                       "(not a check: what following the link costs; a repeated call skips it)"),
@@ -838,7 +837,7 @@ class Report:
             first_us = first["us"] - (touch["us"] if touch and "us" in touch else 0)
             lines += ["", f"A first call costs about {fmt_us(first_us)} without the `utimensat`; a repeated "
                       f"call {fmt_us(again['us'])}, {fmt_ratio(again['us'] / first_us)} of it. "
-                      "What it keeps and why that drops no check: DESIGN §5 and "
+                      "What it keeps and why that drops no check: DESIGN §4 and "
                       "`executor/lib/src/record_cache.hpp`. Every figure 1 spawn after the first is a "
                       "repeated call."]
         return lines

@@ -243,7 +243,7 @@ TEST_F(ExecLibrary, CAbi) {
   std::string out = netns_exec_result_stdout(res, &len);
   EXPECT_EQ(out, "net:[" + std::to_string(ns.ns_id().ino) + "]\nin\n");
   EXPECT_EQ(len, out.size());
-  // The command's own bytes: the C ABI never rewrites them (issue 13).
+  // The command's own bytes: the C ABI never rewrites them (redaction is for our messages).
   EXPECT_EQ(std::string(netns_exec_result_stderr(res, nullptr)), "key=AQBx\n");
   EXPECT_EQ(netns_exec_result_netns_ino(res), ns.ns_id().ino);
   netns_exec_result_free(res);

@@ -1,5 +1,5 @@
 // netns-exec where it stands in for util-linux nsenter, side by side with
-// the real one (issue 13, items 1-8): the nsenter form execs in place (pid,
+// the real one: the nsenter form execs in place (pid,
 // descriptors, ignored signals, fatal signal are the command's), and `run`,
 // which stays the parent, loses nothing a caller relies on: SIGKILL takes
 // the command along, an ignored SIGCHLD does not turn into 125, a terminal

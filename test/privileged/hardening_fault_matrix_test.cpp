@@ -1,4 +1,4 @@
-// The fault matrix (issue 8): every fault from the issue's list against a
+// The fault matrix (design/fault-matrix.md): every fault listed there against a
 // live holder. For each: the command never ran (it would have left a marker
 // file), the exit status is 125, and the message names the cause. The rows
 // become a Markdown table, compared with the committed design/fault-matrix.md:
@@ -632,7 +632,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     server.join();
   }
 
-  // --- provenance: who wrote the files (issue 12) ---------------------------
+  // --- provenance: who wrote the files (root, or a --trust-uid) -------------
   // Each fake directory below holds a link to the live holder's namespace and
   // a record that matches it in every field (all of them are public), so the
   // only thing wrong is who could have written them.

@@ -1,4 +1,4 @@
-// The executor under a flapping holder (issue 8): 8 threads run commands for
+// The executor under a flapping holder: 8 threads run commands for
 // NETNS_FLAP_SECONDS (default 30) while the holder for one cluster ID restarts
 // in a loop, each time in a new network namespace, stopped alternately with
 // SIGTERM (files withdrawn) and SIGKILL (stale link and record left behind).

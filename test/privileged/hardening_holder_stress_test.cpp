@@ -1,4 +1,4 @@
-// netns-holder under stress (issue 8): a flood of mixed signals, 1,000
+// netns-holder under stress: a flood of mixed signals, 1,000
 // orphaned zombies (and 1,000 living orphans) reparented to it as PID 1 of a
 // pid namespace, and 100 socket clients that connect and never read. After
 // each: the holder is still up, reaped every zombie, keeps no descriptor per

@@ -5,7 +5,7 @@
 //
 // Format, a flat JSON object; every field of its version is required and no
 // other field is allowed, except client_addresses, optional in version 2. A
-// new field means a new version (DESIGN §14): this build writes version 2 and
+// new field means a new version (DESIGN §9): this build writes version 2 and
 // reads 1 and 2.
 //   version         1
 //   cluster_id      the validated cluster ID

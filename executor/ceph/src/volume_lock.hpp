@@ -2,7 +2,7 @@
 // Per-volume serialization across processes: an exclusive flock on one file
 // per volume in a node-wide directory. Two `netns-exec map` processes for the
 // same image (ceph-csi retrying a NodeStage while the first is still running,
-// the race of issue 11) then run one after the other, and the second sees
+// two identical requests back to back) then run one after the other, and the second sees
 // what the first did. Inside one process SingleFlight serializes threads;
 // this lock is taken by the thread that actually runs the command.
 #include <string>

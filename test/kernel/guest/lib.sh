@@ -428,7 +428,7 @@ ktest_plugin_call() {
 }
 
 # How ceph-csi calls rbd for a kernel mapping (internal/rbd: --id, -m, --keyfile, then the action;
-# `--device-type krbd --options noudev` on every map and unmap, DESIGN §17).
+# `--device-type krbd --options noudev` on every map and unmap, DESIGN §10).
 ktest_rbd_auth() { echo --id admin -m "$KTEST_CEPH_MON" --keyfile="$KTEST_KEYFILE"; }
 
 # ktest_plain_rbd_map NS IMAGE — plain `rbd ... map` (pool rbd) from NS; prints the device.

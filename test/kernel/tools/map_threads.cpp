@@ -1,5 +1,5 @@
 // Two library threads, one identical krbd map each, at the same moment, through the holder
-// (issue 11, back-to-back requests): both must get the same device, and the kernel one mapping.
+// (ceph-csi's back-to-back requests): both must get the same device, and the kernel one mapping.
 //   kernel_map_threads CLUSTER_ID CONFIG POOL IMAGE MON KEYFILE
 // Prints one line per thread: "DEVICE shared=0|1 already_done=0|1"; exit 0 when both succeeded
 // with the same device.

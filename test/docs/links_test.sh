@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Every relative link in the project's Markdown leads somewhere: the file or
+# directory exists and, for a link into a .md file with #anchor, that file has
+# the heading (GitHub's anchor rule: lower case, punctuation dropped, spaces
+# to hyphens). Code blocks are skipped; http(s) links are not followed. The
+# control: a page with a missing file and a missing anchor must fail, naming
+# both.
+#   links_test.sh SOURCE_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd)
+export LC_ALL=C
+work=$(mktemp -d /tmp/netns-links.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# links FILE: every link target outside fenced code blocks, one a line.
+links() {
+  awk '/^[ \t]*```/ { code = !code; next }
+       !code {
+         line = $0
+         gsub(/`[^`]*`/, "", line)  # inline code is not a link
+         while (match(line, /\]\([^) \t]+\)/)) {
+           print substr(line, RSTART + 2, RLENGTH - 3)
+           line = substr(line, RSTART + RLENGTH)
+         }
+       }' "$1"
+}
+
+# anchors FILE: the anchor of every heading outside fenced code blocks.
+anchors() {
+  awk '/^[ \t]*```/ { code = !code; next } !code && /^#+ / { sub(/^#+ +/, ""); print }' "$1" |
+    tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'
+}
+
+# check FILE...: prints each broken link; status 1 when there is one.
+check() {
+  local rc=0 f target path anchor dir resolved
+  for f in "$@"; do
+    dir=$(dirname "$f")
+    while IFS= read -r target; do
+      case $target in http://* | https://* | mailto:*) continue ;; esac
+      path=${target%%#*}
+      anchor=
+      [[ $target == *"#"* ]] && anchor=${target#*#}
+      if [ -z "$path" ]; then resolved=$f; else resolved=$dir/$path; fi
+      if [ ! -e "$resolved" ]; then
+        echo "links: ${f#"$src"/}: $target: no such file"
+        rc=1
+        continue
+      fi
+      if [ -n "$anchor" ] && [ -f "$resolved" ] && [[ $resolved == *.md ]] &&
+        ! anchors "$resolved" | grep -qxF -- "$anchor"; then
+        echo "links: ${f#"$src"/}: $target: no heading for #$anchor"
+        rc=1
+      fi
+    done < <(links "$f")
+  done
+  return "$rc"
+}
+
+mapfile -t pages < <(
+  { ls "$src"/*.md; find "$src/design" "$src/doc" "$src/executor" "$src/holder" "$src/common" \
+      "$src/manifests" "$src/scripts" "$src/test" -name '*.md' -not -path '*/node_modules/*'; } |
+    sort -u)
+[ "${#pages[@]}" -gt 10 ] || { echo "links: found only ${#pages[@]} Markdown files in $src"; exit 1; }
+check "${pages[@]}"
+
+# The control.
+mkdir -p "$work/d"
+printf '# Title\n\n## A heading\n' >"$work/d/target.md"
+printf 'Fine: [a](target.md#a-heading), [b](.) [c](https://example.com/x) `[d](in-code)`\n```\n[not](a-link)\n```\nBroken: [x](gone.md) and [y](target.md#no-such-heading)\n' \
+  >"$work/d/page.md"
+if check "$work/d/page.md" >"$work/control.out"; then
+  echo "links: control: a page with a broken link passed"; exit 1
+fi
+for want in 'gone.md: no such file' 'no heading for #no-such-heading'; do
+  grep -qF -- "$want" "$work/control.out" || { echo "links: control did not report: $want"; cat "$work/control.out"; exit 1; }
+done
+[ "$(wc -l <"$work/control.out")" -eq 2 ] || { echo "links: control reported more than the two:"; cat "$work/control.out"; exit 1; }
+echo "links: ok (${#pages[@]} Markdown files)"
