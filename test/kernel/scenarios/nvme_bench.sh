@@ -13,8 +13,12 @@
 # (untimed). One unpaired warm-up round of each arm first (the guest reads the host's files over
 # 9p on first use). Asserted: every connect succeeded, its queues are in the arm's namespace (the
 # holder's for the shim), and the block device appeared. The figure: per-arm medians of the
-# connect (ms) and the median of the per-pair ratios holder/own.
+# connect (ms) and the median of the per-pair ratios holder/own. In the same pairs, what the shim's
+# own start costs there: `nvme version` from the plugin's pod with the real nvme vs through the
+# shim (untouched: it names no target, so netns-exec starts, decides and execs the real nvme, no
+# holder resolved); the second figure, kernel.nvme.bench_startup, has their medians.
 # figure: kernel.nvme.bench
+# figure: kernel.nvme.bench_startup
 # shellcheck source=../guest/targets.sh
 . "$KTEST_SRC/guest/targets.sh"
 pairs=${KTEST_NVME_BENCH_PAIRS:-12}
@@ -50,19 +54,37 @@ bench_round() {
   bench_dev=$dev
 }
 
+# bench_version real|shim — `nvme version` from the plugin's pod (timed, its microseconds in
+# bench_us), with the real nvme first on PATH or the shim.
+bench_version() {
+  local path=$KTEST_PLUGIN_PATH t0 t1 out
+  [ "$1" = real ] || path=$KTEST_SHIM_DIR:$KTEST_PLUGIN_PATH
+  t0=$(date +%s%N)
+  out=$(nsenter --net="/run/netns/$KTEST_PLUGIN_NS" -- env "PATH=$path" "NETNS_EXEC_HOLDER_DIR=$KTEST_HOLDER_DIR" \
+    "${KTEST_SHIM_ENV[@]}" timeout 60 nvme version) || e2e_die "bench: nvme version ($1) failed: $out"
+  t1=$(date +%s%N)
+  [[ $out == "nvme version "* ]] || e2e_die "bench: nvme version ($1) printed no version: $out"
+  bench_us=$(((t1 - t0) / 1000))
+}
+
 bench_round own
 bench_round holder
+bench_version real
+bench_version shim
 e2e_log "bench: warm-up done (one round of each arm)"
-own_all=() holder_all=() ratios=()
+own_all=() holder_all=() ratios=() real_all=() shim_all=()
 for i in $(seq 1 "$pairs"); do
-  if [ $((i % 2)) -eq 1 ]; then order="own holder"; else order="holder own"; fi
+  if [ $((i % 2)) -eq 1 ]; then order="own holder real shim"; else order="shim real holder own"; fi
   for arm in $order; do
-    bench_round "$arm"
-    if [ "$arm" = own ]; then own_us=$bench_us; else holder_us=$bench_us; fi
+    case $arm in
+      own | holder) bench_round "$arm" ;;
+      *) bench_version "$arm" ;;
+    esac
+    printf -v "${arm}_us" %s "$bench_us"
   done
-  own_all+=("$own_us") holder_all+=("$holder_us")
+  own_all+=("$own_us") holder_all+=("$holder_us") real_all+=("$real_us") shim_all+=("$shim_us")
   ratios+=("$(awk -v h="$holder_us" -v o="$own_us" 'BEGIN { printf "%.3f", h / o }')")
-  e2e_log "bench pair $i ($order): own $own_us us, holder $holder_us us, ratio ${ratios[-1]} ($bench_dev)"
+  e2e_log "bench pair $i ($order): connect own $own_us us, holder $holder_us us, ratio ${ratios[-1]} ($bench_dev); nvme version real $real_us us, shim $shim_us us"
 done
 
 # The own arm's pod is deleted with the scenario: its queues' sockets must have finished closing
@@ -78,3 +100,6 @@ own_ms=$(awk -v u="$(median "${own_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }
 holder_ms=$(awk -v u="$(median "${holder_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
 ratio=$(awk -v r="$(median "${ratios[@]}")" 'BEGIN { printf "%.3f", r }')
 echo "FIGURE kernel.nvme.bench: pairs ${#ratios[@]}, own_ms $own_ms, holder_ms $holder_ms, ratio $ratio"
+real_ms=$(awk -v u="$(median "${real_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
+shim_ms=$(awk -v u="$(median "${shim_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
+echo "FIGURE kernel.nvme.bench_startup: pairs ${#shim_all[@]}, real_ms $real_ms, shim_ms $shim_ms"
