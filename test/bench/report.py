@@ -857,7 +857,8 @@ class Report:
             "cores with whatever else the machine runs: the plain connect alone takes "
             f"{own_ms / 1000:.1f} s there, and a process start (exec, page faults, the dynamic "
             "loader, relocations, static initialisers: what the shim adds before the real nvme "
-            "starts) is inflated as much or more. So the VM's ratio and milliseconds say little "
+            "starts) is inflated too; the shim there is the build tree's netns-exec (not stripped), "
+            "read from the host over 9p. So the VM's ratio and milliseconds say little "
             "about a real node; on this machine outside the VM, the routed shim costs a fraction "
             "of a millisecond over nsenter (figure 8b). What the VM shows is that every connect "
             "through the shim worked and put its queues in the holder's namespace.",
