@@ -114,11 +114,13 @@ class ShimCommand final : public Command {
     }
     auto tool = exec::shim::tool_named(invoked);
     if (!tool)
-      throw Error(Errc::invalid_argument,
-                  "shim explain: " + quote(invoked) +
-                      " is not a program transparent mode stands "
-                      "in for",
-                  "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4 or mount -t ceph|nfs|nfs4");
+      throw Error(
+          Errc::invalid_argument,
+          "shim explain: " + quote(invoked) +
+              " is not a program transparent mode stands "
+              "in for",
+          "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4, umount.nfs, umount.nfs4 or "
+          "mount -t ceph|nfs|nfs4");
 
     nlohmann::json doc;
     // The real program is the one of the name invoked (mount.nfs4 is mount.nfs4).
@@ -132,7 +134,9 @@ class ShimCommand final : public Command {
     // its argv[0].
     std::string invoked_as = cmd.front();
     if (invoked_as.find('/') == std::string::npos)
-      invoked_as = program.rfind("mount.", 0) == 0 ? "/sbin/" + program : first_on_path(invoked_as);
+      invoked_as = program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0
+                       ? "/sbin/" + program
+                       : first_on_path(invoked_as);
     doc["invoked_as"] = invoked_as;
     exec::shim::RealProgram real = exec::shim::find_real_program(program, invoked_as);
     doc["real"] = {{"path", real.path}, {"why", real.reasons}};

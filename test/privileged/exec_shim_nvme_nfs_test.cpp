@@ -38,7 +38,7 @@ struct ShimTargets : ExecFixture {
     record = tmp / "record";
     ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
     ASSERT_EQ(::mkdir(real.c_str(), 0755), 0);
-    for (const char* name : {"nvme", "mount.nfs", "mount.nfs4"}) {
+    for (const char* name : {"nvme", "mount.nfs", "mount.nfs4", "umount.nfs", "umount.nfs4"}) {
       ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/" + name).c_str()), 0);
       const std::string path = real + "/" + name;
       std::ofstream(path) << "#!/bin/sh\n"
@@ -114,6 +114,14 @@ TEST_F(ShimTargets, NfsMountsRunWhereTheirServerIs) {
   expect_ran({"mount.nfs4", "198.18.4.20:/", "/mnt/vol2", "-s", "-o", "rw"}, "holder");
   expect_ran({"mount.nfs", "198.18.7.1:/export", "/mnt/vol3"}, "own");
   expect_ran({"mount.nfs", "-V"}, "own");
+}
+
+TEST_F(ShimTargets, NfsUnmountsRunAsTheyAre) {
+  // nfs-utils installs umount.nfs and umount.nfs4 as links to mount.nfs, so
+  // a shim in mount.nfs's place is umount(8)'s helper too: it runs the real
+  // one of that name, in the caller's namespace (an unmount names no server).
+  expect_ran({"umount.nfs4", "/mnt/vol2", "-f", "-t", "nfs4"}, "own");
+  expect_ran({"umount.nfs", "/mnt/vol1", "-t", "nfs"}, "own");
 }
 
 TEST_F(ShimTargets, AlreadyInTheHoldersNamespaceTheShimRunsInPlace) {

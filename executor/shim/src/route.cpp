@@ -76,6 +76,7 @@ std::optional<Tool> tool_named(std::string_view basename) {
   if (basename == "mount.ceph") return Tool::mount_ceph;
   if (basename == "nvme") return Tool::nvme;
   if (basename == "mount.nfs" || basename == "mount.nfs4") return Tool::mount_nfs;
+  if (basename == "umount.nfs" || basename == "umount.nfs4") return Tool::umount_nfs;
   return std::nullopt;
 }
 
@@ -89,6 +90,8 @@ const char* tool_name(Tool tool) noexcept {
       return "nvme";
     case Tool::mount_nfs:
       return "mount.nfs";
+    case Tool::umount_nfs:
+      return "umount.nfs";
   }
   return "";
 }
@@ -106,6 +109,7 @@ const char* default_holder_dir(Tool tool) noexcept {
     case Tool::nvme:
       return "/var/lib/kubelet/plugins/nvmeof.csi.ceph.com";
     case Tool::mount_nfs:
+    case Tool::umount_nfs:
       return "/var/lib/kubelet/plugins/nfs.csi.ceph.com";
   }
   return "";
@@ -206,6 +210,14 @@ Route route_by_target(Tool tool, const std::vector<std::string>& args, const Env
 }  // namespace
 
 Route route(Tool tool, const std::vector<std::string>& args, const Environment& env) {
+  if (tool == Tool::umount_nfs) {
+    Route r;
+    r.named = "target";
+    r.why =
+        "an unmount names no server and opens no connection the mount needs (NFSv4's is "
+        "umount2(2) alone; NFSv3's UMNT call to mountd is advisory): the real program runs as is";
+    return r;
+  }
   if (!routes_by_monitors(tool)) return route_by_target(tool, args, env);
   Route r;
   r.monitors = tool == Tool::rbd ? rbd_monitors(args) : mount_ceph_monitors(args);

@@ -108,6 +108,26 @@ ktest_nvme_disk() {
   return 1
 }
 
+# ktest_target_shims_install — netns-exec installed as the plugin image installs it for the nvmeof
+# and NFS drivers (manifests/images): a link named nvme in a directory first on the plugin's PATH
+# (the real /usr/sbin/nvme after it), and bound over mount(8)'s helper /usr/sbin/mount.nfs, so
+# /sbin/mount.nfs4 and the unmount helpers /sbin/umount.nfs{,4} (nfs-utils' links to it) reach the
+# shim too; the real mount.nfs copied to a directory NETNS_EXEC_REAL_PATH names, with those three
+# links beside it. NETNS_EXEC_TARGETS declares the target's address as the holder's. The bind is
+# undone with the scenario's scope. Sets KTEST_SHIM_DIR and KTEST_SHIM_ENV (ktest_plugin_call).
+ktest_target_shims_install() {
+  local l
+  KTEST_SHIM_DIR=$KTEST_W/shim
+  install -d -m 0755 "$KTEST_SHIM_DIR" "$KTEST_W/real"
+  ln -s "$KTEST_EXEC_BIN" "$KTEST_SHIM_DIR/nvme"
+  cp /usr/sbin/mount.nfs "$KTEST_W/real/mount.nfs"
+  for l in mount.nfs4 umount.nfs umount.nfs4; do ln -s mount.nfs "$KTEST_W/real/$l"; done
+  mount --bind "$KTEST_EXEC_BIN" /usr/sbin/mount.nfs
+  e2e_track_mount "$KTEST_SCOPE" /usr/sbin/mount.nfs
+  KTEST_SHIM_ENV=("NETNS_EXEC_REAL_PATH=$KTEST_PLUGIN_PATH:$KTEST_W/real"
+    "NETNS_EXEC_TARGETS=$KTEST_CID=$KTEST_TARGET_IP")
+}
+
 # ktest_nvme_connect_args — `nvme connect` as ceph-csi's nvmeof node plugin calls it
 # (internal/nvmeof: -t tcp -n NQN -a ADDR -s PORT -l 1800, ctrl-loss-tmo 30 min).
 ktest_nvme_connect_args() {
@@ -193,7 +213,9 @@ ktest_expect_nfs_file() {
 # does umount(8) unless told not to canonicalize the path: -c).
 ktest_nfs_client_down() {
   if ktest_mounted "$KTEST_NFS_MNT"; then
-    ktest_bounded 20 "umount -c -f -l $KTEST_NFS_MNT" umount -c -f -l "$KTEST_NFS_MNT"
+    # -i: no umount.nfs helper, which may be the shim here (ktest_target_shims_install), with no
+    # NETNS_EXEC_REAL_PATH in this environment to find the real one by.
+    ktest_bounded 20 "umount -i -c -f -l $KTEST_NFS_MNT" umount -i -c -f -l "$KTEST_NFS_MNT"
   fi
 }
 

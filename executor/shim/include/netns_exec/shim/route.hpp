@@ -32,10 +32,13 @@ namespace netns::exec::shim {
 
 // The programs netns-exec stands in for, by argv[0]'s basename.
 // mount_nfs stands for mount.nfs and mount.nfs4 (the real program is the
-// one of the name invoked).
-enum class Tool { rbd, mount_ceph, nvme, mount_nfs };
+// one of the name invoked). umount_nfs stands for umount.nfs and
+// umount.nfs4, which nfs-utils installs as links to mount.nfs: a shim put in
+// mount.nfs's place is theirs too, so it must run them, and never routes
+// them (an unmount names no server, and NFSv4's is umount2(2) alone).
+enum class Tool { rbd, mount_ceph, nvme, mount_nfs, umount_nfs };
 std::optional<Tool> tool_named(std::string_view basename);
-const char* tool_name(Tool tool) noexcept;  // "rbd", "mount.ceph", "nvme", "mount.nfs"
+const char* tool_name(Tool tool) noexcept;  // "rbd", "mount.ceph", "nvme", "mount.nfs", ...
 // Whether the tool's clusters come from ceph-csi's config.json (rbd,
 // mount.ceph) or from NETNS_EXEC_TARGETS (nvme, mount.nfs).
 bool routes_by_monitors(Tool tool) noexcept;
