@@ -1,7 +1,8 @@
 // netns-exec guard --wait-idle|--count SOURCE [--max-wait D] [--interval D]
 //                  [--log-interval D] [--ports LIST] [--holder-record PATH]
 // netns-exec guard --announce-replacement D SOURCE --holder-record PATH
-// The holder pod's preStop hook: while established Ceph sessions exist in the
+// The holder pod's preStop hook: while established storage sessions (Ceph,
+// NVMe/TCP, NFS: the peer ports of --ports, --nvme-ports, --nfs-ports) exist in the
 // namespace, log them and wait, up to --max-wait. With --holder-record the
 // lines also go to the holder's stderr, so `kubectl logs` of the holder pod
 // shows them (holder_log.hpp), and a replacement announced for that very
@@ -36,7 +37,8 @@ std::string sessions_text(const std::vector<inspect::PeerSessions>& groups) {
     total += g.established;
     out += (out.empty() ? "" : ", ") + g.peer.str() + " x" + std::to_string(g.established);
   }
-  return std::to_string(total) + " established Ceph session" + (total == 1 ? "" : "s") + ": " + out;
+  return std::to_string(total) + " established storage session" + (total == 1 ? "" : "s") + ": " +
+         out;
 }
 
 uint64_t unix_now() {
@@ -49,14 +51,18 @@ class GuardCommand final : public Command {
  public:
   [[nodiscard]] const char* name() const override { return "guard"; }
   [[nodiscard]] const char* description() const override {
-    return "preStop guard: wait until no Ceph session is left in the namespace";
+    return "preStop guard: wait until no storage session (Ceph, NVMe/TCP, NFS) is left in the "
+           "namespace";
   }
 
   void setup(CLI::App& app) override {
     source_.add_to(app);
-    auto* wait = app.add_flag("--wait-idle", wait_idle_,
-                              "Wait (up to --max-wait) until no established Ceph session is left");
-    auto* count = app.add_flag("--count", count_, "Print the number of established Ceph sessions");
+    auto* wait =
+        app.add_flag("--wait-idle", wait_idle_,
+                     "Wait (up to --max-wait) until no established storage session is left");
+    auto* count =
+        app.add_flag("--count", count_,
+                     "Print the number of established storage sessions (Ceph, NVMe/TCP, NFS)");
     wait->excludes(count);
     auto* announce = app.add_option(
         "--announce-replacement", announce_,
@@ -121,7 +127,7 @@ class GuardCommand final : public Command {
       if (holder_log) holder_log->line(text);
     };
     if (holder_log)
-      say("preStop: checking for Ceph sessions in " + shown + " before holder pid " +
+      say("preStop: checking for storage sessions in " + shown + " before holder pid " +
           std::to_string(holder_log->pid()) + " stops (max wait " +
           format_duration(options.max_wait) + ")");
     // Only a notice for the live holder just checked counts: without that
@@ -130,7 +136,7 @@ class GuardCommand final : public Command {
       std::string text = "in-place replacement announced for holder pid " +
                          std::to_string(holder_log->pid()) + ": not holding; " +
                          std::to_string(inspect::count_sessions(fd.get(), shown, options.ports)) +
-                         " established Ceph sessions stay in " + shown +
+                         " established storage sessions stay in " + shown +
                          ", which the pod sandbox keeps";
       log_warn("guard: " + text);
       say(text);
@@ -146,8 +152,8 @@ class GuardCommand final : public Command {
         });
     if (result.outcome == inspect::GuardOutcome::timed_out) {
       std::string text = "gave up after " + format_duration(result.waited) + " with " +
-                         std::to_string(result.sessions) + " Ceph sessions still established in " +
-                         shown +
+                         std::to_string(result.sessions) +
+                         " storage sessions still established in " + shown +
                          "; if the pod is being deleted, their mappings hang now; if only this "
                          "container is replaced (image change, liveness restart), the pod "
                          "sandbox keeps the namespace and nothing hangs";
@@ -155,7 +161,7 @@ class GuardCommand final : public Command {
       say(text);
       return kExitTimeout;
     }
-    std::string text = "no established Ceph session in " + shown + " (after " +
+    std::string text = "no established storage session in " + shown + " (after " +
                        format_duration(result.waited) + "); the holder may stop";
     log_info("guard: " + text);
     say(text);

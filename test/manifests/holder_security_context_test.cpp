@@ -190,12 +190,12 @@ void expect_holds_without_capabilities(bool socket) {
   // log (kubectl logs), written with every capability dropped.
   const std::string logged = holder.err();
   EXPECT_NE(
-      logged.find("netns-exec guard: preStop: checking for Ceph sessions in /proc/self/ns/net "
+      logged.find("netns-exec guard: preStop: checking for storage sessions in /proc/self/ns/net "
                   "before holder pid " +
                   std::to_string(holder.pid())),
       std::string::npos)
       << logged;
-  EXPECT_NE(logged.find("netns-exec guard: no established Ceph session"), std::string::npos)
+  EXPECT_NE(logged.find("netns-exec guard: no established storage session"), std::string::npos)
       << logged;
 
   holder.kill(SIGTERM);
@@ -336,7 +336,7 @@ TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
   EXPECT_TRUE(let_through.ok()) << let_through.describe();
   EXPECT_NE(holder.err().find("in-place replacement announced for holder pid " +
                               std::to_string(holder.pid()) +
-                              ": not holding; 1 established Ceph sessions stay"),
+                              ": not holding; 1 established storage sessions stay"),
             std::string::npos)
       << holder.err();
   EXPECT_NE(::access(notice.c_str(), F_OK), 0) << "the guard left the used notice behind";

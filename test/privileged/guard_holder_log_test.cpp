@@ -40,10 +40,10 @@ TEST(GuardHolderLog, TheGuardsLinesReachTheLiveHoldersStderr) {
   ASSERT_TRUE(h.wait_ready()) << h.err();
   auto r = guard(tmp / (id + ".net.ns"), tmp / (id + ".holder.json"));
   EXPECT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: preStop: checking for Ceph sessions in " +
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: preStop: checking for storage sessions in " +
                                  tmp / (id + ".net.ns") + " before holder pid " +
                                  std::to_string(h.pid()) + " stops (max wait 5s)"));
-  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established Ceph session in "));
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established storage session in "));
   EXPECT_THAT(r.err, Not(HasSubstr("not writing to the holder's log"))) << r.err;
 }
 
@@ -115,7 +115,7 @@ TEST(GuardReplacementNotice, AnAnnouncedReplacementIsLetThroughOnce) {
   r = guard(link, record);
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(count(h.err(), ": not holding;"), 1u) << h.err();
-  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established Ceph session"));
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established storage session"));
 }
 
 TEST(GuardReplacementNotice, ANoticeForAnotherHolderProcessIsIgnored) {
@@ -135,7 +135,7 @@ TEST(GuardReplacementNotice, ANoticeForAnotherHolderProcessIsIgnored) {
   auto r = guard(tmp / (id + ".net.ns"), tmp / (id + ".holder.json"));
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_THAT(r.err, HasSubstr("ignoring the replacement notice: it was for holder pid")) << r.err;
-  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established Ceph session"));
+  EXPECT_THAT(h.err(), HasSubstr("netns-exec guard: no established storage session"));
   EXPECT_THAT(h.err(), Not(HasSubstr("not holding"))) << h.err();
   EXPECT_FALSE(holder_test::exists(tmp / (id + ".replacing"))) << "a stale notice is removed";
 }

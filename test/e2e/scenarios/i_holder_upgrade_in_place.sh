@@ -126,9 +126,9 @@ e2e_log "refused with 125: holder pid $old_pid is gone"
 e2e_section "the guard's lines are in the holder container's log (kubectl logs)"
 e2e_log "old holder container's log (kubectl logs --previous):"
 cat "$E2E_RUN/pods/$holder/log"
-grep -q "^netns-exec guard: preStop: checking for Ceph sessions .* before holder pid $old_pid stops" \
+grep -q "^netns-exec guard: preStop: checking for storage sessions .* before holder pid $old_pid stops" \
   "$E2E_RUN/pods/$holder/log" || e2e_die "the guard's first line is not in the holder's log"
-grep -q "^netns-exec guard: no established Ceph session" "$E2E_RUN/pods/$holder/log" ||
+grep -q "^netns-exec guard: no established storage session" "$E2E_RUN/pods/$holder/log" ||
   e2e_die "the guard's result is not in the holder's log"
 grep -q "received SIGTERM" "$E2E_RUN/pods/$holder/log" || e2e_die "the old holder did not stop on SIGTERM"
 
