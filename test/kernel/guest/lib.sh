@@ -330,7 +330,7 @@ ktest_control() {
 # ktest_krbd_control FIGURE NAME — krbd's control from a plugin pod with net1 on storage: plain
 # `rbd create` and `rbd map` as ceph-csi calls them (ktest_plain_rbd_*, the real rbd in the pod's
 # own namespace), ext4 and the workload NAME on the device, one plugin restart (ktest_control).
-# The stalled mapping stays (not tracked); its forced unmap is bounded.
+# The stalled mapping stays (not tracked); its forced unmap (noudev) is bounded.
 ktest_krbd_control() {
   local figure=$1 name=$2 dev
   ktest_plugin_start ctl storage
@@ -340,7 +340,10 @@ ktest_krbd_control() {
   ktest_ext4_mount "$dev" "/mnt/$name" untracked
   ktest_workload_start "$name" "/mnt/$name/data"
   ktest_control "$figure" "$name" ktest_plugin_restart ctl storage
-  ktest_bounded 20 "rbd unmap -o force $dev" rbd unmap -o force "$dev"
+  # noudev as every unmap here: the guest runs no udevd, and without it rbd waits for a udev
+  # event until the bound.
+  ktest_bounded 20 "rbd unmap -o force $dev" \
+    rbd -c "$KTEST_CONF" unmap "$dev" --device-type krbd --options noudev --options force
 }
 
 # ktest_bounded SECONDS WHAT CMD... — a cleanup step that may hang on a dead session: bounded,

@@ -3,6 +3,6 @@
 # as ceph-csi does without a netNamespaceFilePath. At the first plugin restart the namespace the
 # kernel client's sessions live in loses its interfaces and is deleted: the I/O must stall, for
 # that reason and no other (ktest_control), or the test fails — it could not have caught a broken
-# holder. Cleanup: `rbd unmap -o force`, bounded.
+# holder. Cleanup: `rbd unmap -o noudev,force`, bounded.
 # figure: kernel.krbd.control
 ktest_krbd_control kernel.krbd.control kctl
