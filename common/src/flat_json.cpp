@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "json_escape.hpp"
 #include "netns/error.hpp"
 
 namespace netns {
@@ -118,37 +119,13 @@ class Parser {
       }
       if (pos_ >= text_.size()) fail("unterminated escape");
       char e = text_[pos_++];
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u':
-          out += unicode_escape();
-          break;
-        default:
-          fail_at(pos_ - 1, "unknown escape");
+      if (e == 'u') {
+        out += unicode_escape();
+        continue;
       }
+      std::optional<char> plain = detail::short_escape(e);
+      if (!plain) fail_at(pos_ - 1, "unknown escape");
+      out += *plain;
     }
   }
 

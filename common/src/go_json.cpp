@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "json_escape.hpp"
+
 namespace netns::go_json {
 
 namespace {
@@ -259,47 +261,29 @@ std::string unquote(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c == '\\' && i + 1 < s.size()) {
       const char e = s[i + 1];
-      switch (e) {
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          int32_t r = escape_at(s, i);
-          if (r < 0) return out;  // not from a valid document
+      if (e != 'u') {
+        // Only a valid document gets here: any other letter was rejected first.
+        out += detail::short_escape(e).value_or(e);
+        i += 2;
+        continue;
+      }
+      int32_t r = escape_at(s, i);
+      if (r < 0) return out;  // not from a valid document
+      i += 6;
+      if (r >= 0xD800 && r < 0xE000) {
+        // A high surrogate takes the next escape along when that one is
+        // its low half; anything else (either half alone, two highs) is
+        // U+FFFD, and the next escape is read on its own.
+        const int32_t r2 = escape_at(s, i);
+        if (r < 0xDC00 && r2 >= 0xDC00 && r2 < 0xE000) {
+          append_utf8(out, 0x10000 + ((static_cast<uint32_t>(r) - 0xD800) << 10) +
+                               (static_cast<uint32_t>(r2) - 0xDC00));
           i += 6;
-          if (r >= 0xD800 && r < 0xE000) {
-            // A high surrogate takes the next escape along when that one is
-            // its low half; anything else (either half alone, two highs) is
-            // U+FFFD, and the next escape is read on its own.
-            const int32_t r2 = escape_at(s, i);
-            if (r < 0xDC00 && r2 >= 0xDC00 && r2 < 0xE000) {
-              append_utf8(out, 0x10000 + ((static_cast<uint32_t>(r) - 0xD800) << 10) +
-                                   (static_cast<uint32_t>(r2) - 0xDC00));
-              i += 6;
-              continue;
-            }
-            r = kReplacement;
-          }
-          append_utf8(out, static_cast<uint32_t>(r));
           continue;
         }
-        default:
-          out += e;
-          break;  // " \ /
+        r = kReplacement;
       }
-      i += 2;
+      append_utf8(out, static_cast<uint32_t>(r));
     } else if (c < 0x80) {
       out += static_cast<char>(c);
       ++i;
