@@ -1,4 +1,4 @@
-#include "replacement_notice.hpp"
+#include "netns/replacement_notice.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include "netns/flat_json.hpp"
 #include "netns/trust.hpp"
 
-namespace netns::cli {
+namespace netns {
 
 namespace {
 
@@ -111,4 +111,4 @@ void remove_notice(const std::string& record_path) {
     throw Error::sys("unlink", join_path(at.dir, at.name), errno);
 }
 
-}  // namespace netns::cli
+}  // namespace netns
