@@ -231,7 +231,7 @@ class GuardCommand final : public Command {
 };
 
 }  // namespace
-}  // namespace netns::cli
 
-using netns::cli::GuardCommand;
-NETNS_CLI_REGISTER(GuardCommand)
+std::unique_ptr<Command> make_guard_command() { return std::make_unique<GuardCommand>(); }
+
+}  // namespace netns::cli

@@ -128,7 +128,6 @@ class RunCommand final : public Command {
 
 }  // namespace
 
-}  // namespace netns::cli
+std::unique_ptr<Command> make_run_command() { return std::make_unique<RunCommand>(); }
 
-using netns::cli::RunCommand;
-NETNS_CLI_REGISTER(RunCommand)
+}  // namespace netns::cli
