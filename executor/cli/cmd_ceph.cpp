@@ -90,7 +90,6 @@ class CephCommand : public Command {
                   {"message", exec::redact(r.message)},
                   {"device", r.device},
                   {"already_done", r.already_done},
-                  {"shared", r.shared},
                   {"cancel", ceph::cancel_name(r.cancel)},
                   {"undo_command", r.undo_argv},
                   {"leftover", r.leftover},
