@@ -28,13 +28,6 @@ void rename_into_place(int dirfd, const std::string& tmp, const std::string& nam
 }
 }  // namespace
 
-std::string join_path(std::string_view dir, std::string_view name) {
-  std::string out(dir);
-  if (!out.empty() && out.back() != '/') out += '/';
-  out += name;
-  return out;
-}
-
 void write_file_atomic(int dirfd, const std::string& name, std::string_view content, mode_t mode,
                        std::string_view dir_shown) {
   std::string tmp = temp_name(name);

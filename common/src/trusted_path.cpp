@@ -13,6 +13,7 @@
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/path.hpp"
 #include "netns/unix_address.hpp"
 
 namespace netns::trust {
@@ -45,11 +46,8 @@ void push_components(std::vector<std::string>& stack, std::string_view text) {
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) stack.push_back(std::move(*it));
 }
 
-std::string parent_text(const std::string& shown) {
-  if (shown == "/") return shown;
-  size_t slash = shown.rfind('/');
-  return slash == 0 || slash == std::string::npos ? std::string("/") : shown.substr(0, slash);
-}
+// `shown` is always absolute here: the walk starts at "/".
+std::string parent_text(const std::string& shown) { return split_path(shown).first; }
 
 std::string hop_text(std::string_view hop, std::string_view named) {
   if (hop == named) return quote(hop);
@@ -212,12 +210,8 @@ Finding walk_path(std::string_view path, const Owners& owners, const WalkOptions
     absolute = join_path(cwd, absolute);
   }
   // The directory part and the named entry, as the path names them.
-  std::string trimmed = absolute;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  const size_t slash = trimmed.rfind('/');
-  const std::string dir_text = slash == 0 ? std::string("/") : trimmed.substr(0, slash);
-  out->name = trimmed.substr(slash + 1);
-  if (out->name.empty()) out->name = ".";
+  auto [dir_text, name] = split_path(absolute);
+  out->name = name.empty() ? std::string(".") : std::move(name);
 
   Walker walker(owners, path);
   {

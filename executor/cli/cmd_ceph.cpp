@@ -90,7 +90,6 @@ class CephCommand : public Command {
                   {"message", exec::redact(r.message)},
                   {"device", r.device},
                   {"already_done", r.already_done},
-                  {"shared", r.shared},
                   {"cancel", ceph::cancel_name(r.cancel)},
                   {"undo_command", r.undo_argv},
                   {"leftover", r.leftover},
@@ -302,15 +301,12 @@ class NvmeConnectCommand final : public CephCommand {
 
 }  // namespace
 
-}  // namespace netns::cli
+std::unique_ptr<Command> make_map_command() { return std::make_unique<MapCommand>(); }
+std::unique_ptr<Command> make_unmap_command() { return std::make_unique<UnmapCommand>(); }
+std::unique_ptr<Command> make_mount_command() { return std::make_unique<MountCommand>(); }
+std::unique_ptr<Command> make_umount_command() { return std::make_unique<UmountCommand>(); }
+std::unique_ptr<Command> make_nvme_connect_command() {
+  return std::make_unique<NvmeConnectCommand>();
+}
 
-using netns::cli::MapCommand;
-using netns::cli::MountCommand;
-using netns::cli::NvmeConnectCommand;
-using netns::cli::UmountCommand;
-using netns::cli::UnmapCommand;
-NETNS_CLI_REGISTER(MapCommand)
-NETNS_CLI_REGISTER(UnmapCommand)
-NETNS_CLI_REGISTER(MountCommand)
-NETNS_CLI_REGISTER(UmountCommand)
-NETNS_CLI_REGISTER(NvmeConnectCommand)
+}  // namespace netns::cli

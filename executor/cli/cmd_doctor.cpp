@@ -101,7 +101,7 @@ class DoctorCommand final : public Command {
 };
 
 }  // namespace
-}  // namespace netns::cli
 
-using netns::cli::DoctorCommand;
-NETNS_CLI_REGISTER(DoctorCommand)
+std::unique_ptr<Command> make_doctor_command() { return std::make_unique<DoctorCommand>(); }
+
+}  // namespace netns::cli

@@ -184,7 +184,7 @@ class FenceInfoCommand final : public Command {
 };
 
 }  // namespace
-}  // namespace netns::cli
 
-using netns::cli::FenceInfoCommand;
-NETNS_CLI_REGISTER(FenceInfoCommand)
+std::unique_ptr<Command> make_fence_info_command() { return std::make_unique<FenceInfoCommand>(); }
+
+}  // namespace netns::cli

@@ -6,7 +6,7 @@
 // namespace, log them and wait, up to --max-wait. With --holder-record the
 // lines also go to the holder's stderr, so `kubectl logs` of the holder pod
 // shows them (holder_log.hpp), and a replacement announced for that very
-// holder (replacement_notice.hpp) is let through at once.
+// holder (netns/replacement_notice.hpp) is let through at once.
 // Exit: 0 idle (or replacement announced); 124 still busy at --max-wait;
 // 125 bad source.
 #include <fcntl.h>
@@ -22,8 +22,8 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/nsfd.hpp"
+#include "netns/replacement_notice.hpp"
 #include "netns_exec/guard.hpp"
-#include "replacement_notice.hpp"
 #include "source_options.hpp"
 
 namespace netns::cli {
@@ -237,7 +237,7 @@ class GuardCommand final : public Command {
 };
 
 }  // namespace
-}  // namespace netns::cli
 
-using netns::cli::GuardCommand;
-NETNS_CLI_REGISTER(GuardCommand)
+std::unique_ptr<Command> make_guard_command() { return std::make_unique<GuardCommand>(); }
+
+}  // namespace netns::cli

@@ -109,7 +109,7 @@ class InspectCommand final : public Command {
 };
 
 }  // namespace
-}  // namespace netns::cli
 
-using netns::cli::InspectCommand;
-NETNS_CLI_REGISTER(InspectCommand)
+std::unique_ptr<Command> make_inspect_command() { return std::make_unique<InspectCommand>(); }
+
+}  // namespace netns::cli

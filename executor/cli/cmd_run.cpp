@@ -12,8 +12,8 @@
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
+#include "netns_exec/orphans.hpp"
 #include "netns_exec/redact.hpp"
-#include "orphans.hpp"
 #include "output_json.hpp"
 #include "signals.hpp"
 #include "source_options.hpp"
@@ -87,8 +87,8 @@ class RunCommand final : public Command {
     set_log_field("step", "run");
     UniqueFd signals = block_forwarded_signals();
     cmd.forward_signal_fd = signals.get();
-    become_subreaper();
-    std::set<pid_t> spare = current_children();
+    spawn::become_subreaper();
+    std::set<pid_t> spare = spawn::current_children();
     exec::RunResult r = exec::run_in(ns, std::move(cmd));
     const auto& outcome = r.result.outcome;
     const std::string shown = exec::redacted_command_line(argv_);
@@ -101,7 +101,7 @@ class RunCommand final : public Command {
       log_error(shown + ": " + outcome.describe() + " after " + format_duration(r.result.elapsed));
     if (outcome.kind == spawn::Outcome::Kind::timed_out) {
       if (r.result.pid > 0) spare.insert(r.result.pid);  // the command: ended by the timeout itself
-      for (const Orphan& o : kill_orphans(spare))
+      for (const spawn::Orphan& o : spawn::kill_orphans(spare))
         log_error(shown + ": pid " + std::to_string(o.pid) + " (" + o.comm +
                   ") had left the command's process group; " +
                   (o.stuck ? "SIGKILL sent, but it is stuck in the kernel and still there"
@@ -128,7 +128,6 @@ class RunCommand final : public Command {
 
 }  // namespace
 
-}  // namespace netns::cli
+std::unique_ptr<Command> make_run_command() { return std::make_unique<RunCommand>(); }
 
-using netns::cli::RunCommand;
-NETNS_CLI_REGISTER(RunCommand)
+}  // namespace netns::cli

@@ -265,6 +265,6 @@ class ShimCommand final : public Command {
 
 }  // namespace
 
-NETNS_CLI_REGISTER(ShimCommand)
+std::unique_ptr<Command> make_shim_command() { return std::make_unique<ShimCommand>(); }
 
 }  // namespace netns::cli

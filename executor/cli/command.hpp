@@ -1,7 +1,8 @@
 #pragma once
-// netns-exec's subcommands register themselves; main() builds the CLI11 app
-// from the registry. Adding a subcommand is adding one file in this folder
-// (the CMakeLists globs cli/*.cpp):
+// netns-exec's subcommands. Each is a Command in its own cmd_*.cpp file with
+// a make_*_command() factory declared below; command.cpp's table lists every
+// one, so a reader sees all commands in one place. Adding a subcommand is a
+// file and a line in that table:
 //
 //   class InspectCommand final : public netns::cli::Command {
 //    public:
@@ -13,7 +14,7 @@
 //     SourceOptions source_;
 //     bool json_ = false;
 //   };
-//   NETNS_CLI_REGISTER(InspectCommand)
+//   std::unique_ptr<Command> make_inspect_command() { return std::make_unique<InspectCommand>(); }
 //
 // run() returns the process exit code. Any netns::Error it throws is logged
 // once by main() (redacted) and becomes exit 125: "the executor itself failed".
@@ -49,17 +50,20 @@ class Command {
   virtual int run() = 0;
 };
 
-using CommandFactory = std::unique_ptr<Command> (*)();
+// One factory per subcommand, each defined in the cmd_*.cpp file named.
+std::unique_ptr<Command> make_doctor_command();        // cmd_doctor.cpp
+std::unique_ptr<Command> make_fence_info_command();    // cmd_fence_info.cpp
+std::unique_ptr<Command> make_guard_command();         // cmd_guard.cpp
+std::unique_ptr<Command> make_inspect_command();       // cmd_inspect.cpp
+std::unique_ptr<Command> make_map_command();           // cmd_ceph.cpp
+std::unique_ptr<Command> make_mount_command();         // cmd_ceph.cpp
+std::unique_ptr<Command> make_nvme_connect_command();  // cmd_ceph.cpp
+std::unique_ptr<Command> make_run_command();           // cmd_run.cpp
+std::unique_ptr<Command> make_shim_command();          // cmd_shim.cpp
+std::unique_ptr<Command> make_umount_command();        // cmd_ceph.cpp
+std::unique_ptr<Command> make_unmap_command();         // cmd_ceph.cpp
 
-// For NETNS_CLI_REGISTER (static initialisation); returns true.
-bool register_command(CommandFactory factory);
-// One instance of every registered command, sorted by name.
+// One instance of every command, in the order --help lists them.
 std::vector<std::unique_ptr<Command>> make_commands();
 
 }  // namespace netns::cli
-
-#define NETNS_CLI_REGISTER(Type)                                                            \
-  namespace {                                                                               \
-  [[maybe_unused]] const bool netns_cli_registered_##Type = ::netns::cli::register_command( \
-      []() -> std::unique_ptr<::netns::cli::Command> { return std::make_unique<Type>(); }); \
-  }

@@ -1,5 +1,5 @@
 // netns-exec: run commands inside a netns-holder's network namespace.
-// Subcommands register themselves (command.hpp); the nsenter-compatible form
+// The subcommands are listed in command.cpp; the nsenter-compatible form
 // and transparent mode are recognised before CLI11 sees the arguments. The one place that logs an
 // executor failure and maps it to exit 125.
 #include <signal.h>

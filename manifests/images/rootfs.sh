@@ -33,23 +33,6 @@ libraries_of() {
   out=$(ldd "$bin" 2>&1) || { [[ $out == *"not a dynamic executable"* || $out == *"statically linked"* ]] && return 0; die "ldd $bin: $out"; }
   [[ $out == *"statically linked"* ]] && return 0
   awk '/=> \// { print $3; next } /^\t\// { print $1 }' <<<"$out"
-  dlopened_by "$bin"
-}
-
-# Libraries a binary loads on first use (dlopen), which ldd cannot see: the
-# binary names each in a "netns-dlopen:<soname>" marker string (netns-exec:
-# libmnl, executor/cli/libmnl_lazy.cpp). Resolved as the loader would.
-dlopened_by() {
-  local bin=$1 name path
-  while read -r name; do
-    [ -n "$name" ] || continue
-    # awk reads to the end: an early exit would SIGPIPE ldconfig, and with
-    # pipefail that fails this process substitution silently, so the image
-    # would lack the library now and then.
-    path=$(ldconfig -p | awk -v n="$name" '$1 == n && !found { print $NF; found = 1 }')
-    [ -n "$path" ] || die "$bin loads $name on first use, but it is not installed here"
-    echo "$path"
-  done < <(grep -ao 'netns-dlopen:[A-Za-z0-9_.+-]*' "$bin" | sed 's/^netns-dlopen://' | sort -u)
 }
 
 copy_to() {  # SRC DEST: file contents (symlinks followed), mode kept

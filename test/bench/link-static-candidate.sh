@@ -7,9 +7,11 @@
 #   link-static-candidate.sh BUILD_DIR
 # It takes ninja's link command for netns-exec and changes only the output,
 # -static-libstdc++/-static-libgcc to -static, and drops the shared objects
-# that --as-needed drops from netns-exec anyway (libfmt, libnl, libmnl: -static
-# cannot take a .so). glibc warns that the result needs the build's own glibc
-# at run time for libmnl's dlopen (executor/cli/libmnl_lazy.cpp) and libnl's
+# that --as-needed drops from netns-exec anyway (libfmt, libnl: -static cannot
+# take a .so). libmnl is linked normally and Debian ships only libmnl.so, so a
+# libmnl.a is needed (NETNS_LIBMNL_A, or one the linker finds); without one
+# there is no candidate, and run.sh says so. glibc warns that the result needs
+# the build's own glibc at run time for libnl's
 # getaddrinfo/getprotobyname/getprotobynumber: why netns-exec stays dynamic.
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -22,6 +24,9 @@ cmd=${cmd//" -o executor/cli/netns-exec "/" -o $out "}
 cmd=${cmd//"-static-libstdc++ -static-libgcc"/-static}
 # shellcheck disable=SC2001
 cmd=$(sed -E 's# [^ ]+\.so(\.[0-9.]+)?( |$)# #g; s# [^ ]+\.so(\.[0-9.]+)?( |$)# #g' <<<"$cmd")
+libmnl_a=${NETNS_LIBMNL_A:-$(gcc -print-file-name=libmnl.a)}
+[ -f "$libmnl_a" ] || { echo "link-static-candidate: no libmnl.a (Debian ships only libmnl.so; set NETNS_LIBMNL_A)" >&2; exit 1; }
+cmd="$cmd $libmnl_a"
 mkdir -p "$(dirname "$out")"
 bash -c "$cmd" 2> >(grep -v '^$' >&2)
 file "$out" | grep -q 'statically linked' || { echo "link-static-candidate: $out is not statically linked" >&2; exit 1; }

@@ -744,7 +744,7 @@ class Report:
                         f"{fmt_ratio(gain)} that in the same rounds: "
                         + ("still over the goal" if alt > goal_pass else "within the goal")
                         + ", and not the build's default because glibc's static link warns that "
-                        f"libmnl's `dlopen` and libnl's `getaddrinfo`/`getprotobyname` then need the "
+                        f"libnl's `getaddrinfo`/`getprotobyname` then need the "
                         f"build's own glibc at run time, which the plugin image (another glibc) does "
                         f"not carry.")
             notes.append(why)

@@ -102,7 +102,12 @@ TEST_F(DescriptorHygiene, LibrarySocketSource) {
 }
 
 TEST_F(DescriptorHygiene, CephRunner) {
-  ceph::Runner runner;
+  // The volume lock is held while the command runs: its descriptor must not
+  // reach the command either. It lives in a directory of the test's own.
+  netns::test::TempDir locks;
+  ceph::Settings settings;
+  settings.lock_dir = locks / "volumes";
+  ceph::Runner runner(settings);
   auto resolved = ex::resolve(ex::Source::netns_path(link));
   ceph::Target target;
   target.netns_fd = resolved.fd.get();

@@ -83,16 +83,7 @@ TEST_F(ExecRun, TimeoutKillsTheWholeProcessGroup) {
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.err;
   pid_t grandchild = std::stoi(read_file(pidfile));
   // Killed with the group; reparented, it may linger as a zombie for a moment.
-  EXPECT_TRUE(wait_until(
-      [&] {
-        try {
-          std::string stat = read_file("/proc/" + std::to_string(grandchild) + "/stat");
-          return stat.find(") Z ") != std::string::npos;
-        } catch (const Error&) {
-          return true;  // gone
-        }
-      },
-      5s))
+  EXPECT_TRUE(wait_until([&] { return netns::test::process_gone(grandchild); }, 5s))
       << "pid " << grandchild << " survived the timeout";
 }
 

@@ -407,16 +407,9 @@ class FaultMatrix : public ::testing::Test {
           bool all = true;
           while (dirent* e = ::readdir(d)) {
             if (e->d_name[0] == '.') continue;
-            std::string stat;
-            try {
-              stat = netns::read_file(task + "/" + e->d_name + "/stat");
-            } catch (const netns::Error&) {
-              all = false;
-              continue;
-            }
-            size_t paren = stat.rfind(')');
-            all = all && paren != std::string::npos && paren + 2 < stat.size() &&
-                  stat[paren + 2] == 'S';
+            // A thread's /proc/TID/stat is its own, as a process's is.
+            std::optional<netns::ProcStat> stat = netns::read_stat(std::atoi(e->d_name));
+            all = all && stat && stat->state == 'S';
           }
           ::closedir(d);
           return all;

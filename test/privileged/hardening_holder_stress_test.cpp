@@ -19,6 +19,7 @@
 #include "holder_helpers.hpp"
 #include "netns/fd_passing.hpp"
 #include "netns/nsfd.hpp"
+#include "netns/proc.hpp"
 
 namespace {
 
@@ -65,14 +66,8 @@ std::chrono::milliseconds serve_one_client(const std::string& sock_path,
 
 // Field 3 of /proc/PID/stat: R, S, D, T (stopped), Z, ...
 char process_state(pid_t pid) {
-  std::string stat;
-  try {
-    stat = netns::read_file("/proc/" + std::to_string(pid) + "/stat");
-  } catch (const netns::Error&) {
-    return '?';
-  }
-  size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+  std::optional<netns::ProcStat> stat = netns::read_stat(pid);
+  return stat ? stat->state : '?';
 }
 
 size_t open_fd_count(pid_t pid) {

@@ -116,14 +116,7 @@ TEST(SpawnNetns, TimeoutInsideTheNamespaceKillsTheWholeGroup) {
   pid_t grandchild = 0;
   std::ifstream(pidfile) >> grandchild;
   ASSERT_GT(grandchild, 0);
-  EXPECT_TRUE(test::wait_until(
-      [&] {
-        std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-        std::string line;
-        if (!std::getline(stat, line)) return true;
-        return line.find(") Z") != std::string::npos;
-      },
-      5s));
+  EXPECT_TRUE(test::wait_until([&] { return test::process_gone(grandchild); }, 5s));
 }
 
 TEST(SpawnNetns, EightThreadsSpawnAtOnce) {

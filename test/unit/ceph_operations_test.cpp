@@ -269,7 +269,6 @@ TEST(CephRunner, MapReadsTheDeviceAndNeverShowsTheKey) {
   EXPECT_EQ(r.device, "/dev/rbd7");
   EXPECT_EQ(read(input), kKey);
   EXPECT_THAT(read(args), Not(HasSubstr(kKey)));
-  EXPECT_FALSE(r.shared);
 }
 
 TEST(CephRunner, FailureMessagesAreRedactedAndClassified) {
@@ -502,46 +501,6 @@ void wait_for_line(const std::string& path, const std::string& line) {
       << line;
 }
 
-TEST(CephSingleFlight, IdenticalOverlappingRequestsRunOnceAndShareTheResult) {
-  TempDir dir;
-  std::string log = dir / "log";
-  Runner runner;
-  OperationResult a, b;
-  // The first command holds until the second caller has joined its flight
-  // (sleeps in a futex wait), not for "long enough".
-  std::string fifo = dir / "release";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  spawn::Command held;
-  held.argv = {"/bin/sh", "-c",
-               "echo start-x >> " + log + "; read x < " + fifo + "; echo end-x >> " + log};
-  std::thread t1([&] { a = runner.run_serialized("map", "rbd/vol-1", held, Target{}); });
-  wait_for_line(log, "start-x");
-  std::atomic<pid_t> t2_tid{0};
-  std::thread t2([&] {
-    t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
-    b = runner.run_serialized("map", "rbd/vol-1", held, Target{});
-  });
-  ASSERT_TRUE(
-      test::wait_until([&] { return t2_tid != 0 && blocked_in(t2_tid) == SYS_futex; }, 10s));
-  {
-    std::ofstream release(fifo);
-    release << "go\n";
-  }
-  t1.join();
-  t2.join();
-  EXPECT_THAT(lines(log), ElementsAre("start-x", "end-x"));
-  EXPECT_TRUE(a.ok()) << a.message;
-  EXPECT_TRUE(b.ok()) << b.message;
-  EXPECT_NE(a.shared, b.shared);
-  EXPECT_EQ(a.process.pid, b.process.pid);
-
-  // Not overlapping: a new request runs again.
-  OperationResult c =
-      runner.run_serialized("map", "rbd/vol-1", append_start_end(log, "x"), Target{});
-  EXPECT_FALSE(c.shared);
-  EXPECT_EQ(lines(log).size(), 4u);
-}
-
 // A command that logs start-TAG, holds until a line arrives on `fifo`, then
 // logs end-TAG: the test decides when it ends, by an event, not a sleep.
 spawn::Command append_and_hold(const std::string& log, const std::string& tag,
@@ -563,12 +522,21 @@ bool has_line(const std::string& path, const std::string& line) {
   return std::find(all.begin(), all.end(), line) != all.end();
 }
 
-TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
+// Settings whose volume locks are in `dir`.
+Settings locks_in(const TempDir& dir) {
+  Settings s;
+  s.lock_dir = dir / "locks";
+  return s;
+}
+
+// One Runner shared by two threads: the volume lock serializes them as it
+// does two processes.
+TEST(CephVolumeLock, RequestsForOneVolumeRunOneAtATime) {
   TempDir dir;
   std::string log = dir / "log";
   std::string fifo = dir / "release-a";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  Runner runner;
+  Runner runner(locks_in(dir));
   std::atomic<pid_t> t2_tid{0};
   std::thread t1([&] {
     runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{});
@@ -578,10 +546,10 @@ TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
     t2_tid = static_cast<pid_t>(::syscall(SYS_gettid));
     runner.run_serialized("unmap", "rbd/vol-1", append_start_end(log, "b"), Target{});
   });
-  // a ends only once b is either waiting for the volume (a futex wait) or, if
+  // a ends only once b is either waiting for the volume (in flock) or, if
   // the requests are not serialized, has started: both are events.
   EXPECT_TRUE(test::wait_until(
-      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_futex) || has_line(log, "start-b"); },
+      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_flock) || has_line(log, "start-b"); },
       10s))
       << "the second request neither waited nor started";
   release(fifo);
@@ -590,12 +558,12 @@ TEST(CephSingleFlight, DifferentRequestsForOneVolumeRunOneAtATime) {
   EXPECT_THAT(lines(log), ElementsAre("start-a", "end-a", "start-b", "end-b"));
 }
 
-TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
+TEST(CephVolumeLock, DifferentVolumesRunInParallel) {
   TempDir dir;
   std::string log = dir / "log";
   std::string fifo = dir / "release-a";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  Runner runner;
+  Runner runner(locks_in(dir));
   std::thread t1([&] {
     runner.run_serialized("map", "rbd/vol-1", append_and_hold(log, "a", fifo), Target{});
   });
@@ -610,48 +578,6 @@ TEST(CephSingleFlight, DifferentVolumesRunInParallel) {
   t1.join();
   t2.join();
   EXPECT_THAT(lines(log), ElementsAre("start-a", "start-b", "end-b", "end-a"));
-}
-
-TEST(CephSingleFlight, ManyIdenticalCallersOneExecution) {
-  // A barrier instead of "the threads start within a few ms": the command
-  // holds until a line arrives on a FIFO, and that line is written only once
-  // the command has started and every other caller sleeps in a futex wait
-  // (joined to the flight: the only place a caller blocks that long).
-  TempDir dir;
-  std::string log = dir / "log";
-  std::string fifo = dir / "release";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  Runner runner;
-  constexpr int kCallers = 8;
-  std::atomic<int> shared{0};
-  std::vector<std::atomic<pid_t>> tids(kCallers);
-  spawn::Command held;
-  held.argv = {"/bin/sh", "-c",
-               "echo start-m >> " + log + "; read x < " + fifo + "; echo end-m >> " + log};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kCallers; ++i)
-    threads.emplace_back([&, i] {
-      tids[i] = static_cast<pid_t>(::syscall(SYS_gettid));
-      auto r = runner.run_serialized("mount", "/mnt/v", held, Target{});
-      if (r.shared) ++shared;
-    });
-  wait_for_line(log, "start-m");
-  ASSERT_TRUE(test::wait_until(
-      [&] {
-        int waiting = 0;
-        for (auto& tid : tids)
-          if (tid != 0 && blocked_in(tid) == SYS_futex) ++waiting;
-        return waiting == kCallers - 1;
-      },
-      10s))
-      << "the other callers did not all join the flight";
-  {
-    std::ofstream release(fifo);
-    release << "go\n";
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_THAT(lines(log), ElementsAre("start-m", "end-m"));
-  EXPECT_EQ(shared.load(), kCallers - 1);
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "netns/error.hpp"
@@ -41,4 +43,36 @@ TEST(ProcStat, LiveProcessesAndGoneOnes) {
   EXPECT_EQ(netns::pid_start_time(::getpid()), self);         // stable
   EXPECT_EQ(netns::pid_start_time(0x3ffffff), std::nullopt);  // above pid_max
   EXPECT_EQ(netns::read_boot_id().size(), 36u);
+}
+
+TEST(ProcStat, ReadsTheCommandStateAndParent) {
+  netns::ProcStat s = netns::parse_stat("1234 (a) (b) Z 77" + stat_line("x").substr(12));
+  EXPECT_EQ(s.comm, "a) (b");
+  EXPECT_EQ(s.state, 'Z');
+  EXPECT_EQ(s.ppid, 77);
+  EXPECT_EQ(s.start_time, 987654u);
+  EXPECT_THROW(netns::parse_stat("1234 (x) SS" + stat_line("x").substr(10)), netns::Error);
+
+  auto self = netns::read_stat(::getpid());
+  ASSERT_TRUE(self.has_value());
+  EXPECT_EQ(self->ppid, ::getppid());
+  EXPECT_EQ(self->start_time, netns::pid_start_time(::getpid()));
+  EXPECT_EQ(netns::read_stat(0x3ffffff), std::nullopt);
+}
+
+TEST(ProcChildren, ListsALiveChildAndForgetsAReapedOne) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  EXPECT_EQ(netns::own_children().count(child), 1u);
+  auto stat = netns::read_stat(child);
+  ASSERT_TRUE(stat.has_value());
+  EXPECT_EQ(stat->ppid, ::getpid());
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_EQ(netns::own_children().count(child), 0u);
 }

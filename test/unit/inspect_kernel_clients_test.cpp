@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "netns/test/support.hpp"
@@ -20,9 +21,7 @@ using netns::inspect::ServingNamespace;
 using netns::test::TempDir;
 
 void put(const std::string& path, const std::string& text) {
-  std::string dir = path.substr(0, path.rfind('/'));
-  for (size_t i = 1; i <= dir.size(); ++i)
-    if (i == dir.size() || dir[i] == '/') ::mkdir(dir.substr(0, i).c_str(), 0755);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
 }
 

@@ -209,15 +209,7 @@ TEST(SpawnEngine, TimeoutKillsTheWholeProcessGroup) {
   in >> grandchild;
   ASSERT_GT(grandchild, 0);
   // Gone (reaped by init or being reaped): no longer running.
-  EXPECT_TRUE(test::wait_until(
-      [&] {
-        std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-        std::string line;
-        if (!std::getline(stat, line)) return true;
-        auto close = line.rfind(')');
-        return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
-      },
-      5s));
+  EXPECT_TRUE(test::wait_until([&] { return test::process_gone(grandchild); }, 5s));
   // The child itself was reaped by run(): no zombie left.
   EXPECT_NE(::access(("/proc/" + std::to_string(r.pid)).c_str(), F_OK), 0);
 }

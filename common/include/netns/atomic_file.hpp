@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "netns/path.hpp"  // join_path, for the callers that name what they publish
+
 namespace netns {
 
 // `dir_shown` is the directory's path for messages.
@@ -15,8 +17,5 @@ void write_file_atomic(int dirfd, const std::string& name, std::string_view cont
                        std::string_view dir_shown);
 void symlink_atomic(int dirfd, const std::string& name, const std::string& target,
                     std::string_view dir_shown);
-
-// "<dir>/<name>" for messages.
-std::string join_path(std::string_view dir, std::string_view name);
 
 }  // namespace netns

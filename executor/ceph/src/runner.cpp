@@ -12,7 +12,6 @@
 #include "netns/error.hpp"
 #include "netns/nsfd.hpp"
 #include "netns_exec/ceph.hpp"
-#include "single_flight.hpp"
 #include "volume_lock.hpp"
 
 namespace netns::ceph {
@@ -64,7 +63,6 @@ int OperationResult::exit_code() const noexcept {
 
 struct Runner::Impl {
   Settings settings;
-  detail::SingleFlight flights;
 
   spawn::Command command(std::vector<std::string> argv, const Target& target,
                          std::optional<std::string> secret) const {
@@ -110,12 +108,6 @@ OperationResult not_run(Failure failure, std::string message, std::vector<std::s
   return r;
 }
 
-std::string namespace_identity(const Target& target) {
-  if (target.netns_fd < 0) return "own";
-  NsId id = ns_id_of_fd(target.netns_fd, "target namespace");
-  return std::to_string(id.dev) + ":" + std::to_string(id.ino);
-}
-
 }  // namespace
 
 Runner::Runner(Settings settings) : impl_(std::make_unique<Impl>()) {
@@ -128,7 +120,7 @@ const Settings& Runner::settings() const noexcept { return impl_->settings; }
 
 OperationResult Runner::run_serialized(std::string_view operation, std::string_view volume_key,
                                        spawn::Command command, const Target& target) {
-  return impl_->run(operation, volume_key, std::move(command), target, false, {});
+  return impl_->run(operation, volume_key, std::move(command), target, true, {});
 }
 
 OperationResult Runner::Impl::run(std::string_view operation, std::string_view volume_key,
@@ -139,26 +131,15 @@ OperationResult Runner::Impl::run(std::string_view operation, std::string_view v
   command.cancel_fd = cancel.fd;
   // The timeout is a stop like a cancel: the same grace, the same undo.
   if (undo != nullptr) command.finish_grace = settings.cancel_grace;
-  // Identical means: same operation, same argv, same stdin (a different key
-  // is a different request) and the same namespace by identity, not by fd
-  // number (each caller opened its own descriptor).
-  std::string fingerprint(operation);
-  for (const auto& arg : command.argv) fingerprint += '\0' + arg;
-  fingerprint += '\0';
-  fingerprint += command.stdin_data ? "stdin:" + *command.stdin_data : std::string("nostdin");
-  fingerprint += '\0' + namespace_identity(target);
-  // Callers with their own cancellation do not share one execution: one
-  // caller's cancel must not undo another's mapping. They run one after the
-  // other instead, and the second finds the first one's work done.
-  if (cancel.fd >= 0) fingerprint += "\0cancel:" + std::to_string(cancel.fd);
-
   std::string what = std::string(operation) + " " + quote(volume_key);
   std::string program = command.argv.empty() ? std::string() : command.argv.front();
   if (cancel.fired()) return detail::not_started(what, command.argv);
-  auto landing = flights.run(std::string(volume_key), fingerprint, [&] {
-    // Threads of this process are serialized by the flight; other processes
-    // by the lock, held while we look and run, so a second `netns-exec map`
-    // sees the first one's mapping instead of making another.
+  // The volume lock serializes threads and processes alike (each acquire is
+  // an open file description of its own, and flock locks those): held while
+  // we look and run, so a second `netns-exec map`, or a second thread of a
+  // plugin calling the C ABI, sees the first one's mapping instead of making
+  // another.
+  {
     detail::VolumeLock lock;
     if (cross_process) lock = detail::VolumeLock::acquire(settings.lock_dir, volume_key);
     // The lock may have taken long: look again, so that a cancel that came
@@ -184,10 +165,7 @@ OperationResult Runner::Impl::run(std::string_view operation, std::string_view v
     if (undo != nullptr && r.process.stop != spawn::StopRequest::none)
       detail::settle(r, what, settings, target, *undo);
     return r;
-  });
-  OperationResult result = *landing.result;
-  result.shared = landing.shared;
-  return result;
+  }
 }
 
 OperationResult Runner::map(const MapRequest& request, const Target& target,

@@ -11,6 +11,7 @@
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/path.hpp"
 
 namespace netns::ceph::detail {
 
@@ -44,14 +45,14 @@ VolumeLock VolumeLock::acquire(const std::string& dir, std::string_view volume_k
   VolumeLock lock;
   if (dir.empty()) return lock;
   // The parent (/run/netns-exec) first; both 0700: only root on the node takes these locks.
-  std::string parent = dir.substr(0, dir.find_last_of('/'));
+  const std::string parent = split_path(dir).first;
   for (const std::string& d : {parent, dir}) {
     if (d.empty()) continue;
     if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST)
       throw Error::sys("mkdir", d, errno,
                        "the per-volume lock directory must be creatable (Settings::lock_dir)");
   }
-  std::string path = dir + "/" + file_name(volume_key);
+  const std::string path = join_path(dir, file_name(volume_key));
   lock.fd_ = open_fd(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
   while (::flock(lock.fd_.get(), LOCK_EX) != 0) {
     if (errno != EINTR) throw Error::sys("flock", path, errno);

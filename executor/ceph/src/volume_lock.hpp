@@ -2,9 +2,10 @@
 // Per-volume serialization across processes: an exclusive flock on one file
 // per volume in a node-wide directory. Two `netns-exec map` processes for the
 // same image (ceph-csi retrying a NodeStage while the first is still running,
-// two identical requests back to back) then run one after the other, and the second sees
-// what the first did. Inside one process SingleFlight serializes threads;
-// this lock is taken by the thread that actually runs the command.
+// two identical requests back to back) then run one after the other, and the
+// second sees what the first did. Threads of one process are serialized the
+// same way: each acquire opens the file anew, and an flock belongs to that
+// open file description, not to the process.
 #include <string>
 #include <string_view>
 

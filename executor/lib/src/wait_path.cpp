@@ -62,15 +62,6 @@ struct Watch {
 
 }  // namespace
 
-std::pair<std::string, std::string> split_path(const std::string& path) {
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  auto slash = trimmed.rfind('/');
-  if (slash == std::string::npos) return {".", trimmed};
-  if (slash == 0) return {"/", trimmed.substr(1)};
-  return {trimmed.substr(0, slash), trimmed.substr(slash + 1)};
-}
-
 bool wait_for_path(const std::string& path, std::chrono::nanoseconds wait,
                    const std::function<bool()>& attempt) {
   if (attempt()) return true;

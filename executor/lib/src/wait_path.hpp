@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "netns/path.hpp"
+
 namespace netns::exec::detail {
 
 // Calls `attempt` until it returns true or `wait` has passed; returns the last
@@ -15,7 +17,6 @@ namespace netns::exec::detail {
 bool wait_for_path(const std::string& path, std::chrono::nanoseconds wait,
                    const std::function<bool()>& attempt);
 
-// "dir" and "name" of a path ("." for a bare name).
-std::pair<std::string, std::string> split_path(const std::string& path);
+using ::netns::split_path;
 
 }  // namespace netns::exec::detail

@@ -7,22 +7,11 @@
 #include <cstdlib>
 
 #include "netns/error.hpp"
+#include "netns/path.hpp"
 
 namespace netns::exec::shim {
 
-namespace {
-
-std::string join(const std::string& dir, std::string_view name) {
-  return dir.back() == '/' ? dir + std::string(name) : dir + "/" + std::string(name);
-}
-
-std::string directory_of(std::string_view path) {
-  auto slash = path.rfind('/');
-  if (slash == 0) return "/";
-  return std::string(path.substr(0, slash));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string_view basename_of(std::string_view path) {
   auto slash = path.rfind('/');
@@ -63,11 +52,11 @@ RealProgram find_real_program(std::string_view name, std::string_view invoked_as
   std::optional<FileIdentity> invoked;
   if (invoked_as.find('/') != std::string_view::npos) {
     invoked = identity_of(std::string(invoked_as));
-    own_dir_name = directory_of(invoked_as);
+    own_dir_name = split_path(invoked_as).first;
     own_dir = identity_of(own_dir_name);
   } else {
     for (const auto& entry : entries)
-      if (auto id = identity_of(join(entry, name)); id && *id == self) {
+      if (auto id = identity_of(join_path(entry, name)); id && *id == self) {
         own_dir_name = entry;
         own_dir = identity_of(entry);
         break;
@@ -89,7 +78,7 @@ RealProgram find_real_program(std::string_view name, std::string_view invoked_as
   }
 
   for (size_t i = first; i < entries.size(); ++i) {
-    const std::string candidate = join(entries[i], name);
+    const std::string candidate = join_path(entries[i], name);
     struct stat st {};
     if (::stat(candidate.c_str(), &st) != 0) continue;  // not there: the usual case
     const FileIdentity id{st.st_dev, st.st_ino};

@@ -25,7 +25,7 @@ n=$(grep -lx "$img" /sys/bus/rbd/devices/*/name | wc -l)
 [ "$n" -eq 1 ] || e2e_die "$n mappings of $img, expected 1"
 e2e_log "two netns-exec map processes at once: one mapping, $d1 for both"
 
-e2e_log "two library threads at once (one Runner, as in a Go plugin using the C ABI)"
+e2e_log "two library threads at once (one process, as a Go plugin using the C ABI; the volume lock serializes them)"
 img2=kt-$KTEST_TAG
 ktest_rbd_create "$ns" "$img2"
 nsenter --net="/run/netns/$ns" -- "$KTEST_MAP_THREADS_BIN" "$KTEST_CID" "$KTEST_CONFIG" rbd "$img2" \

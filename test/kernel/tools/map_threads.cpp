@@ -1,7 +1,7 @@
 // Two library threads, one identical krbd map each, at the same moment, through the holder
 // (ceph-csi's back-to-back requests): both must get the same device, and the kernel one mapping.
 //   kernel_map_threads CLUSTER_ID CONFIG POOL IMAGE MON KEYFILE
-// Prints one line per thread: "DEVICE shared=0|1 already_done=0|1"; exit 0 when both succeeded
+// Prints one line per thread: "DEVICE already_done=0|1"; exit 0 when both succeeded
 // with the same device.
 #include <cstdio>
 #include <string>
@@ -36,8 +36,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "map failed: %s\n", r.message.c_str());
         return 1;
       }
-      std::printf("%s shared=%d already_done=%d\n", r.device.c_str(), r.shared ? 1 : 0,
-                  r.already_done ? 1 : 0);
+      std::printf("%s already_done=%d\n", r.device.c_str(), r.already_done ? 1 : 0);
     }
     return results[0].device == results[1].device ? 0 : 1;
   } catch (const netns::Error& e) {

@@ -23,6 +23,7 @@
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/proc.hpp"
 
 extern char** environ;
 
@@ -381,12 +382,8 @@ std::chrono::milliseconds scaled(std::chrono::milliseconds limit) {
 }
 
 bool process_gone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  auto close = line.rfind(')');
-  return close != std::string::npos && line.size() > close + 2 &&
-         (line[close + 2] == 'Z' || line[close + 2] == 'X');
+  std::optional<ProcStat> stat = read_stat(pid);
+  return !stat || stat->state == 'Z' || stat->state == 'X';
 }
 
 }  // namespace netns::test

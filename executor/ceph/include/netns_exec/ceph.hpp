@@ -24,12 +24,12 @@
 // is never placed on argv. Every message this library produces passes
 // through redact(); key files are named, never read.
 //
-// Per-volume serialization (Runner): requests for the same volume run one
-// at a time; a request identical to one already running (same operation,
-// arguments, secret and namespace) does not run again but waits for and
-// shares that result. Different volumes run in parallel. Across processes
-// (two `netns-exec map` for one image at once), map/unmap/mount/umount and
-// nvme connect hold an flock per volume in Settings::lock_dir, and under it
+// Per-volume serialization: map/unmap/mount/umount and nvme connect hold an
+// flock per volume in Settings::lock_dir, whoever calls (two `netns-exec map`
+// processes for one image, two threads of one plugin through the C ABI: each
+// acquire is its own open file description, and flock locks those), so
+// requests for the same volume run one at a time and different volumes in
+// parallel. Under the lock
 // map, kernel mounts and nvme connect first look whether the work is already
 // done (the image mapped in /sys/bus/rbd/devices, the target already a ceph
 // mount, a live or reconnecting controller of that subsystem NQN at that
@@ -210,9 +210,6 @@ struct OperationResult {
   // map/kernel mount: the image was already mapped (device is that mapping)
   // or the target already a ceph mount, e.g. by another process: nothing ran.
   bool already_done = false;
-  // This caller joined an identical request already in flight and shares its
-  // result: the command ran once.
-  bool shared = false;
   // The argv that ran (redacted), for logs.
   std::vector<std::string> argv;
   // Cancelled or timed out: how it ended; the undo that ran (redacted argv,
@@ -262,8 +259,9 @@ std::optional<std::string> connected_controller(const Settings& settings,
 // "traddr=198.18.4.10,trsvcid=4420,src_addr=198.18.4.1"); "" when absent.
 std::string nvme_address_field(std::string_view address, std::string_view name);
 
-// Runs the operations with per-volume serialization. One Runner per process
-// is the intent (default_runner()); it is thread-safe. Invalid requests
+// Runs the operations with per-volume serialization (the volume lock, so
+// separate Runners serialize as well as one shared by threads); it is
+// thread-safe. Invalid requests
 // (empty pool/image/target, both or neither of key/keyfile, a ',' inside a
 // monitor or option value that would change the meaning) throw
 // netns::Error(invalid_argument) before anything runs.
@@ -297,9 +295,7 @@ class Runner {
 
   // The general form the operations above use, exposed for tests and for
   // callers with their own commands: runs `command` (its netns_fd is taken
-  // from `target`) serialized on `volume_key`; identical overlapping
-  // requests (same operation, volume, argv, stdin and namespace identity)
-  // share one execution.
+  // from `target`) under the volume lock of `volume_key`.
   OperationResult run_serialized(std::string_view operation, std::string_view volume_key,
                                  spawn::Command command, const Target& target);
 

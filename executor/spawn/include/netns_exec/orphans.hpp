@@ -1,20 +1,20 @@
 #pragma once
 // `run --timeout` ends the command's process group; a descendant that left
 // the group (setsid, setpgid: a daemon) would survive it, in the holder's
-// namespace. netns-exec is a child subreaper while it runs a command, so
-// such a descendant becomes our child once its parent dies, and is found and
-// killed here. What can still escape: a process that is re-parented to
-// another subreaper below us or has left our process tree by other means
-// (started by another service: systemd-run, a udev rule, a kernel worker),
-// and one stuck in the kernel that SIGKILL cannot end yet (named, not
-// waited for).
+// namespace. A caller that is a child subreaper while it runs a command
+// (netns-exec run is) adopts such a descendant once its parent dies, and
+// finds and kills it here. This is process policy of the whole caller
+// (become_subreaper is process-wide), so run() never does it by itself. What can still escape: a
+// process that is re-parented to another subreaper below us or has left our process tree by other
+// means (started by another service: systemd-run, a udev rule, a kernel worker), and one stuck in
+// the kernel that SIGKILL cannot end yet (named, not waited for).
 #include <sys/types.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
-namespace netns::cli {
+namespace netns::spawn {
 
 // prctl(PR_SET_CHILD_SUBREAPER); throws netns::Error.
 void become_subreaper();
@@ -37,4 +37,4 @@ std::set<pid_t> current_children();
 // died with the group and were reparented to us, are reaped silently).
 std::vector<Orphan> kill_orphans(const std::set<pid_t>& spare);
 
-}  // namespace netns::cli
+}  // namespace netns::spawn

@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-namespace netns::cli {
+namespace netns {
 
 struct ReplacementNotice {
   static constexpr uint64_t kVersion = 1;
@@ -41,4 +41,4 @@ std::optional<ReplacementNotice> read_notice(const std::string& record_path);
 // Removes the notice, if any (it is used once).
 void remove_notice(const std::string& record_path);
 
-}  // namespace netns::cli
+}  // namespace netns

@@ -1,4 +1,4 @@
-#include "replacement_notice.hpp"
+#include "netns/replacement_notice.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,9 +12,10 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/flat_json.hpp"
+#include "netns/path.hpp"
 #include "netns/trust.hpp"
 
-namespace netns::cli {
+namespace netns {
 
 namespace {
 
@@ -24,11 +25,7 @@ struct Location {
 };
 
 Location locate(const std::string& record_path) {
-  const auto slash = record_path.rfind('/');
-  std::string dir = slash == std::string::npos ? "."
-                    : slash == 0               ? "/"
-                                               : record_path.substr(0, slash);
-  std::string name = slash == std::string::npos ? record_path : record_path.substr(slash + 1);
+  auto [dir, name] = split_path(record_path);
   if (name.size() <= kRecordSuffix.size() ||
       name.compare(name.size() - kRecordSuffix.size(), kRecordSuffix.size(), kRecordSuffix) != 0)
     throw Error(Errc::invalid_argument,
@@ -111,4 +108,4 @@ void remove_notice(const std::string& record_path) {
     throw Error::sys("unlink", join_path(at.dir, at.name), errno);
 }
 
-}  // namespace netns::cli
+}  // namespace netns
