@@ -302,7 +302,9 @@ class ThrowingSink final : public RecordSink {
 //      receives it), still in the namespace the record names, the namespace
 //      ID, and the lock held by the holder
 // Returns false when a finding stopped it. resolve() (through the cache or
-// not), `netns-holder check`, the guard's holder log and inspect all run it.
+// not, and so doctor and inspect), `netns-holder check` and the guard's
+// holder log run it; inspect asks its liveness step (holder_alive) again, on
+// the holder resolve() verified, when it reports.
 bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink);
 
 // --- the holder socket ----------------------------------------------------
