@@ -1,6 +1,5 @@
-// Which directories are holder directories (trust.hpp, "holder directory").
-// Apart from trust.cpp so that the static holder, which never asks, does
-// not carry it.
+// Which directories are holder directories (trust.hpp, "holder directory"),
+// and the exemptions for a namespace file no record vouches for.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -50,6 +49,10 @@ bool holds_holder_files(int dirfd, std::string* example) {
   return true;
 }
 
+namespace {
+// A namespace file no record vouches for and not named as a holder's link: a
+// failure in a holder directory, whatever `allowed_by` says; anywhere else a
+// failure naming the opt-in unless `allowed_by` names what allowed it.
 Finding record_required(std::string_view path, std::string_view dir_shown, bool holder_directory,
                         std::string_view example, std::string_view record_shown,
                         std::string_view allowed_by) {
@@ -85,6 +88,40 @@ Finding record_required(std::string_view path, std::string_view dir_shown, bool 
       cat({"name the holder's <ID>.net.ns (or its cluster), or, to use a namespace file no holder "
            "vouches for deliberately, opt in: ",
            kUnrecordedOptIn}));
+}
+
+}  // namespace
+
+Finding record_exemption(const Unrecorded& u) {
+  const bool required = u.identity == "require";
+  if (u.holders_link) {
+    // A holder's own link, next to which its record belongs.
+    if (required)
+      return fail(kRecordPresent, Errc::not_found,
+                  cat({"open ", quote(u.record_shown), ": ", errno_text(ENOENT),
+                       ": a holder's link must come with its record"}),
+                  "is the netns-holder pod running? a record-less (Rook-era) holder needs "
+                  "--identity if-present");
+    Finding f =
+        pass(kRecordPresent, u.record_shown.empty()
+                                 ? cat({"--identity ", u.identity})
+                                 : cat({"no ", quote(u.record_shown), " (", u.identity, ")"}));
+    f.known = false;
+    return f;
+  }
+  // Any other file: in a holder directory (never the kernel's /proc/PID/ns)
+  // it needs its cluster's record; elsewhere an opt-in, or the kernel's word
+  // that it is the caller's own namespace (--allow-own-netns: the holder's
+  // own guard, `--netns /proc/self/ns/net`).
+  std::string example;
+  const bool holder_directory =
+      required && !u.procfs && u.dirfd >= 0 && holds_holder_files(u.dirfd, &example);
+  const char* allowed_by = u.opted_in ? "allow_unrecorded_netns"
+                           : u.own_namespace
+                               ? "allow_own_netns (it is this process's own namespace)"
+                               : "";
+  return record_required(u.path, u.dir_shown, holder_directory, example, u.record_shown,
+                         allowed_by);
 }
 
 }  // namespace netns::trust

@@ -343,7 +343,32 @@ Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown)
       "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
 }
 
-Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pidfd) {
+namespace {
+bool pidfd_exited(int pidfd) {
+  pollfd p{pidfd, POLLIN, 0};
+  int n;
+  do {
+    n = ::poll(&p, 1, 0);
+  } while (n < 0 && errno == EINTR);
+  return n != 0;  // a pidfd becomes readable when its process exits
+}
+}  // namespace
+
+Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* holder) {
+  auto gone = [&] {
+    return fail(
+        kHolderAlive, Errc::stale_holder,
+        cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}),
+        kRestartHint);
+  };
+  auto alive = [&] {
+    return pass_with(kHolderAlive, [&] {
+      return cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)});
+    });
+  };
+  // A pidfd verified against this record before never names a newcomer.
+  if (holder && holder->pidfd && holder->pid == r.pid && holder->start_time == r.pid_start_time)
+    return pidfd_exited(holder->pidfd.get()) ? gone() : alive();
   // The pidfd first, then the start time: a pid reused before pidfd_open has
   // another start time; after it, the pidfd can never name a newcomer.
   UniqueFd fd;
@@ -355,21 +380,19 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pi
     // Otherwise no pidfd_open (ENOSYS) or no permission: the start time alone.
   }
   auto started = e_not_found ? std::nullopt : pid_start_time(r.pid);
-  if (!started)
-    return fail(
-        kHolderAlive, Errc::stale_holder,
-        cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}),
-        kRestartHint);
+  if (!started) return gone();
   if (*started != r.pid_start_time)
     return fail(kHolderAlive, Errc::stale_holder,
                 cat({record_prefix(shown), "pid ", num(r.pid),
                      " was reused by another process (start time ", num(*started), ", record says ",
                      num(r.pid_start_time), ")"}),
                 kRestartHint);
-  if (pidfd) *pidfd = std::move(fd);
-  return pass_with(kHolderAlive, [&] {
-    return cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)});
-  });
+  if (holder) {
+    holder->pid = r.pid;
+    holder->start_time = r.pid_start_time;
+    holder->pidfd = std::move(fd);
+  }
+  return alive();
 }
 
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
@@ -381,8 +404,10 @@ Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown)
               "a stale link or record: restart the holder pod so it republishes both");
 }
 
-Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::string_view shown) {
+Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& holder,
+                         std::string_view shown) {
   if (Finding named = record_names(r, opened, shown); !named.ok) return named;
+  const int pidfd = holder.fd();
   // The live holder must still be in that namespace.
   NsId live;
   bool have = false;
@@ -428,7 +453,9 @@ Finding unknown(const char* check, std::string detail) {
 constexpr const char* kV1Record = "not checked: a version-1 record names no ";
 }  // namespace
 
-Finding holder_is_recorded_process(const HolderRecord& r, int pidfd, std::string_view shown) {
+Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
+                                   std::string_view shown) {
+  const int pidfd = holder.fd();
   if (!r.holder_pidfs_ino)
     return unknown(kHolderUnique,
                    r.version < 2 ? cat({kV1Record, "pidfs inode"})
@@ -542,15 +569,10 @@ Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
       kRestartHint);
 }
 
-Finding holder_still_alive(const HolderRecord& r, int pidfd) {
+Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder) {
   bool alive;
-  if (pidfd >= 0) {
-    pollfd p{pidfd, POLLIN, 0};
-    int n;
-    do {
-      n = ::poll(&p, 1, 0);
-    } while (n < 0 && errno == EINTR);
-    alive = n == 0;  // a pidfd becomes readable when its process exits
+  if (holder.pidfd) {
+    alive = !pidfd_exited(holder.pidfd.get());
   } else {
     alive = r.pidns_ino != our_pidns_ino() || pid_start_time(r.pid) == r.pid_start_time;
   }
@@ -644,6 +666,61 @@ Finding header_matches(const FdHeader& header, NsId received, std::string_view e
   return pass_with(kHeader, [&] {
     return cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)});
   });
+}
+
+bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink) {
+  constexpr const char* kIdentityStep = "check holder identity";
+  constexpr const char* kProvenanceStep = "check provenance";
+  const HolderRecord* r = c.record;
+  // 1 and 2: the record, and where it comes from (cheapest and most
+  // explanatory first: after a reboot every inode differs too, and from
+  // another pid namespace the record's pid names another process for us).
+  if (r) {
+    if (!sink.add(pass_with(kRecordPresent, [&] { return quote(c.shown); }), kIdentityStep) ||
+        !sink.add(file_owner(kRecordOwner, *c.record_st, "holder record", c.shown, c.owners),
+                  kProvenanceStep) ||
+        !sink.add(record_for_cluster(*r, c.cluster_id, c.shown), kIdentityStep) ||
+        !sink.add(record_this_boot(*r, c.shown), kIdentityStep))
+      return false;
+    if (c.pid == RecordCheck::Pid::link &&
+        !sink.add(record_this_pid_namespace(*r, c.shown), kIdentityStep))
+      return false;
+  }
+  // 3: the file itself.
+  if (!sink.file_checks(c)) return false;
+  if (!r) {
+    if (c.unreadable) return sink.unreadable(*c.unreadable);
+    return sink.add(record_exemption(c.unrecorded), kIdentityStep);
+  }
+  // 4: the holder. Its pid means it only to readers in its pid namespace.
+  HolderRef local;
+  HolderRef& h = holder ? *holder : local;
+  const bool pid_is_holder = c.pid == RecordCheck::Pid::link ||
+                             (c.pid == RecordCheck::Pid::probe && r->pidns_ino == our_pidns_ino());
+  if (pid_is_holder) {
+    // One pidfd for all three: opened (or, from the cache, polled) once,
+    // then asked for the holder's namespace and its pidfs inode.
+    if (!sink.add(holder_alive(*r, c.shown, &h), kIdentityStep) ||
+        !sink.add(identity_matches(*r, c.opened, h, c.shown), kIdentityStep) ||
+        !sink.add(holder_is_recorded_process(*r, h, c.shown), kIdentityStep))
+      return false;
+  }
+  // What pid, tick and inode cannot tell apart: a reused inode.
+  if (c.nsfd >= 0 && !sink.add(namespace_cookie_matches(*r, c.nsfd, c.shown), kIdentityStep))
+    return false;
+  // The lock, held for the holder's whole life: where the pid cannot be
+  // compared, the proof that the holder lives.
+  if (c.lock_st && !S_ISREG(c.lock_st->st_mode) &&
+      !sink.add(fail(kLockOwner, Errc::untrusted,
+                     cat({quote(c.lock_shown), " is ", file_type_name(c.lock_st->st_mode),
+                          ", not the holder's lock file"}),
+                     "remove it and restart the holder pod"),
+                kProvenanceStep))
+    return false;
+  if (c.lock_st && !sink.add(file_owner(kLockOwner, *c.lock_st, "lock", c.lock_shown, c.owners),
+                             kProvenanceStep))
+    return false;
+  return sink.add(lock_held_by_holder(*r, c.lock_st, c.lock_shown), kIdentityStep);
 }
 
 }  // namespace netns::trust

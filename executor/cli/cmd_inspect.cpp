@@ -72,6 +72,7 @@ class InspectCommand final : public Command {
                "], where a command would run; if a holder should serve this cluster, check "
                "ceph-csi's config and --kind");
     inspect::Identity identity{ns.path, ns.cluster_id, ns.id, ns.record};
+    options.holder = &ns.holder;
     std::string shown = ns.path.empty() ? "own network namespace" : ns.path;
     UniqueFd fd = namespace_fd(ns);
     auto report = inspect::collect_report(fd.get(), shown, std::move(identity), options);

@@ -56,8 +56,8 @@ HolderAddresses read_one(int dirfd, const std::string& dir, const std::string& n
     h.pid = record->pid;
     if (trust::record_this_boot(*record, h.record_path).ok &&
         trust::record_this_pid_namespace(*record, h.record_path).ok) {
-      UniqueFd pidfd;
-      h.alive = trust::holder_alive(*record, h.record_path, &pidfd).ok;
+      HolderRef holder;
+      h.alive = trust::holder_alive(*record, h.record_path, &holder).ok;
     }
     h.addresses = record->client_addresses;
     if (!h.addresses)

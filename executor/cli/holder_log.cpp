@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "netns/atomic_file.hpp"
+#include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/proc.hpp"
@@ -27,21 +29,29 @@ CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded
     throw Error::sys("open", record_path, ENOENT,
                      "is --holder-record the <ID>.holder.json this pod's holder publishes?",
                      Errc::not_found);
-  // The trust policy's own checks (netns/trust.hpp), in resolve()'s order:
-  // the guard writes into the process this record names, so it must be a
-  // root-written record of a live holder whose namespace is the guarded one.
-  auto require = [](const trust::Finding& f) {
-    if (!f.ok) throw f.error();
-  };
-  require(trust::directory_chain(dirfd.get(), dir, trust::Owners{}));
-  require(
-      trust::file_owner(trust::kRecordOwner, st, "holder record", record_path, trust::Owners{}));
-  require(trust::record_this_boot(*record, record_path));
-  require(trust::record_this_pid_namespace(*record, record_path));
-  UniqueFd pidfd;
-  require(trust::holder_alive(*record, record_path, &pidfd));
-  require(trust::identity_matches(*record, guarded, pidfd ? pidfd.get() : -1, record_path));
-  return CheckedRecord{std::move(*record), std::move(pidfd)};
+  // The directory, then the one record check (netns/trust.hpp): the guard
+  // writes into the process this record names, so it must be a root-written
+  // record of a live holder whose namespace is the guarded one.
+  if (trust::Finding f = trust::directory_chain(dirfd.get(), dir, trust::Owners{}); !f.ok)
+    throw f.error();
+  const std::string lock_shown = join_path(dir, holder_file_names(record->cluster_id).lock);
+  struct stat lock_st {};
+  const bool lock_present =
+      ::fstatat(dirfd.get(), holder_file_names(record->cluster_id).lock.c_str(), &lock_st,
+                AT_SYMLINK_NOFOLLOW) == 0;
+  dirfd.reset();
+  trust::RecordCheck check;
+  check.shown = record_path;
+  check.record = &*record;
+  check.record_st = &st;
+  check.opened = guarded;
+  check.lock_st = lock_present ? &lock_st : nullptr;
+  check.lock_shown = lock_shown;
+  CheckedRecord out;
+  trust::ThrowingSink sink([](trust::RecordCheck&) {});
+  trust::check_record(check, &out.holder, sink);
+  out.record = std::move(*record);
+  return out;
 }
 
 HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
@@ -55,9 +65,7 @@ HolderLog HolderLog::open(const std::string& record_path, NsId guarded) {
   UniqueFd fd = open_fd(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK);
   // Checked again after the open: had the holder exited and its pid been
   // reused in between, the descriptor would be a stranger's stderr.
-  if (trust::Finding f =
-          trust::holder_still_alive(record, checked.pidfd ? checked.pidfd.get() : -1);
-      !f.ok) {
+  if (trust::Finding f = trust::holder_still_alive(record, checked.holder); !f.ok) {
     Error e = f.error();
     e.context("holder record " + quote(record_path) + ": while its stderr was being opened");
     throw e;

@@ -11,18 +11,19 @@
 #include <string_view>
 
 #include "netns/holder_record.hpp"
+#include "netns/holder_ref.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/unique_fd.hpp"
 
 namespace netns::cli {
 
-// Reads the record at `record_path` and checks that it names a live holder
-// (the same start time, our boot and pid namespace) whose network namespace
-// is `guarded`: the executor's one record check. Throws netns::Error saying
-// which step failed and why.
+// Reads the record at `record_path` and runs the one record check on it
+// (trust::check_record: a live holder, the same start time, our boot and pid
+// namespace, holding its lock) with `guarded` as the namespace it must name. Throws netns::Error
+// saying which step failed and why.
 struct CheckedRecord {
   HolderRecord record;
-  UniqueFd pidfd;  // the holder's, where the kernel has pidfds
+  HolderRef holder;  // the holder, with its pidfd where the kernel has pidfds
 };
 CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded);
 

@@ -117,32 +117,41 @@ std::string run_check(const Options& o) {
     if (!record)
       throw Error(Errc::not_found, quote(shown(names.record)) + " does not exist",
                   "no holder has published here (yet); is --dir the holder's directory?");
-    require(
-        trust::file_owner(trust::kRecordOwner, st, "holder record", shown(names.record), owners));
-    require(trust::record_for_cluster(*record, o.cluster_id, shown(names.record)));
-    require(trust::record_this_boot(*record, shown(names.record)));
-    require_probe_ns(record->netns, probe, quote(shown(names.record)) + " describes");
-    {
-      UniqueFd own = open_fd("/proc/thread-self/ns/net", O_RDONLY);
-      require(trust::namespace_cookie_matches(*record, own.get(), shown(names.record)));
-    }
-    check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
-    if (record->socket)
-      check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe, *record,
-                   owners);
+    // The one record check (netns/trust.hpp), with the probe's own rules as
+    // the file's checks: the files must describe the namespace it runs in.
+    const std::string record_shown = shown(names.record);
+    const std::string lock_shown = shown(names.lock);
+    struct stat lock_st {};
+    const bool lock_present =
+        ::fstatat(dir.get(), names.lock.c_str(), &lock_st, AT_SYMLINK_NOFOLLOW) == 0;
+    UniqueFd own = open_fd("/proc/thread-self/ns/net", O_RDONLY);
+    trust::RecordCheck check;
+    check.shown = record_shown;
+    check.record = &*record;
+    check.record_st = &st;
+    check.owners = owners;
+    check.cluster_id = o.cluster_id;
+    // In the record's own pid namespace the pid (a pidfd) and its start time
+    // name the process exactly; from another one the pid means nothing to
+    // us, and the lock, held for the holder's whole life, is the proof.
+    check.pid = trust::RecordCheck::Pid::probe;
+    check.opened = probe;
+    check.nsfd = own.get();
+    check.lock_st = lock_present ? &lock_st : nullptr;
+    check.lock_shown = lock_shown;
+    trust::ThrowingSink sink([&](trust::RecordCheck&) {
+      require_probe_ns(record->netns, probe, quote(record_shown) + " describes");
+      check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
+      if (record->socket)
+        check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe,
+                     *record, owners);
+    });
+    HolderRef holder;
+    trust::check_record(check, &holder, sink);
 
-    // Liveness. In the record's own pid namespace the pid (a pidfd) and its
-    // start time name the process exactly; from another one the pid means
-    // nothing to us, and the lock, held for the holder's whole life, is the proof.
     std::string alive;
-    const bool same_pidns = trust::record_this_pid_namespace(*record, shown(names.record)).ok;
+    const bool same_pidns = record->pidns_ino == current_pidns_id().ino;
     if (same_pidns) {
-      UniqueFd pidfd;
-      require(trust::holder_alive(*record, shown(names.record), &pidfd));
-      require(
-          trust::identity_matches(*record, probe, pidfd ? pidfd.get() : -1, shown(names.record)));
-      require(trust::holder_is_recorded_process(*record, pidfd ? pidfd.get() : -1,
-                                                shown(names.record)));
       alive = "holder pid " + std::to_string(record->pid) + " is alive";
     } else {
       alive = "the probe is in another pid namespace (" + ns_text(current_pidns_id(), "pid") +

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "exec_fixture.hpp"
@@ -30,7 +31,7 @@ TEST_F(ExecRecordCache, AReplacedRecordIsReadAgain) {
   ASSERT_TRUE(first.record.has_value());
   auto second = ex::resolve(ex::Source::netns_path(link));  // from the cache
   EXPECT_EQ(second.id, ns.ns_id());
-  ASSERT_TRUE(second.holder_pidfd);
+  ASSERT_TRUE(second.holder.pidfd);
 
   // The holder's way: a new record renamed over the old one (a new inode).
   HolderRecord other = record_for("ceph-a", ns.pid(), ns.ns_id());
@@ -192,6 +193,96 @@ TEST_F(ExecRecordCache, OurOwnNamespaceIsRefusedThoughTheLinkWasCached) {
   inside.join();
   ASSERT_TRUE(refused.has_value()) << "our own namespace passed through the cache";
   EXPECT_EQ(*refused, Errc::own_namespace);
+}
+
+TEST_F(ExecRecordCache, ALockNotHeldByTheHolderIsRefusedThoughTheLinkWasCached) {
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  resolve_twice(link);  // no lock file: not checked, as for a record no netns-holder wrote
+  // A lock file nobody holds appears: the holder that wrote the record does
+  // not hold it, so the cached call must refuse as a first call does.
+  UniqueFd d = open_fd(holder_dir, O_RDONLY | O_DIRECTORY);
+  write_file_atomic(d.get(), "ceph-a.lock", "", 0644, holder_dir);
+  try {
+    (void)ex::resolve(ex::Source::netns_path(link));
+    FAIL() << "a cached call skipped the lock check";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::stale_holder) << e.describe();
+    EXPECT_NE(e.message().find("is held by nobody"), std::string::npos) << e.describe();
+  }
+}
+
+// The descriptors of this process that are the namespace `id`.
+int descriptors_of(NsId id) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    struct stat st {};
+    if (::stat(e.path().c_str(), &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino) ++n;
+  }
+  return n;
+}
+
+TEST_F(ExecRecordCache, RememberFalseKeepsNothingBetweenCalls) {
+  NetnsChild ns;
+  publish_holder(holder_dir, "ceph-a", ns);
+  const std::string link = holder_dir + "/ceph-a.net.ns";
+  const int before = descriptors_of(ns.ns_id());  // the test's own, if any
+  ex::ResolveOptions once;
+  once.remember = false;
+  for (int i = 0; i < 2; ++i) {
+    auto r = ex::resolve(ex::Source::netns_path(link), once);
+    EXPECT_EQ(r.id, ns.ns_id());
+    EXPECT_EQ(descriptors_of(ns.ns_id()), before + 1) << "only the returned descriptor";
+  }
+  EXPECT_EQ(descriptors_of(ns.ns_id()), before)
+      << "remember=false left a descriptor of the namespace";
+  // The control: remembered, the namespace a link led to is kept for the next call.
+  resolve_twice(link);
+  EXPECT_EQ(descriptors_of(ns.ns_id()), before + 1)
+      << "the cache kept nothing: the control shows nothing";
+}
+
+// A namespace owned by a user namespace of its own (what any user can make
+// with `unshare -Urn`): refused unless allow_userns, and the permission is
+// never remembered for a later call without it.
+TEST_F(ExecRecordCache, AllowUsernsAcceptsAUserOwnedNamespaceOnlyForThatCall) {
+  Process owned({"unshare", "-Urn", "--", "sleep", "60"});
+  const std::string target = "/proc/" + std::to_string(owned.pid()) + "/ns/net";
+  const NsId own = current_netns_id();
+  ASSERT_TRUE(wait_until(
+      [&] {
+        try {
+          return ns_id_of_path(target) != own;
+        } catch (const Error&) {
+          return false;
+        }
+      },
+      5s));
+  const NsId id = ns_id_of_path(target);
+  publish(holder_dir, record_for("ceph-u", owned.pid(), id), target);
+  const std::string link = holder_dir + "/ceph-u.net.ns";
+  auto refused = [&](const char* when) {
+    try {
+      (void)ex::resolve(ex::Source::netns_path(link));
+      ADD_FAILURE() << "a namespace owned by another user namespace was accepted " << when;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::wrong_namespace) << e.describe();
+      EXPECT_NE(e.message().find("not by the initial user namespace"), std::string::npos)
+          << e.describe();
+    }
+  };
+  refused("without --allow-userns");
+  ex::ResolveOptions allow;
+  allow.allow_userns = true;
+  for (int i = 0; i < 2; ++i) {
+    auto r = ex::resolve(ex::Source::netns_path(link), allow);
+    EXPECT_EQ(r.id, id);
+    ASSERT_TRUE(r.record.has_value());
+    EXPECT_EQ(r.record->pid, owned.pid());
+  }
+  EXPECT_EQ(descriptors_of(id), 0) << "a namespace of another user namespace was cached";
+  refused("after calls with --allow-userns");
 }
 
 }  // namespace

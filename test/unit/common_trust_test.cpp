@@ -90,4 +90,45 @@ TEST(Finding, FailureBecomesTheErrorItDescribes) {
   EXPECT_FALSE(netns::trust::Owners{}.trusted(1000));
 }
 
+// The exemptions for a namespace file no record vouches for, by name: what
+// resolve() decides for a holder's record-less link, a file outside any
+// holder directory, and the caller's own namespace.
+TEST(RecordExemption, EachOutcomeIsANamedFinding) {
+  namespace trust = netns::trust;
+  trust::Unrecorded link;
+  link.path = "/d/ceph-a.net.ns";
+  link.dir_shown = "/d";
+  link.record_shown = "/d/ceph-a.holder.json";
+  link.holders_link = true;
+  trust::Finding f = trust::record_exemption(link);
+  EXPECT_FALSE(f.ok);
+  EXPECT_STREQ(f.check, trust::kRecordPresent);
+  EXPECT_EQ(f.code, netns::Errc::not_found);
+  EXPECT_NE(f.detail.find("a holder's link must come with its record"), std::string::npos)
+      << f.detail;
+  link.identity = "if-present";
+  f = trust::record_exemption(link);
+  EXPECT_TRUE(f.ok);
+  EXPECT_FALSE(f.known);
+  EXPECT_EQ(f.detail, "no \"/d/ceph-a.holder.json\" (if-present)");
+
+  trust::Unrecorded other;
+  other.path = "/run/netns/x";
+  other.dir_shown = "/run/netns";
+  f = trust::record_exemption(other);
+  EXPECT_FALSE(f.ok);
+  EXPECT_STREQ(f.check, trust::kUnrecordedNetns);
+  EXPECT_EQ(f.code, netns::Errc::untrusted);
+  EXPECT_NE(f.hint.find("--allow-unrecorded-netns"), std::string::npos) << f.hint;
+  other.own_namespace = true;
+  f = trust::record_exemption(other);
+  EXPECT_TRUE(f.ok);
+  EXPECT_NE(f.detail.find("allow_own_netns"), std::string::npos) << f.detail;
+  other.own_namespace = false;
+  other.opted_in = true;
+  f = trust::record_exemption(other);
+  EXPECT_TRUE(f.ok);
+  EXPECT_NE(f.detail.find("accepted with allow_unrecorded_netns"), std::string::npos) << f.detail;
+}
+
 }  // namespace

@@ -16,6 +16,7 @@
 #include "netns/error.hpp"
 #include "netns/fd_passing.hpp"
 #include "netns/holder_record.hpp"
+#include "netns/holder_ref.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/unique_fd.hpp"
 
@@ -146,21 +147,6 @@ Finding config_file(const struct stat& st, std::string_view shown, const Owners&
 // names found. Reads the directory through one descriptor of its own,
 // closed before it returns.
 bool holds_holder_files(int dirfd, std::string* example);
-// The finding for a namespace file in the directory `dir_shown` that no
-// record vouches for and that is not named as a holder's link: a failure
-// when that is a holder directory (`example`, from holds_holder_files, names
-// what makes it one), whatever `allow_unrecorded` says. Anywhere else
-// (/run/netns/NAME, /proc/PID/ns/net, any other file) nothing proves whose
-// namespace the file is or that its process is still the one meant: a
-// failure naming the opt-in, unless the caller gave it: `allowed_by` names
-// what allowed it (ResolveOptions::allow_unrecorded_netns, the C ABI's, Go's
-// and the CLI's option of the same name; or --allow-own-netns for a file
-// that is proven to be the caller's own namespace); "" when nothing did.
-// `record_shown` is the record that was looked for ("" when no cluster was
-// named, so none could be).
-Finding record_required(std::string_view path, std::string_view dir_shown, bool holder_directory,
-                        std::string_view example, std::string_view record_shown,
-                        std::string_view allowed_by);
 // The opt-in as each interface spells it, for messages.
 inline constexpr const char* kUnrecordedOptIn =
     "--allow-unrecorded-netns (C++ ResolveOptions::allow_unrecorded_netns, C "
@@ -177,13 +163,17 @@ Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id,
                            std::string_view shown);
 Finding record_this_boot(const HolderRecord& r, std::string_view shown);
 Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown);
-// A pidfd for the record's pid whose process has the record's start time.
-// `pidfd` receives it (empty where the kernel has no pidfd_open).
-Finding holder_alive(const HolderRecord& r, std::string_view shown, UniqueFd* pidfd);
+// The record's pid is alive and is the process that has the record's start
+// time. `holder` receives it, with a pidfd where the kernel has pidfd_open;
+// a `holder` that already has a pidfd for this record (the verified-namespace
+// cache's) is asked instead: it can never name a newcomer, so while it has not
+// become readable the holder lives.
+Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* holder);
 // The record names the namespace that was opened.
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown);
-// record_names, and the live holder (its pidfd where there is one) is still in it.
-Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::string_view shown);
+// record_names, and the live holder (through its pidfd where there is one) is still in it.
+Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& holder,
+                         std::string_view shown);
 // The identities the kernel never reuses (kernel_ids.hpp). A pid, its start
 // tick and a namespace inode are all reused: a holder that dies within its
 // first 10 ms tick and a process given its pid in the same tick, in a
@@ -193,7 +183,8 @@ Finding identity_matches(const HolderRecord& r, NsId opened, int pidfd, std::str
 //
 // The pidfs inode of `pidfd` (for the record's pid) is the record's
 // holder_pidfs_ino.
-Finding holder_is_recorded_process(const HolderRecord& r, int pidfd, std::string_view shown);
+Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
+                                   std::string_view shown);
 // NS_GET_ID of the opened namespace is the record's netns_cookie.
 Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown);
 // The holder still holds its <ID>.lock: /proc/locks has an FLOCK entry for
@@ -204,7 +195,117 @@ Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
                             std::string_view lock_shown);
 // Spawn-time re-check: the holder that vouched is still alive. With a pidfd
 // no pid reuse can fool it; without one, the start time is compared.
-Finding holder_still_alive(const HolderRecord& r, int pidfd);
+Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder);
+
+// --- the one record check -------------------------------------------------
+
+// A namespace file that no record vouches for: what it is, and what the
+// caller allowed. record_exemption() decides whether that is acceptable.
+struct Unrecorded {
+  std::string_view path;          // the namespace file
+  std::string_view dir_shown;     // its directory
+  std::string_view record_shown;  // the record looked for ("" when no cluster names one)
+  // How the record was asked for: "require" (netns-exec's default), or the
+  // name of the policy that makes it optional ("if-present", "off").
+  std::string_view identity = "require";
+  bool holders_link = false;   // the file is named as a holder's <ID>.net.ns
+  bool procfs = false;         // the kernel's /proc/PID/ns: never a holder directory
+  int dirfd = -1;              // the directory, to tell whether it is a holder directory
+  bool opted_in = false;       // allow_unrecorded_netns
+  bool own_namespace = false;  // allow_own_netns, and the file is this process's namespace
+};
+// The exemptions, each a named outcome: a holder's link needs its record
+// (record present, unless the identity policy makes it optional); a file in
+// a holder directory needs its cluster's (holder directory); anywhere else
+// (procfs, /run/netns, any file) it is used only when the caller opted in,
+// or when it is the caller's own namespace and --allow-own-netns was given
+// (unrecorded file opted in).
+Finding record_exemption(const Unrecorded& u);
+
+// What the record check is applied to. The caller fills in what it opened;
+// `opened`, `nsfd` and `lock_st` may be filled in by RecordSink::file_checks().
+struct RecordCheck {
+  std::string_view shown;                  // the record's path
+  const HolderRecord* record = nullptr;    // nullptr: there is none (see `unrecorded`)
+  const struct stat* record_st = nullptr;  // its fstatat (owner)
+  Owners owners;
+  std::string_view cluster_id;  // the cluster asked about ("": any)
+  // How the record's pid is used. `link`: the namespace came through the
+  // holder's /proc/<pid> link, which names the holder only for readers in its
+  // pid namespace (refused otherwise); `socket`: the holder sent it (the
+  // sender's checks stand for the pid); `probe`: the pid is checked where it
+  // means the holder, and the lock is the proof elsewhere.
+  enum class Pid { link, socket, probe } pid = Pid::link;
+  NsId opened;                           // the namespace the record must name
+  int nsfd = -1;                         // its descriptor (namespace ID); -1: none at hand
+  const struct stat* lock_st = nullptr;  // lstat of <ID>.lock; nullptr: there is none
+  std::string_view lock_shown;
+  // The record is there but could not be read or parsed (reported after the
+  // file's own checks: a missing link is the news before it).
+  const Error* unreadable = nullptr;
+  Unrecorded unrecorded;  // for a missing record
+};
+
+// Where the record check's findings go, and the caller's own part of it.
+class RecordSink {
+ public:
+  // One finding, with the step it belongs to ("check provenance", "check
+  // holder identity"). False stops the check (a sink that throws on a
+  // failure never returns false).
+  virtual bool add(Finding f, const char* step) = 0;
+  // The caller's checks of the file itself (its type, owner, directory),
+  // run after the record's origin and before the holder is looked at: only
+  // a record from our boot and pid namespace makes a /proc/<pid> link mean
+  // the holder, so "dangling" or "own namespace" would mislead before. This
+  // is also where the caller lets go of descriptors it no longer needs
+  // before the holder's pidfd is opened. False stops the check.
+  virtual bool file_checks(RecordCheck& check) {
+    (void)check;
+    return true;
+  }
+  // The record could not be read (RecordCheck::unreadable): a failed "record
+  // present" by default; resolve() throws the error itself, with its errno.
+  virtual bool unreadable(const Error& e) {
+    return add(fail(kRecordPresent, e.code(), e.message(), e.hint()), "check holder identity");
+  }
+
+ protected:
+  ~RecordSink() = default;
+};
+
+// A sink that throws a failed finding as its Error (netns-holder check, the
+// guard); `checks` is the caller's RecordSink::file_checks.
+template <typename FileChecks>
+class ThrowingSink final : public RecordSink {
+ public:
+  explicit ThrowingSink(FileChecks checks) : checks_(std::move(checks)) {}
+  bool add(Finding f, const char* /*step*/) override {
+    if (!f.ok) throw f.error();
+    return true;
+  }
+  bool file_checks(RecordCheck& c) override {
+    checks_(c);
+    return true;
+  }
+
+ private:
+  FileChecks checks_;
+};
+
+// THE record check: every rule about a holder record, in this order.
+//   1. record present (else, after 3: it parses, or a named exemption:
+//      record_exemption)
+//   2. record owner (provenance), for this cluster, from this boot, from our
+//      pid namespace (a link only)
+//   3. the caller's checks of the file itself (RecordSink::file_checks)
+//   4. the holder: alive and the recorded process through one pidfd (`holder`
+//      receives it), still in the namespace the record names, the namespace
+//      ID, and the lock held by the holder
+// Returns false when a finding stopped it. resolve() (through the cache or
+// not, and so doctor and inspect), `netns-holder check` and the guard's
+// holder log run it; inspect asks its liveness step (holder_alive) again, on
+// the holder resolve() verified, when it reports.
+bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink);
 
 // --- the holder socket ----------------------------------------------------
 

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "netns/proc.hpp"
+#include "netns/trust.hpp"
 #include "netns_exec/netns_thread.hpp"
 #include "netns_exec/socket_owners.hpp"
 
@@ -41,8 +42,10 @@ Report collect_report(int nsfd, std::string_view shown, Identity identity,
     // A pid in the record only names the holder for readers in the holder's
     // pid namespace; elsewhere "alive" cannot be told.
     if (rec->pidns_ino == current_pidns_id().ino) {
-      auto start = pid_start_time(rec->pid);
-      r.holder_alive = start.has_value() && *start == rec->pid_start_time;
+      trust::QuietPasses quiet;
+      HolderRef fresh;
+      r.holder_alive =
+          trust::holder_alive(*rec, shown, options.holder ? options.holder : &fresh).ok;
     }
     auto now = static_cast<uint64_t>(::time(nullptr));
     if (now >= rec->created_unix) r.age_seconds = now - rec->created_unix;

@@ -30,12 +30,10 @@ Key key_of(const struct stat& st) {
 struct Entry {
   Key key;  // the record file
   HolderRecord record;
-  UniqueFd pidfd;
-  // The namespace the link `link` led to, once every check passed, and a
-  // pidfd of its own to lend with it (both empty while lent).
+  UniqueFd pidfd;  // the record's holder, verified once
+  // The namespace the link `link` led to, once every check passed.
   std::optional<Key> link;
   UniqueFd nsfd;
-  UniqueFd ns_pidfd;
   NsId ns;
 };
 
@@ -83,14 +81,19 @@ void cache_record(const struct stat& st, const HolderRecord& record) {
   sweep();
   if (find(key_of(st))) return;
   if (entries().size() >= kMaxEntries) entries().clear();
-  entries().push_back(Entry{key_of(st), record, {}, std::nullopt, {}, {}, {}});
+  entries().push_back(Entry{key_of(st), record, {}, std::nullopt, {}, {}});
 }
 
-UniqueFd cached_pidfd(const struct stat& st) {
+HolderRef cached_holder(const struct stat& st) {
   std::lock_guard lock(mu);
   Entry* e = find(key_of(st));
   if (!e || !e->pidfd || !alive(e->pidfd.get())) return {};
-  return UniqueFd(::fcntl(e->pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  HolderRef h;
+  h.pidfd.reset(::fcntl(e->pidfd.get(), F_DUPFD_CLOEXEC, 3));
+  if (!h.pidfd) return {};
+  h.pid = e->record.pid;
+  h.start_time = e->record.pid_start_time;
+  return h;
 }
 
 void cache_pidfd(const struct stat& st, int pidfd) {
@@ -101,24 +104,15 @@ void cache_pidfd(const struct stat& st, int pidfd) {
 }
 
 std::optional<VerifiedNamespace> cached_namespace(const struct stat& link,
-                                                  const struct stat& record, Handout how) {
+                                                  const struct stat& record) {
   std::lock_guard lock(mu);
   Entry* e = find(key_of(record));
-  if (!e || !e->nsfd || !e->ns_pidfd || !(e->link == key_of(link))) return std::nullopt;
-  if (how == Handout::lend)
-    return VerifiedNamespace{std::move(e->nsfd), e->ns, std::move(e->ns_pidfd)};
+  // A holder that exited: its link is followed afresh, and what that finds is the news.
+  if (!e || !e->nsfd || !e->pidfd || !(e->link == key_of(link)) || !alive(e->pidfd.get()))
+    return std::nullopt;
   UniqueFd fd(::fcntl(e->nsfd.get(), F_DUPFD_CLOEXEC, 3));
-  UniqueFd pidfd(::fcntl(e->ns_pidfd.get(), F_DUPFD_CLOEXEC, 3));
-  if (!fd || !pidfd) return std::nullopt;
-  return VerifiedNamespace{std::move(fd), e->ns, std::move(pidfd)};
-}
-
-void give_back(const struct stat& link, const struct stat& record, UniqueFd nsfd, UniqueFd pidfd) {
-  std::lock_guard lock(mu);
-  Entry* e = find(key_of(record));
-  if (!e || e->nsfd || e->ns_pidfd || !(e->link == key_of(link))) return;  // ours close here
-  e->nsfd = std::move(nsfd);
-  e->ns_pidfd = std::move(pidfd);
+  if (!fd) return std::nullopt;
+  return VerifiedNamespace{std::move(fd), e->ns};
 }
 
 void cache_namespace(const struct stat& link, const struct stat& record, int nsfd, NsId id) {
@@ -127,10 +121,8 @@ void cache_namespace(const struct stat& link, const struct stat& record, int nsf
   Entry* e = find(key_of(record));
   if (!e || !e->pidfd || nsfd < 0) return;
   UniqueFd fd(::fcntl(nsfd, F_DUPFD_CLOEXEC, 3));
-  UniqueFd pidfd(::fcntl(e->pidfd.get(), F_DUPFD_CLOEXEC, 3));
-  if (!fd || !pidfd) return;
+  if (!fd) return;
   e->nsfd = std::move(fd);
-  e->ns_pidfd = std::move(pidfd);
   e->link = key_of(link);
   e->ns = id;
 }
@@ -139,14 +131,8 @@ void forget_namespace(const struct stat& record) {
   std::lock_guard lock(mu);
   if (Entry* e = find(key_of(record))) {
     e->nsfd.reset();
-    e->ns_pidfd.reset();
     e->link.reset();
   }
-}
-
-void return_lent(ResolvedNamespace& ns, const CacheUse& use) {
-  if (use.used && use.handout == Handout::lend)
-    give_back(use.link, use.record, std::move(ns.fd), std::move(ns.holder_pidfd));
 }
 
 }  // namespace netns::exec::detail

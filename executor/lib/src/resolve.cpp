@@ -43,7 +43,7 @@ constexpr std::chrono::seconds kSocketReplyTimeout{5};
 // Thrown by a collecting Report when a failure leaves nothing to check further.
 struct Stop {};
 
-using detail::CacheUse;  // doctor takes nothing from the cache
+using detail::CacheUse;  // resolve() only: doctor takes nothing from the cache
 
 // Where findings go. Throwing (resolve): a failed finding becomes the Error,
 // with the step as context. Collecting (doctor): every finding is kept; a
@@ -166,9 +166,6 @@ struct Opened {
   int sock_err = 0;
   bool found = false;
   struct stat entry {};  // lstat of the name in dirfd
-  // fd is the one this link led to when it was verified before (open_verified):
-  // on nsfs, a network namespace owned by the initial user namespace.
-  std::optional<NsId> verified_id;
   // Every directory and symlink the path went through (a failure: nothing
   // else was opened).
   trust::Finding hops = trust::pass(trust::kEveryHop, "");
@@ -219,14 +216,14 @@ Opened open_path(const std::string& path, const ResolveOptions& options, bool so
 }
 
 // resolve() only (doctor looks at everything afresh): a link this process
-// has verified before, unchanged, with the same record file, gives back the
-// descriptor it led to then instead of being followed into /proc again
-// (record_cache.hpp says what that keeps and what is still checked). Nullopt
-// for anything else; the caller then opens the path as usual.
+// has verified before, unchanged, with the same record file and a holder
+// that has not exited, gives back the descriptor it led to then instead of
+// being followed into /proc again (record_cache.hpp). Everything else is
+// checked as on the full path. Nullopt for anything else; the caller then
+// opens the path as usual.
 struct Verified {
   Opened opened;
   struct stat record {};  // the record file's fstatat, for load_record
-  UniqueFd holder_pidfd;  // the record's holder, alive when looked up
 };
 std::optional<Verified> open_verified(const std::string& path, const std::string& name,
                                       const std::string& record_name, const ResolveOptions& options,
@@ -252,26 +249,21 @@ std::optional<Verified> open_verified(const std::string& path, const std::string
       ::fstatat(dirfd.get(), record_name.c_str(), &v.record, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISREG(v.record.st_mode))
     return std::nullopt;
-  std::optional<detail::VerifiedNamespace> ns =
-      detail::cached_namespace(v.opened.entry, v.record, cache.handout);
+  std::optional<detail::VerifiedNamespace> ns = detail::cached_namespace(v.opened.entry, v.record);
   if (!ns) return std::nullopt;
   cache.used = true;
-  cache.link = v.opened.entry;
   cache.record = v.record;
   v.opened.dirfd = std::move(dirfd);
   v.opened.fd = std::move(ns->fd);
   v.opened.found = true;
-  v.opened.verified_id = ns->id;
-  v.holder_pidfd = std::move(ns->pidfd);
   return v;
 }
 
 // The namespace descriptor, after its type: the same checks whatever it came from.
 void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options,
-                      Report& report, const NsId* id, bool owner_verified = false) {
-  if (!owner_verified)
-    report.add(trust::initial_user_namespace(fd, shown, options.allow_userns),
-               "check namespace owner", false);
+                      Report& report, const NsId* id) {
+  report.add(trust::initial_user_namespace(fd, shown, options.allow_userns),
+             "check namespace owner", false);
   const NsId own = current_netns_id();
   report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns),
              "check not own namespace", false);
@@ -293,17 +285,19 @@ void check_directory(const Opened& o, bool procfs, const std::string& dir,
 }
 
 struct LoadedRecord {
-  std::optional<HolderRecord> record;  // nullopt: absent
+  std::optional<HolderRecord> record;  // nullopt: absent (or unreadable)
   struct stat st {};
+  std::optional<Error> unreadable;  // there, but not readable or not a record
 };
 
+// Reads the record (an unchanged record file, same identity by a fresh
+// fstatat, from the cache: record_cache.hpp). A record that cannot be read
+// is kept as its error, which the record check reports after the file's own
+// checks (a missing link is the news before it).
 LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown,
                          Report& report, const struct stat* fresh = nullptr) {
   report.doing(trust::kRecordPresent);
   LoadedRecord out;
-  // An unchanged record file (same identity, fstatat fresh: taken here, or
-  // just now by the caller) need not be read and parsed again
-  // (record_cache.hpp); its owner is checked from this stat.
   struct stat st {};
   if (fresh != nullptr) st = *fresh;
   if (report.cache() &&
@@ -315,35 +309,22 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
       return out;
     }
   }
-  out.record =
-      in_step("check holder identity", [&] { return read_record_at(dirfd, name, shown, &out.st); });
+  try {
+    out.record = in_step("check holder identity",
+                         [&] { return read_record_at(dirfd, name, shown, &out.st); });
+  } catch (const Error& e) {
+    out.unreadable = e;
+  }
   if (out.record && report.cache()) detail::cache_record(out.st, *out.record);
   return out;
 }
 
-// The checks on a record that need nothing opened: owner, cluster, boot, and
-// for a link the pid namespace (a socket needs none: that is what it is for).
-void check_record_origin(const LoadedRecord& loaded, const std::string& shown,
-                         const std::string& cluster_id, const ResolveOptions& options,
-                         Report& report, bool for_link = true) {
-  const HolderRecord& record = *loaded.record;
-  if (report.collecting())
-    report.add(trust::pass(trust::kRecordPresent, quote(shown)), "check holder identity");
-  report.add(
-      trust::file_owner(trust::kRecordOwner, loaded.st, "holder record", shown, owners_of(options)),
-      "check provenance");
-  const char* step = "check holder identity";
-  report.add(trust::record_for_cluster(record, cluster_id, shown), step);
-  report.add(trust::record_this_boot(record, shown), step);
-  if (for_link) report.add(trust::record_this_pid_namespace(record, shown), step);
-}
-
 // The record's holder still holds its <ID>.lock (lstat: the file's owner
 // and inode are all that is looked at; nothing is opened or locked). The
-// lstat is taken while the directory is open and judged later, so that the
-// directory can be closed before the holder's pidfd and what it gives are
-// open: the nsenter form must need no more free descriptors than nsenter
-// (three, under `ulimit -Hn 6`).
+// lstat is taken while the directory is open and judged by the record check,
+// so that the directory can be closed before the holder's pidfd and what it
+// gives are open: the nsenter form must need no more free descriptors than
+// nsenter (three, under `ulimit -Hn 6`).
 struct LockFile {
   std::string shown;
   bool present = false;
@@ -356,51 +337,39 @@ LockFile stat_lock(int dirfd, const std::string& dir, const HolderRecord& record
   lock.present = ::fstatat(dirfd, name.c_str(), &lock.st, AT_SYMLINK_NOFOLLOW) == 0;
   return lock;
 }
-void check_lock(const LockFile& lock, const HolderRecord& record, const ResolveOptions& options,
-                Report& report) {
-  if (lock.present && !S_ISREG(lock.st.st_mode))
-    report.add(trust::fail(trust::kLockOwner, Errc::untrusted,
-                           quote(lock.shown) + " is " + file_type_name(lock.st.st_mode) +
-                               ", not the holder's lock file",
-                           "remove it and restart the holder pod"),
-               "check provenance");
-  if (lock.present)
-    report.add(
-        trust::file_owner(trust::kLockOwner, lock.st, "lock", lock.shown, owners_of(options)),
-        "check provenance");
-  report.add(trust::lock_held_by_holder(record, lock.present ? &lock.st : nullptr, lock.shown),
-             "check holder identity");
+void set_lock(trust::RecordCheck& c, const LockFile& lock) {
+  c.lock_st = lock.present ? &lock.st : nullptr;
+  c.lock_shown = lock.shown;
 }
 
-// A namespace file no record vouches for (none named after it, none for the
-// cluster asked about) and not named as a holder's link: refused in a holder
-// directory, whatever its name (looked for under --identity require, and
-// never in the kernel's /proc/PID/ns), and anywhere else unless the caller
-// opted in to files no holder vouches for.
-//
-// The caller's own namespace, accepted with --allow-own-netns, needs no
-// opt-in besides: the kernel, not a file, says whose it is (the holder's own
-// guard, `--netns /proc/self/ns/net`). Where it must come with a record
-// (own_netns_needs_record), the last check of open_namespace_file refuses it,
-// with that reason.
-void require_record_or_opt_in(const Opened& o, bool look_for_holder_files, const std::string& path,
-                              const std::string& dir, const std::string& record_shown, NsId opened,
-                              const ResolveOptions& options, Report& report) {
-  std::string example;
-  const bool holder_directory =
-      look_for_holder_files && o.dirfd && trust::holds_holder_files(o.dirfd.get(), &example);
-  const char* allowed_by = "";
-  if (options.allow_unrecorded_netns)
-    allowed_by = "allow_unrecorded_netns";
-  else if (options.allow_own_netns && opened == current_netns_id())
-    allowed_by = "allow_own_netns (it is this process's own namespace)";
-  report.add(trust::record_required(path, dir, holder_directory, example, record_shown, allowed_by),
-             "check holder identity");
-}
+// The record check's findings into a Report, with the caller's checks of
+// the file itself where the record check leaves room for them.
+template <typename FileChecks>
+class ReportSink final : public trust::RecordSink {
+ public:
+  ReportSink(Report& report, FileChecks checks) : report_(report), checks_(std::move(checks)) {}
+  bool add(trust::Finding f, const char* step) override {
+    report_.add(std::move(f), step);
+    return true;
+  }
+  bool file_checks(trust::RecordCheck& c) override {
+    checks_(c);
+    return true;
+  }
+  bool unreadable(const Error& e) override {
+    report_.doing(trust::kRecordPresent);
+    throw e;
+  }
+
+ private:
+  Report& report_;
+  FileChecks checks_;
+};
 
 // Receives the namespace over a connected holder socket and validates it like
 // any descriptor, plus: the server is trusted, the header announces what was
 // sent, for the cluster each non-empty entry of `expected_ids` names.
+
 ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
                                     const HolderRecord* record, const ResolveOptions& options,
@@ -456,6 +425,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   const std::string& dir = split.first;
   const std::string& name = split.second;
   const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
+  // The cache's one seam: where the link led before, taken here and checked
+  // below exactly as a freshly opened one.
   std::optional<Verified> verified;
   if (report.cache() && is_link_name && options.identity != IdentityPolicy::off)
     verified = open_verified(path, name,
@@ -476,11 +447,16 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       cluster_id_from_file_name(name, is_socket ? kSocketSuffix : kLinkSuffix);
   const std::string record_id = link_id.empty() ? cluster_id : link_id;
   const std::string expected_id = cluster_id.empty() ? record_id : cluster_id;
-  const std::string record_name =
-      record_id.empty() ? std::string() : holder_file_names(record_id).record;
-  const std::string record_shown = join_path(dir, record_name);
   const bool read_records =
       options.identity != IdentityPolicy::off && o.dirfd && !record_id.empty();
+  const std::string record_name = read_records ? holder_file_names(record_id).record : "";
+  const std::string record_shown = read_records ? join_path(dir, record_name) : "";
+
+  trust::RecordCheck check;
+  check.shown = record_shown;
+  check.owners = owners_of(options);
+  check.cluster_id = expected_id;
+  LockFile lock;
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
@@ -490,141 +466,96 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
         "check provenance", false);
     LoadedRecord loaded;
     if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
-    if (loaded.record)
-      check_record_origin(loaded, record_shown, expected_id, options, report, false);
+    if (loaded.unreadable) throw *loaded.unreadable;
     // Everything read from the directory is read by now (the lock's lstat
-    // last, judged after the namespace came): it is closed before the
-    // namespace and the sender's pidfd arrive, as for a link.
-    LockFile lock;
+    // last): it is closed before the namespace and the sender's pidfd
+    // arrive, as for a link.
     if (loaded.record) lock = stat_lock(o.dirfd.get(), dir, *loaded.record);
     o.dirfd.reset();
-    ResolvedNamespace got =
-        receive_namespace(o.sock, path, {cluster_id, link_id},
-                          loaded.record ? &*loaded.record : nullptr, options, report);
-    if (loaded.record) {
-      report.add(trust::namespace_cookie_matches(*loaded.record, got.fd.get(), record_shown),
-                 "check holder identity");
-      check_lock(lock, *loaded.record, options, report);
-    }
+    auto receive = [&] {
+      return receive_namespace(o.sock, path, {cluster_id, link_id},
+                               loaded.record ? &*loaded.record : nullptr, options, report);
+    };
+    // Without a record the holder's socket and its sender are all there is.
+    if (!loaded.record) return receive();
+    ResolvedNamespace got;
+    check.record = &*loaded.record;
+    check.record_st = &loaded.st;
+    check.pid = trust::RecordCheck::Pid::socket;
+    set_lock(check, lock);
+    ReportSink sink(report, [&](trust::RecordCheck& c) {
+      got = receive();
+      c.opened = got.id;
+      c.nsfd = got.fd.get();
+    });
+    trust::check_record(check, nullptr, sink);
     return got;
   }
 
   if (o.found && report.collecting())
     report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
-  // The record's origin before the link's target: from a holder in another
-  // pid namespace the link's /proc/<pid> is another process, or none, for us,
-  // and "dangling" or "own namespace" would mislead.
   LoadedRecord loaded;
-  bool record_read = false;
-  if (read_records) {
-    try {
-      loaded = load_record(o.dirfd.get(), record_name, record_shown, report,
-                           verified ? &verified->record : nullptr);
-      record_read = true;
-    } catch (const Error&) {
-      // Unreadable or malformed: reported after the link's checks, unless
-      // there is no link, when the missing link is the news.
-    }
-    if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report);
-  }
-  report.doing(trust::kFileExists);
-  if (!o.found) in_step("open namespace file", [&] { throw_missing(path, options.wait_holder); });
+  if (read_records)
+    loaded = load_record(o.dirfd.get(), record_name, record_shown, report,
+                         verified ? &verified->record : nullptr);
 
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = expected_id;
-  report.doing(trust::kIsNetns);
-  if (o.verified_id)
-    out.id = *o.verified_id;
-  else
+  if (loaded.record) {
+    check.record = &*loaded.record;
+    check.record_st = &loaded.st;
+    // The holder's pidfd verified against this very record file before
+    // (record_cache.hpp): the record check polls it instead of opening one.
+    if (report.cache()) out.holder = detail::cached_holder(loaded.st);
+  }
+  check.unreadable = loaded.unreadable ? &*loaded.unreadable : nullptr;
+  check.unrecorded.path = path;
+  check.unrecorded.dir_shown = dir;
+  check.unrecorded.record_shown = record_shown;
+  check.unrecorded.identity = identity_policy_name(options.identity);
+  check.unrecorded.holders_link = !link_id.empty();
+  check.unrecorded.opted_in = options.allow_unrecorded_netns;
+  bool procfs = false;
+  ReportSink sink(report, [&](trust::RecordCheck& c) {
+    report.doing(trust::kFileExists);
+    if (!o.found) in_step("open namespace file", [&] { throw_missing(path, options.wait_holder); });
+    report.doing(trust::kIsNetns);
     report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
-  check_descriptor(o.fd.get(), path, options, report, &out.id, o.verified_id.has_value());
-  // A verified link is a holder's <ID>.net.ns next to its record: not procfs.
-  const bool procfs = !o.verified_id && on_procfs(o.dirfd.get());
-  check_directory(o, procfs, dir, options, report);
-  // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
-  if (S_ISLNK(o.entry.st_mode) && !procfs)
-    report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
-               "check provenance", false);
-
-  if (options.identity != IdentityPolicy::off && !record_id.empty()) {
-    if (!record_read) {
-      loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
-      if (loaded.record) check_record_origin(loaded, record_shown, expected_id, options, report);
-    }
-    std::optional<HolderRecord>& record = loaded.record;
-    const char* step = "check holder identity";
-    if (!record) {
-      // Required for a holder's own link, and for every file in a holder
-      // directory whatever its name (its cluster's record, named by the
-      // cluster asked about).
-      if (options.identity == IdentityPolicy::require && !link_id.empty())
-        report.add(trust::fail(trust::kRecordPresent, Errc::not_found,
-                               "open " + quote(record_shown) + ": " + errno_text(ENOENT) +
-                                   ": a holder's link must come with its record",
-                               "is the netns-holder pod running? a record-less (Rook-era) holder "
-                               "needs --identity if-present"),
-                   step);
-      else if (link_id.empty())
-        require_record_or_opt_in(o, options.identity == IdentityPolicy::require && !procfs, path,
-                                 dir, record_shown, out.id, options, report);
-      else
-        report.note(trust::kRecordPresent, "no " + quote(record_shown) + " (" +
-                                               identity_policy_name(options.identity) + ")");
-    } else {
+    check_descriptor(o.fd.get(), path, options, report, &out.id);
+    procfs = on_procfs(o.dirfd.get());
+    check_directory(o, procfs, dir, options, report);
+    // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
+    if (S_ISLNK(o.entry.st_mode) && !procfs)
+      report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
+                 "check provenance", false);
+    c.opened = out.id;
+    c.nsfd = o.fd.get();
+    c.unrecorded.procfs = procfs;
+    c.unrecorded.dirfd = o.dirfd.get();
+    c.unrecorded.own_namespace = options.allow_own_netns && out.id == current_netns_id();
+    if (c.record) {
       // Everything read from the directory is read by now (the lock's
       // lstat last): it is closed before the holder's pidfd is opened.
-      LockFile lock;
-      if (!o.verified_id) lock = stat_lock(o.dirfd.get(), dir, *record);
+      lock = stat_lock(o.dirfd.get(), dir, *c.record);
+      set_lock(c, lock);
       o.dirfd.reset();
       report.doing(trust::kHolderAlive);
-      // A pidfd verified against this very record file and still alive proves
-      // what holder_alive() would (record_cache.hpp).
-      if (verified && verified->holder_pidfd)
-        out.holder_pidfd = std::move(verified->holder_pidfd);
-      else if (report.cache())
-        out.holder_pidfd = detail::cached_pidfd(loaded.st);
-      if (o.verified_id) {
-        // Through the cache (throwing mode only): identity_matches() below
-        // asks this pidfd for the holder's namespace, which an exited holder
-        // no longer has (ESRCH), so it answers for liveness too; a failure is
-        // worded by the full path anyway (resolve_cached).
-      } else if (out.holder_pidfd) {
-        report.add(trust::holder_still_alive(*record, out.holder_pidfd.get()), step);
-      } else {
-        report.add(trust::holder_alive(*record, record_shown, &out.holder_pidfd), step);
-        if (out.holder_pidfd && report.cache())
-          detail::cache_pidfd(loaded.st, out.holder_pidfd.get());
-      }
-      report.add(trust::identity_matches(
-                     *record, out.id, out.holder_pidfd ? out.holder_pidfd.get() : -1, record_shown),
-                 step);
-      // What pid, tick and inode cannot tell apart (a reused pid in the same
-      // tick, a reused inode). A cached link was checked so when it was
-      // cached, and its pidfd and descriptor still name the same two.
-      if (!o.verified_id) {
-        report.add(trust::holder_is_recorded_process(
-                       *record, out.holder_pidfd ? out.holder_pidfd.get() : -1, record_shown),
-                   step);
-        report.add(trust::namespace_cookie_matches(*record, o.fd.get(), record_shown), step);
-        check_lock(lock, *record, options, report);
-      }
-      // Every check passed: remember where this link led (resolve() only,
-      // and only a namespace owned by the initial user namespace, whatever
-      // this call allowed: without --allow-userns that check passed above).
-      if (report.cache() && !o.verified_id && S_ISLNK(o.entry.st_mode) && out.holder_pidfd &&
-          (!options.allow_userns || trust::initial_user_namespace(o.fd.get(), path, false).ok))
-        detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
-      out.record = std::move(*record);
     }
-  } else if (link_id.empty()) {
-    // No cluster to name a record by, or no record read (--identity off):
-    // a file that is not a holder's link is used only when asked for.
-    require_record_or_opt_in(
-        o, options.identity == IdentityPolicy::require && record_id.empty() && !procfs, path, dir,
-        {}, out.id, options, report);
-  } else {
-    report.note(trust::kRecordPresent, "--identity off");
+  });
+  const bool had_pidfd = static_cast<bool>(out.holder.pidfd);
+  trust::check_record(check, &out.holder, sink);
+  if (loaded.record) {
+    // Every check passed: remember the holder's pidfd, and where this link
+    // led (resolve() only, and only a namespace owned by the initial user
+    // namespace, whatever this call allowed: without --allow-userns that
+    // check passed above).
+    if (report.cache() && !had_pidfd && out.holder.pidfd)
+      detail::cache_pidfd(loaded.st, out.holder.pidfd.get());
+    if (report.cache() && !verified && S_ISLNK(o.entry.st_mode) && out.holder.pidfd &&
+        (!options.allow_userns || trust::initial_user_namespace(o.fd.get(), path, false).ok))
+      detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
+    out.record = std::move(*loaded.record);
   }
   // Our own namespace, where it is allowed only with a record's word for it.
   if (options.allow_own_netns && options.own_netns_needs_record && !out.record &&
@@ -683,42 +614,26 @@ ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& optio
   }
 }
 
-// resolve(), taking from the cache what `cache` allows. A refusal of what
-// the cache gave is not the cache's to word: the entry is forgotten and the
-// full path runs, so the caller gets exactly the refusal (or the namespace)
-// it would have got without the cache.
-ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options,
-                                 CacheUse& cache) {
+// resolve(), taking from the cache what options.remember allows. What the
+// cache gave is checked like everything else, so a refusal is worded as
+// without it; the refused entry is forgotten, so that a namespace the next
+// call would not accept is not kept alive here.
+ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options) {
   trust::QuietPasses quiet;  // only a failure is ever shown
-  if (!options.remember) {
-    Report report(nullptr);
-    return resolve_with(source, options, report);
-  }
+  CacheUse cache;
+  Report report(nullptr, options.remember ? &cache : nullptr);
   try {
-    Report report(nullptr, &cache);
     return resolve_with(source, options, report);
   } catch (const Error&) {
-    if (!cache.used) throw;
+    if (cache.used) detail::forget_namespace(cache.record);
+    throw;
   }
-  detail::forget_namespace(cache.record);
-  cache.used = false;
-  Report report(nullptr);
-  return resolve_with(source, options, report);
 }
 
 }  // namespace
 
-namespace detail {
-ResolvedNamespace resolve_lending(const Source& source, const ResolveOptions& options,
-                                  CacheUse& use) {
-  use.handout = Handout::lend;
-  return resolve_cached(source, options, use);
-}
-}  // namespace detail
-
 ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
-  CacheUse cache;
-  return resolve_cached(source, options, cache);
+  return resolve_cached(source, options);
 }
 
 Inspection inspect_source(const Source& source, const ResolveOptions& options) {
@@ -753,8 +668,7 @@ Inspection inspect_source(const Source& source, const ResolveOptions& options) {
 void recheck_holder(const ResolvedNamespace& ns) {
   if (ns.own_namespace || !ns.record) return;
   trust::QuietPasses quiet;
-  trust::Finding f =
-      trust::holder_still_alive(*ns.record, ns.holder_pidfd ? ns.holder_pidfd.get() : -1);
+  trust::Finding f = trust::holder_still_alive(*ns.record, ns.holder);
   if (f.ok) return;
   Error e = f.error();
   e.context("run");

@@ -1,7 +1,6 @@
 #include "netns_exec/executor.hpp"
 
 #include "netns/error.hpp"
-#include "record_cache.hpp"
 
 namespace netns::exec {
 
@@ -34,16 +33,8 @@ RunResult run_in(const ResolvedNamespace& ns, spawn::Command command) {
   return spawn_in(ns, std::move(command));
 }
 
-// resolve()'s last checks were the holder's liveness and its namespace
-// through the same pidfd, a moment ago: the re-check would ask again.
-// The descriptors may be the cache's own, lent for the spawn and given back
-// after it (record_cache.hpp).
 RunResult run(const Source& source, spawn::Command command, const ResolveOptions& options) {
-  detail::CacheUse use;
-  ResolvedNamespace ns = detail::resolve_lending(source, options, use);
-  RunResult out = spawn_in(ns, std::move(command));
-  detail::return_lent(ns, use);
-  return out;
+  return run_in(resolve(source, options), std::move(command));
 }
 
 }  // namespace netns::exec

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "netns/holder_record.hpp"
+#include "netns/holder_ref.hpp"
 #include "netns/nsfd.hpp"
 #include "netns_exec/ceph_ports.hpp"
 #include "netns_exec/rtnl.hpp"
@@ -33,7 +34,8 @@ struct Identity {
 
 struct Report {
   Identity identity;
-  // From the record: whether its pid still names the same process (nullopt:
+  // From the record: whether its holder is still alive (the record check's
+  // liveness, trust::holder_alive, on the holder resolve() verified; nullopt:
   // no record, or the record is from another pid namespace), and its age.
   std::optional<bool> holder_alive;
   std::optional<uint64_t> age_seconds;
@@ -62,6 +64,9 @@ struct CollectOptions {
   CephPorts ports;
   // Scan /proc/*/fd to tell kernel sockets from process sockets.
   bool find_owners = true;
+  // The record's holder as resolve() verified it (its pidfd), if any:
+  // whether it is still alive is asked of it.
+  HolderRef* holder = nullptr;
 };
 
 // Creates the netlink sockets inside `nsfd` (on a thread of its own) and

@@ -9,6 +9,7 @@
 
 #include "netns/error.hpp"
 #include "netns/holder_record.hpp"
+#include "netns/holder_ref.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/trust.hpp"
 #include "netns/unique_fd.hpp"
@@ -95,7 +96,7 @@ struct ResolvedNamespace {
   std::string path;                    // the file or socket the descriptor came from ("" if none)
   std::string cluster_id;              // given or derived from the file name ("" if unknown)
   std::optional<HolderRecord> record;  // the record that vouched for fd, if any
-  UniqueFd holder_pidfd;               // pidfd of the record's holder (spawn-time re-check), if any
+  HolderRef holder;  // the record's holder, with its pidfd (spawn-time re-check), if any
   // Not a refusal, but what the caller should be told: set with
   // own_namespace, when the cluster's config entry names no holder for the
   // kind (no_holder_path_warning(): perhaps a holder whose path is missing).
