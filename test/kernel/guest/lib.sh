@@ -572,6 +572,29 @@ ktest_fence_workload_start() {
   ktest_wait_writes "$name" 3 60 || e2e_die "the fence workload did not start writing $dev: $(cat "$KTEST_W/$name.log")"
 }
 
+# ktest_fence_scenario_start IMAGE WORKLOAD — what both fence scenarios start from: the holder,
+# the plugin's pod, the node's own address on storage and the operator's pod; IMAGE created and
+# mapped through the holder (`netns-exec map` from the plugin's pod, force-unmapped at cleanup),
+# the fence workload WORKLOAD writing it; then fence-info's JSON, as the plugin runs it, in
+# KTEST_W/fence.json. Sets KTEST_FENCE_HOLDER_ADDR (the holder's net1 IPv4) and KTEST_FENCE_DEV.
+ktest_fence_scenario_start() {
+  local img=$1 name=$2 addr
+  ktest_holder_start
+  ktest_plugin_start plugin
+  ktest_node_storage_attach
+  ktest_fence_admin_start
+  addr=$(ip -n "$KTEST_HOLDER_NS" -4 -o addr show dev net1 | awk '{ print $4 }')
+  KTEST_FENCE_HOLDER_ADDR=${addr%/*}
+  [ -n "$KTEST_FENCE_HOLDER_ADDR" ] || e2e_die "the holder's namespace has no IPv4 address on net1"
+  ktest_rbd_create "$KTEST_PLUGIN_NS" "$img"
+  ktest_at_cleanup ktest_unmap_image_force "$img"
+  KTEST_FENCE_DEV=$(ktest_map "$KTEST_PLUGIN_NS" "$img")
+  e2e_log "netns-exec map gave $KTEST_FENCE_DEV (holder's address $KTEST_FENCE_HOLDER_ADDR, node's $KTEST_NODE_ADDR)"
+  ktest_fence_workload_start "$name" "$KTEST_FENCE_DEV"
+  ktest_exec "$KTEST_PLUGIN_NS" fence-info --node-netns /proc/1/ns/net --output json >"$KTEST_W/fence.json"
+  jq -Mc '{node: .node.addresses, holders: [.holders[] | {cluster_id, alive, addresses}], cidrs, complete}' "$KTEST_W/fence.json"
+}
+
 # ktest_fence_expected STATE — from a fence workload's STATE (or a copy of it taken at some
 # moment), set KTEST_W_{WRITES,ERRORS,STALL,SHA256,SIZE}: what the writes completed by then left.
 ktest_fence_expected() {

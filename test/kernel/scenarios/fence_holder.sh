@@ -10,27 +10,14 @@
 # (ktest_expect_rbd_raw): the fenced one must hold exactly what the workload had completed when
 # every OSD had the fence, so nothing reached it afterwards.
 # figure: kernel.fence.holder
-ktest_holder_start
-ktest_plugin_start plugin
-ktest_node_storage_attach
-ktest_fence_admin_start
-holder_addr=$(ip -n "$KTEST_HOLDER_NS" -4 -o addr show dev net1 | awk '{ print $4 }')
-holder_addr=${holder_addr%/*}
-[ -n "$holder_addr" ] || e2e_die "the holder's namespace has no IPv4 address on net1"
-
 img=kfh-$KTEST_TAG
-ktest_rbd_create "$KTEST_PLUGIN_NS" "$img"
-ktest_at_cleanup ktest_unmap_image_force "$img"
-dev=$(ktest_map "$KTEST_PLUGIN_NS" "$img")
-e2e_log "netns-exec map gave $dev (holder's address $holder_addr, node's $KTEST_NODE_ADDR)"
-ktest_fence_workload_start fh "$dev"
+ktest_fence_scenario_start "$img" fh
+holder_addr=$KTEST_FENCE_HOLDER_ADDR dev=$KTEST_FENCE_DEV
 
 # What a fence of this node must cover, as fence-info prints it; the commands must be exactly the
 # JSON's CIDRs, and those must include the holder's and the node's address.
-ktest_exec "$KTEST_PLUGIN_NS" fence-info --node-netns /proc/1/ns/net --output json >"$KTEST_W/fence.json"
 ktest_exec "$KTEST_PLUGIN_NS" fence-info --node-netns /proc/1/ns/net --output ceph >"$KTEST_W/fence.cmds"
 cat "$KTEST_W/fence.cmds"
-jq -Mc '{node: .node.addresses, holders: [.holders[] | {cluster_id, alive, addresses}], cidrs, complete}' "$KTEST_W/fence.json"
 cidrs=()
 while read -r line; do
   [[ $line =~ ^ceph\ osd\ blocklist\ range\ add\ ([0-9.]+/32)$ ]] ||

@@ -7,23 +7,9 @@
 # Then the fence is lifted (no blocklist entry left), the device unmapped, and the host reads the
 # image back: it holds every write the workload completed, the ones after the fence included.
 # figure: kernel.fence.node_address
-ktest_holder_start
-ktest_plugin_start plugin
-ktest_node_storage_attach
-ktest_fence_admin_start
-holder_addr=$(ip -n "$KTEST_HOLDER_NS" -4 -o addr show dev net1 | awk '{ print $4 }')
-holder_addr=${holder_addr%/*}
-[ -n "$holder_addr" ] || e2e_die "the holder's namespace has no IPv4 address on net1"
-
 img=kfn-$KTEST_TAG
-ktest_rbd_create "$KTEST_PLUGIN_NS" "$img"
-ktest_at_cleanup ktest_unmap_image_force "$img"
-dev=$(ktest_map "$KTEST_PLUGIN_NS" "$img")
-e2e_log "netns-exec map gave $dev (holder's address $holder_addr, node's $KTEST_NODE_ADDR)"
-ktest_fence_workload_start fn "$dev"
-
-ktest_exec "$KTEST_PLUGIN_NS" fence-info --node-netns /proc/1/ns/net --output json >"$KTEST_W/fence.json"
-jq -Mc '{node: .node.addresses, holders: [.holders[] | {cluster_id, alive, addresses}], cidrs, complete}' "$KTEST_W/fence.json"
+ktest_fence_scenario_start "$img" fn
+holder_addr=$KTEST_FENCE_HOLDER_ADDR dev=$KTEST_FENCE_DEV
 mapfile -t node_cidrs < <(jq -r '.node.addresses[].cidr' "$KTEST_W/fence.json")
 [ "${#node_cidrs[@]}" -gt 0 ] || e2e_die "fence-info lists no address of the node's own namespace"
 printf '%s\n' "${node_cidrs[@]}" | grep -qxF "$KTEST_NODE_ADDR/32" ||
