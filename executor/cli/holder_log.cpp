@@ -10,6 +10,7 @@
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/path.hpp"
 #include "netns/proc.hpp"
 #include "netns/trust.hpp"
 #include "netns_exec/redact.hpp"
@@ -17,11 +18,7 @@
 namespace netns::cli {
 
 CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded) {
-  const auto slash = record_path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : record_path.substr(0, slash);
-  const std::string name = slash == std::string::npos ? record_path : record_path.substr(slash + 1);
+  const auto [dir, name] = split_path(record_path);
   UniqueFd dirfd = open_fd(dir, O_PATH | O_DIRECTORY);
   struct stat st {};
   auto record = read_record_at(dirfd.get(), name, record_path, &st);
