@@ -121,7 +121,7 @@ check_libraries() {
   while IFS= read -r -d '' file; do
     [ "$(head -c 4 "$file" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
     rel=/${file#"$out"/}
-    readelf -d "$file" 2>/dev/null | grep -q '(NEEDED)' || continue  # static, or the loader
+    readelf -d "$file" 2>/dev/null | grep '(NEEDED)' >/dev/null || continue  # static, or the loader
     libpath=()
     if [[ $rel == /opt/netns-exec/* ]] && loader=$(cd "$out" && ls "${private#/}"/ld-linux* 2>/dev/null | head -n1) && [ -n "$loader" ]; then
       loader=/$loader libpath=(--library-path "$private")

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 if command -v helm >/dev/null 2>&1; then
   exit 0
 fi
-if [ -x "$NETNS_HELM_BIN" ] && "$NETNS_HELM_BIN" version --short 2>/dev/null | grep -Eq "^${NETNS_HELM_VERSION}(\+|$)"; then
+if [ -x "$NETNS_HELM_BIN" ] && "$NETNS_HELM_BIN" version --short 2>/dev/null | grep -E "^${NETNS_HELM_VERSION}(\+|$)" >/dev/null; then
   exit 0
 fi
 # shellcheck source=../go-tool.sh

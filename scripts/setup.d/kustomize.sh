@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../../test/manifests/kustomize-version.sh
 . "$here/test/manifests/kustomize-version.sh"
 
-if [ -x "$NETNS_KUSTOMIZE_BIN" ] && "$NETNS_KUSTOMIZE_BIN" version 2>/dev/null | grep -Fxq "$NETNS_KUSTOMIZE_VERSION"; then
+if [ -x "$NETNS_KUSTOMIZE_BIN" ] && "$NETNS_KUSTOMIZE_BIN" version 2>/dev/null | grep -Fx "$NETNS_KUSTOMIZE_VERSION" >/dev/null; then
   exit 0
 fi
 # shellcheck source=../go-tool.sh

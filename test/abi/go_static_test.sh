@@ -70,11 +70,11 @@ export GOCACHE=$build/go-cache-static GOPATH=$work/gopath GOTMPDIR=$work
   "$go" build -o "$work/go_dynamic" . 2>"$work/go-dyn.log" ||
     fail "ordinary go build failed: $(cat "$work/go-dyn.log")"
 )
-if readelf -l "$work/go_static" | grep -q 'Requesting program interpreter' ||
-   readelf -d "$work/go_static" | grep -q '(NEEDED)'; then
+if readelf -l "$work/go_static" | grep 'Requesting program interpreter' >/dev/null ||
+   readelf -d "$work/go_static" | grep '(NEEDED)' >/dev/null; then
   fail "the Go program is not static: $(readelf -d "$work/go_static" | grep NEEDED)"
 fi
-readelf -d "$work/go_dynamic" | grep -q 'NEEDED.*libnetns_exec' ||
+readelf -d "$work/go_dynamic" | grep 'NEEDED.*libnetns_exec' >/dev/null ||
   fail "the control: the ordinary build does not load libnetns_exec.so"
 
 # Nothing installed is left to load.

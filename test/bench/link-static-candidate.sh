@@ -29,5 +29,5 @@ libmnl_a=${NETNS_LIBMNL_A:-$(gcc -print-file-name=libmnl.a)}
 cmd="$cmd $libmnl_a"
 mkdir -p "$(dirname "$out")"
 bash -c "$cmd" 2> >(grep -v '^$' >&2)
-file "$out" | grep -q 'statically linked' || { echo "link-static-candidate: $out is not statically linked" >&2; exit 1; }
+file "$out" | grep 'statically linked' >/dev/null || { echo "link-static-candidate: $out is not statically linked" >&2; exit 1; }
 echo "$out"

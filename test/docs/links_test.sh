@@ -48,7 +48,7 @@ check() {
         continue
       fi
       if [ -n "$anchor" ] && [ -f "$resolved" ] && [[ $resolved == *.md ]] &&
-        ! anchors "$resolved" | grep -qxF -- "$anchor"; then
+        ! anchors "$resolved" | grep -xF -- "$anchor" >/dev/null; then
         echo "links: ${f#"$src"/}: $target: no heading for #$anchor"
         rc=1
       fi

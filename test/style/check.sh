@@ -4,6 +4,7 @@
 # formatter's diff, and the command that fixes it.
 #   check.sh clang-format SOURCE_DIR
 #   check.sh gofmt SOURCE_DIR
+#   check.sh pipe-grep SOURCE_DIR
 set -euo pipefail
 tool=$1
 src=$2
@@ -17,7 +18,7 @@ list() {
   else
     local globs=() g
     for g in "$@"; do globs+=(-o -name "$g"); done
-    find common holder executor test -name node_modules -prune -o -type f \( -false "${globs[@]}" \) -print
+    find common holder executor test scripts manifests -name node_modules -prune -o -type f \( -false "${globs[@]}" \) -print
   fi
 }
 case "$tool" in
@@ -54,5 +55,19 @@ case "$tool" in
     fi
     echo "gofmt: ${#files[@]} files formatted ($("$go" env GOVERSION))"
     ;;
-  *) echo "usage: check.sh clang-format|gofmt SOURCE_DIR" >&2; exit 2 ;;
+  pipe-grep)
+    # 'producer | grep -q PATTERN' under pipefail fails when it matches: grep -q exits at the
+    # first match, the producer's next write dies of SIGPIPE, and the pipeline's status is the
+    # producer's 141. Whether the producer writes again is timing, so the check flakes (an e2e
+    # 'rbd info | grep -q' did in CI). 'grep PATTERN >/dev/null' reads to the end.
+    mapfile -t files < <(list '*.sh')
+    for f in dev .ci/run; do [ -f "$f" ] && files+=("$f"); done
+    [ ${#files[@]} -gt 0 ] || { echo "no shell scripts found in $src" >&2; exit 1; }
+    if grep -nE '^[^#]*(^|[^|])\|[[:space:]]*grep[[:space:]]+(-[[:alnum:]]*q|--quiet|--silent)' "${files[@]}"; then
+      echo "the lines above end a pipeline in 'grep -q', which under pipefail fails on a match when the writer dies of SIGPIPE; write 'grep PATTERN >/dev/null'" >&2
+      exit 1
+    fi
+    echo "pipe-grep: no 'grep -q' at the end of a pipeline in ${#files[@]} shell scripts"
+    ;;
+  *) echo "usage: check.sh clang-format|gofmt|pipe-grep SOURCE_DIR" >&2; exit 2 ;;
 esac

@@ -142,5 +142,5 @@ e2e_ceph_osd_up() {
 }
 
 e2e_ceph_mds_active() {
-  e2e_ceph "$1" "$2" mds stat | grep -q 'up:active'
+  e2e_ceph "$1" "$2" mds stat | grep 'up:active' >/dev/null
 }

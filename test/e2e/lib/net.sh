@@ -87,7 +87,7 @@ e2e_podnet_attach_storage() {
   echo "$addr"
 }
 
-e2e__link_up() { ip -n "$1" link show "$2" | grep -q 'state UP'; }
+e2e__link_up() { ip -n "$1" link show "$2" | grep 'state UP' >/dev/null; }
 
 # e2e_podnet_delete SCOPE NS — CNI DEL plus sandbox removal: the namespace goes, and with it the
 # veth pairs (their peers leave the bridges).

@@ -48,7 +48,7 @@ e2e_require_exec() {
 # e2e_exec_has SUBCOMMAND — netns-exec lists SUBCOMMAND in its help.
 e2e_exec_has() {
   [ -n "${E2E_EXEC_BIN:-}" ] && [ -x "$E2E_EXEC_BIN" ] &&
-    "$E2E_EXEC_BIN" --help 2>/dev/null | sed -n '/^Subcommands:/,$p' | grep -qE "^ +$1( |\$)"
+    "$E2E_EXEC_BIN" --help 2>/dev/null | sed -n '/^Subcommands:/,$p' | grep -E "^ +$1( |\$)" >/dev/null
 }
 
 # e2e_images — make the image trees once per run; set where the binaries are inside each pod:

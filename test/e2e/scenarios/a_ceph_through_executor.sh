@@ -33,7 +33,7 @@ grep -qx a-img-$E2E_TAG "$E2E_SCOPE/ls" || e2e_die "rbd ls through the executor 
 run rbd -c "$conf" --client-mount-timeout 5 info rbd/a-img-$E2E_TAG | tee "$E2E_SCOPE/info"
 grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the executor does not show the 64 MiB image"
 # The commands ran in the holder's namespace: its Multus interface is what they see.
-run ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
+run ip -o -4 addr show net1 | grep "$E2E_HOLDER_ADDR/" >/dev/null ||
   e2e_die "a command run through the executor does not see the holder's net1 ($E2E_HOLDER_ADDR)"
 
 e2e_section "netns-exec doctor --cluster-id $cid: every check passes, monitors from the ceph-csi config"
@@ -43,7 +43,7 @@ e2e_plugin_exec "$plugin" doctor --cluster-id "$cid" --config "$cfg" ||
 e2e_section "ceph-csi's unchanged call: nsenter --net=<netNamespaceFilePath> -- rbd ... (nsenter is netns-exec)"
 e2e_pod_exec "$plugin" sh -c 'command -v nsenter'
 e2e_pod_exec "$plugin" nsenter --net="$E2E_HOLDER_DIR/$cid.net.ns" -- \
-  rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx a-img-$E2E_TAG ||
+  rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -x a-img-$E2E_TAG >/dev/null ||
   e2e_die "nsenter --net=<holder link> -- rbd ls in the plugin pod does not list a-img-$E2E_TAG"
 
 e2e_section "the same commands without the executor (plugin's own namespace): must fail, bounded"

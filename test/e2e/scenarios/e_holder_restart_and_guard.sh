@@ -49,7 +49,7 @@ new_ns=$(e2e_ns_id "/run/netns/$E2E_HOLDER_NS")
 got=$(netns_of_command)
 [ "$got" = "$new_ns" ] || e2e_die "the executor ran in namespace $got, not the new holder's $new_ns"
 # The kernel may give the new namespace the old one's inode number; its interfaces tell them apart.
-run --timeout 10s -- ip -o -4 addr show net1 | grep -q "$E2E_HOLDER_ADDR/" ||
+run --timeout 10s -- ip -o -4 addr show net1 | grep "$E2E_HOLDER_ADDR/" >/dev/null ||
   e2e_die "a command run through the executor does not see the new holder's net1 ($E2E_HOLDER_ADDR)"
 run --timeout 30s -- ceph -c "$conf" --connect-timeout 5 health
 e2e_log "the executor runs in the new holder's namespace (net1 $E2E_HOLDER_ADDR; the old one had $old_addr)"

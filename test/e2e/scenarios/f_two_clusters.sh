@@ -31,7 +31,7 @@ for c in c1 c2; do
   got=$(run "f-$c" ceph -c "${conf[$c]}" --connect-timeout 5 fsid)
   [ "$got" = "${fsid[$c]}" ] || e2e_die "f-$c: ceph fsid through the executor is '$got', expected ${fsid[$c]}"
   run "f-$c" rbd -c "${conf[$c]}" --client-mount-timeout 5 create --size 64 "rbd/f-$c-img-$E2E_TAG"
-  run "f-$c" rbd -c "${conf[$c]}" --client-mount-timeout 5 ls rbd | grep -qx "f-$c-img-$E2E_TAG" ||
+  run "f-$c" rbd -c "${conf[$c]}" --client-mount-timeout 5 ls rbd | grep -x "f-$c-img-$E2E_TAG" >/dev/null ||
     e2e_die "f-$c: rbd ls does not list f-$c-img-$E2E_TAG"
   e2e_log "f-$c: namespace ${ns[$c]}, fsid $got, rbd create/ls work"
 done

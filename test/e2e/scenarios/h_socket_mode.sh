@@ -28,8 +28,8 @@ got=$(run stat -L -c %i /proc/self/ns/net)
 [ "$got" = "$holder_ns" ] || e2e_die "the command ran in namespace $got, not the holder's $holder_ns"
 run ceph -c "$conf" --connect-timeout 5 -s
 run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/h-img
-run rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -qx h-img || e2e_die "rbd ls through the socket does not list h-img"
-run rbd -c "$conf" --client-mount-timeout 5 info rbd/h-img | grep -q 'size 64 MiB' ||
+run rbd -c "$conf" --client-mount-timeout 5 ls rbd | grep -x h-img >/dev/null || e2e_die "rbd ls through the socket does not list h-img"
+run rbd -c "$conf" --client-mount-timeout 5 info rbd/h-img | grep 'size 64 MiB' >/dev/null ||
   e2e_die "rbd info through the socket does not show the 64 MiB image"
 
 e2e_section "ceph-csi's config and nsenter call naming the socket (netNamespaceFilePath = $cid.net.sock)"

@@ -106,7 +106,7 @@ kvm__virtfs() {
 
 # kvm_console_has CONSOLE OFFSET PATTERN — PATTERN (grep -E) on a line after byte OFFSET.
 kvm_console_has() {
-  tail -c +"$(($2 + 1))" "$1" | tr -d '\r' | grep -qE "$3"
+  tail -c +"$(($2 + 1))" "$1" | tr -d '\r' | grep -E "$3" >/dev/null
 }
 
 # kvm_wait_console SCOPE NAME CONSOLE OFFSET PATTERN LIMIT — bounded wait for PATTERN on the

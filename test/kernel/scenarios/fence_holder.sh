@@ -27,7 +27,7 @@ done <"$KTEST_W/fence.cmds"
 [ "$(printf '%s\n' "${cidrs[@]}" | sort)" = "$(jq -r '.cidrs[]' "$KTEST_W/fence.json" | sort)" ] ||
   e2e_die "fence-info's commands (${cidrs[*]}) differ from its JSON's cidrs: $(jq -c .cidrs "$KTEST_W/fence.json")"
 for want in "$holder_addr/32" "$KTEST_NODE_ADDR/32"; do
-  printf '%s\n' "${cidrs[@]}" | grep -qxF "$want" || e2e_die "fence-info does not cover $want: ${cidrs[*]}"
+  printf '%s\n' "${cidrs[@]}" | grep -xF "$want" >/dev/null || e2e_die "fence-info does not cover $want: ${cidrs[*]}"
 done
 [ "$(jq -r .complete "$KTEST_W/fence.json")" = true ] || e2e_die "fence-info says its answer is incomplete"
 

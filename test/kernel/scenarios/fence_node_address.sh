@@ -12,9 +12,9 @@ ktest_fence_scenario_start "$img" fn
 holder_addr=$KTEST_FENCE_HOLDER_ADDR dev=$KTEST_FENCE_DEV
 mapfile -t node_cidrs < <(jq -r '.node.addresses[].cidr' "$KTEST_W/fence.json")
 [ "${#node_cidrs[@]}" -gt 0 ] || e2e_die "fence-info lists no address of the node's own namespace"
-printf '%s\n' "${node_cidrs[@]}" | grep -qxF "$KTEST_NODE_ADDR/32" ||
+printf '%s\n' "${node_cidrs[@]}" | grep -xF "$KTEST_NODE_ADDR/32" >/dev/null ||
   e2e_die "fence-info's node addresses (${node_cidrs[*]}) miss the node's $KTEST_NODE_ADDR"
-! printf '%s\n' "${node_cidrs[@]}" | grep -qxF "$holder_addr/32" ||
+! printf '%s\n' "${node_cidrs[@]}" | grep -xF "$holder_addr/32" >/dev/null ||
   e2e_die "fence-info lists the holder's $holder_addr among the node's own addresses"
 
 ktest_wait_writes fn 3 30 || e2e_die "the workload did not write before the fence"
