@@ -624,7 +624,7 @@ class Report:
             notes.append(f"In CPU time (user + sys), which the machine's load distorts less than wall "
                          f"time — a process that needs more CPU is preempted more often on a busy "
                          f"machine — netns-exec is {fmt_ratio(cpu_r)} nsenter.")
-        libs = {name: count_shared_libs(path) for name, path in
+        libs = {name: libs_text(shared_libs(path)) for name, path in
                 (("netns-exec", os.path.join(self.args.build, "executor/cli/netns-exec")),
                  ("nsenter", shutil.which("nsenter") or ""))}
         if pair and "counters" in pair:
@@ -633,25 +633,30 @@ class Report:
                          f"ratios {fmt_ratio(pair['counters']['ratio_p50'])}, CPU time (user + sys) "
                          f"{fmt_ratio(pair['counters'].get('cpu_ratio', 0))}.")
         if r > goal:
-            why = (f"**Why it is missed:** both exec `true` once after their own start; netns-exec "
-                   f"takes {fmt_us((e['median'] - n['median']) * 1e6)} longer")
-            if su_e and su_n:
-                d_su = su_e["median"] - su_n["median"]
-                why += (f", and {fmt_us(d_su * 1e6)} of that is start-up alone (`--help` vs "
-                        f"`--version`, same run): loading and relocating {libs['netns-exec']} shared "
-                        f"libraries (libstdc++, spdlog, fmt, libnl; nsenter: {libs['nsenter']}) and "
-                        f"the C++ static initialisation. The rest is the validation nsenter does not "
-                        f"do (nsfs, type, own namespace, holder record and pid checks).")
+            # The difference of the figure itself: the paired rounds' medians where they exist
+            # (hyperfine's blocks can even order the two the other way on a loaded machine).
+            if pair and "counters" in pair and pair["counters"].get("ratio_p50"):
+                c = pair["counters"]
+                extra_us, source = c["p50_netns_exec_us"] - c["p50_nsenter_us"], "in the paired rounds"
             else:
-                why += (f": its start-up loads {libs['netns-exec']} shared libraries (nsenter: "
-                        f"{libs['nsenter']}) and it validates the namespace and the holder record.")
-            why += (" The `--net` form execs in place (no child), so what remains "
-                    "is start-up (a larger C++ binary: more pages mapped and faulted, static "
-                    "initialisers) and the holder-record validation, which nsenter does not do.")
+                extra_us, source = (e["median"] - n["median"]) * 1e6, "in hyperfine's runs"
+            why = (f"**Why it is missed:** both exec `true` once after their own start; netns-exec "
+                   f"takes {fmt_us(extra_us)} longer {source}")
+            if su_e and su_n:
+                why += (f". Start-up alone (`--help` vs `--version`, hyperfine, same run) is "
+                        f"{fmt_us(su_e['median'] * 1e6)} vs {fmt_us(su_n['median'] * 1e6)}: "
+                        f"netns-exec's loader maps {libs['netns-exec']} (nsenter's: "
+                        f"{libs['nsenter']}), and it relocates a larger C++ binary and runs its "
+                        f"static initialisation")
+            else:
+                why += (f". Its loader maps {libs['netns-exec']} (nsenter's: {libs['nsenter']})")
+            why += (". The `--net` form execs in place (no child), so what it adds to nsenter's "
+                    "work is that start-up and the validation nsenter does not do (nsfs, type, "
+                    "own namespace, holder record and pid checks).")
             notes.append(why)
         else:
-            notes.append(f"Shared libraries loaded at start: netns-exec {libs['netns-exec']}, "
-                         f"nsenter {libs['nsenter']}.")
+            notes.append(f"What the loader maps at start: for netns-exec {libs['netns-exec']}, "
+                         f"for nsenter {libs['nsenter']}.")
         self.sections[-1] = (7, "The CLI as a whole process vs nsenter", notes)
 
     # --- figure 8: transparent mode (shim_paired_bench) ---
@@ -1108,13 +1113,25 @@ def parse_holder_rss(text):
     return parse_kv("\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#")))
 
 
-def count_shared_libs(path):
+def shared_libs(path):
+    """The shared objects the loader maps for PATH (ldd's list, the vDSO left out), or None."""
     if not path or not os.path.exists(path):
-        return "?"
+        return None
     out = cmd("ldd", path)
     if "not a dynamic executable" in out or "statically linked" in out:
-        return 0
-    return len([l for l in out.splitlines() if "=>" in l or l.strip().startswith("/")])
+        return []
+    names = []
+    for line in out.splitlines():
+        line = line.strip()
+        if "=>" in line or line.startswith("/"):
+            names.append(os.path.basename(line.split()[0]))
+    return names
+
+
+def libs_text(names):
+    if names is None:
+        return "?"
+    return f"{len(names)} shared objects ({', '.join(names)})" if names else "no shared object"
 
 
 def main():
