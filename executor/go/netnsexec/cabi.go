@@ -12,25 +12,35 @@ package netnsexec
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
+// baseRequest is what a command run and a Ceph operation both ask of the C
+// request: where to run, with which environment, how long to wait for the
+// holder.
+type baseRequest struct {
+	source               Source
+	env                  []string // nil: os.Environ()
+	waitHolder           time.Duration
+	allowUnrecordedNetns bool
+}
+
 // request is what one run asks of the C ABI.
 type request struct {
-	source               Source
-	argv                 []string
-	env                  []string
-	dir                  string
-	stdin, stdout        int // descriptors for the child's 0, 1
-	stderr               int // and 2
-	waitHolder           time.Duration
-	identity             Identity
-	allowOwnNetns        bool
-	allowUnrecordedNetns bool
+	baseRequest
+	argv          []string
+	dir           string
+	stdin, stdout int // descriptors for the child's 0, 1
+	stderr        int // and 2
+	identity      Identity
+	allowOwnNetns bool
 }
 
 // result is what became of it.
@@ -64,6 +74,33 @@ func newCancelHandle() (*cancelHandle, error) {
 
 func (h *cancelHandle) fire() { C.netns_exec_cancel_fire(h.c) }
 func (h *cancelHandle) free() { C.netns_exec_cancel_free(h.c) }
+
+// cancelOnDone returns a handle that fires when ctx is done, and the function
+// that releases it: the watcher has stopped before the handle is freed, so it
+// never fires a freed handle.
+func cancelOnDone(ctx context.Context) (*cancelHandle, func(), error) {
+	cancel, err := newCancelHandle()
+	if err != nil {
+		return nil, nil, err
+	}
+	stop := make(chan struct{})
+	var watcher sync.WaitGroup
+	watcher.Add(1)
+	go func() {
+		defer watcher.Done()
+		select {
+		case <-ctx.Done():
+			cancel.fire()
+		case <-stop:
+		}
+	}()
+	release := func() {
+		close(stop)
+		watcher.Wait()
+		cancel.free()
+	}
+	return cancel, release, nil
+}
 
 // cStrings is a NULL-terminated array of C strings in C memory.
 type cStrings struct {
@@ -129,23 +166,15 @@ func setSource(req *C.netns_exec_request, s Source) error {
 // run builds the C request, runs it (blocking this goroutine's thread, which
 // never changes namespace: only the child does) and copies the result out.
 func run(r *request, cancel *cancelHandle) (*result, error) {
-	req := C.netns_exec_request_new()
-	if req == nil {
-		return nil, errors.New("netnsexec: netns_exec_request_new: out of memory")
-	}
-	defer C.netns_exec_request_free(req)
-
-	if err := setSource(req, r.source); err != nil {
+	req, free, err := newCRequest(&r.baseRequest, cancel)
+	if err != nil {
 		return nil, err
 	}
+	defer free()
+
 	argv := newCStrings(r.argv)
 	defer argv.free()
 	if err := check(C.netns_exec_request_set_argv(req, argv.p), "set_argv"); err != nil {
-		return nil, err
-	}
-	env := newCStrings(r.env)
-	defer env.free()
-	if err := check(C.netns_exec_request_set_env(req, env.p), "set_env"); err != nil {
 		return nil, err
 	}
 	if r.dir != "" {
@@ -158,12 +187,6 @@ func run(r *request, cancel *cancelHandle) (*result, error) {
 	if err := check(C.netns_exec_request_set_stdio_fds(req, C.int(r.stdin), C.int(r.stdout),
 		C.int(r.stderr)), "set_stdio_fds"); err != nil {
 		return nil, err
-	}
-	if r.waitHolder > 0 {
-		ms := C.uint64_t(r.waitHolder / time.Millisecond)
-		if err := check(C.netns_exec_request_set_wait_holder_ms(req, ms), "set_wait_holder_ms"); err != nil {
-			return nil, err
-		}
 	}
 	if r.identity != IdentityDefault {
 		var id C.netns_exec_identity
@@ -186,21 +209,68 @@ func run(r *request, cancel *cancelHandle) (*result, error) {
 			return nil, err
 		}
 	}
-	if r.allowUnrecordedNetns {
-		if err := check(C.netns_exec_request_set_allow_unrecorded_netns(req, 1), "set_allow_unrecorded_netns"); err != nil {
-			return nil, err
-		}
-	}
-	if err := check(C.netns_exec_request_set_cancel(req, cancel.c), "set_cancel"); err != nil {
-		return nil, err
-	}
 
 	res := C.netns_exec_run(req)
 	if res == nil {
 		return nil, errors.New("netnsexec: netns_exec_run: out of memory")
 	}
 	defer C.netns_exec_result_free(res)
-	return &result{
+	out := resultOf(res)
+	return &out, nil
+}
+
+// newCRequest makes the C request with what baseRequest says and the cancel
+// handle. free releases the request and the C memory it points to; call it
+// once the run has returned.
+func newCRequest(r *baseRequest, cancel *cancelHandle) (*C.netns_exec_request, func(), error) {
+	req := C.netns_exec_request_new()
+	if req == nil {
+		return nil, nil, errors.New("netnsexec: netns_exec_request_new: out of memory")
+	}
+	envList := r.env
+	if envList == nil {
+		envList = os.Environ()
+	}
+	env := newCStrings(envList)
+	free := func() {
+		C.netns_exec_request_free(req)
+		env.free()
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			free()
+		}
+	}()
+
+	if err := setSource(req, r.source); err != nil {
+		return nil, nil, err
+	}
+	if err := check(C.netns_exec_request_set_env(req, env.p), "set_env"); err != nil {
+		return nil, nil, err
+	}
+	if r.waitHolder > 0 {
+		ms := C.uint64_t(r.waitHolder / time.Millisecond)
+		if err := check(C.netns_exec_request_set_wait_holder_ms(req, ms), "set_wait_holder_ms"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.allowUnrecordedNetns {
+		if err := check(C.netns_exec_request_set_allow_unrecorded_netns(req, 1), "set_allow_unrecorded_netns"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := check(C.netns_exec_request_set_cancel(req, cancel.c), "set_cancel"); err != nil {
+		return nil, nil, err
+	}
+	ok = true
+	return req, free, nil
+}
+
+// resultOf copies out what every run's result says; a Ceph operation's own
+// fields are cephResult's.
+func resultOf(res *C.netns_exec_result) result {
+	return result{
 		outcome:  C.netns_exec_result_outcome(res),
 		exitCode: int(C.netns_exec_result_exit_code(res)),
 		status:   int(C.netns_exec_result_status(res)),
@@ -214,7 +284,7 @@ func run(r *request, cancel *cancelHandle) (*result, error) {
 		netnsIno: uint64(C.netns_exec_result_netns_ino(res)),
 		own:      C.netns_exec_result_own_namespace(res) != 0,
 		warning:  C.GoString(C.netns_exec_result_warning(res)),
-	}, nil
+	}
 }
 
 // causes maps the C ABI's refusal codes to the package's cause values.
@@ -257,16 +327,13 @@ func (r *result) cause() error {
 // cephRequest is one Ceph operation for netns_exec_ceph_run: the op, its
 // fields (netns_exec_ceph_set's names; "mon" repeats), an optional key.
 type cephRequest struct {
-	source               Source
-	op                   int // cephMap, ...
-	fields               [][2]string
-	key                  []byte
-	env                  []string
-	timeout              time.Duration
-	cancelGrace          time.Duration
-	killGrace            time.Duration
-	waitHolder           time.Duration
-	allowUnrecordedNetns bool
+	baseRequest
+	op          int // cephMap, ...
+	fields      [][2]string
+	key         []byte
+	timeout     time.Duration
+	cancelGrace time.Duration
+	killGrace   time.Duration
 }
 
 const (
@@ -288,20 +355,17 @@ type cephResult struct {
 }
 
 func runCeph(r *cephRequest, cancel *cancelHandle) (*cephResult, error) {
-	req := C.netns_exec_request_new()
-	if req == nil {
-		return nil, errors.New("netnsexec: netns_exec_request_new: out of memory")
+	req, free, err := newCRequest(&r.baseRequest, cancel)
+	if err != nil {
+		return nil, err
 	}
-	defer C.netns_exec_request_free(req)
+	defer free()
 	op := C.netns_exec_ceph_new(C.netns_exec_ceph_op(r.op))
 	if op == nil {
 		return nil, errors.New("netnsexec: netns_exec_ceph_new: out of memory")
 	}
 	defer C.netns_exec_ceph_free(op)
 
-	if err := setSource(req, r.source); err != nil {
-		return nil, err
-	}
 	for _, f := range r.fields {
 		name, value := C.CString(f[0]), C.CString(f[1])
 		rc := C.netns_exec_ceph_set(op, name, value)
@@ -319,11 +383,6 @@ func runCeph(r *cephRequest, cancel *cancelHandle) (*cephResult, error) {
 			return nil, err
 		}
 	}
-	env := newCStrings(r.env)
-	defer env.free()
-	if err := check(C.netns_exec_request_set_env(req, env.p), "set_env"); err != nil {
-		return nil, err
-	}
 	for _, d := range []struct {
 		v   time.Duration
 		set func(C.uint64_t) C.int
@@ -332,21 +391,12 @@ func runCeph(r *cephRequest, cancel *cancelHandle) (*cephResult, error) {
 		{r.timeout, func(v C.uint64_t) C.int { return C.netns_exec_request_set_timeout_ms(req, v) }, "set_timeout_ms"},
 		{r.cancelGrace, func(v C.uint64_t) C.int { return C.netns_exec_request_set_cancel_grace_ms(req, v) }, "set_cancel_grace_ms"},
 		{r.killGrace, func(v C.uint64_t) C.int { return C.netns_exec_request_set_kill_grace_ms(req, v) }, "set_kill_grace_ms"},
-		{r.waitHolder, func(v C.uint64_t) C.int { return C.netns_exec_request_set_wait_holder_ms(req, v) }, "set_wait_holder_ms"},
 	} {
 		if d.v > 0 {
 			if err := check(d.set(C.uint64_t(d.v/time.Millisecond)), d.nm); err != nil {
 				return nil, err
 			}
 		}
-	}
-	if r.allowUnrecordedNetns {
-		if err := check(C.netns_exec_request_set_allow_unrecorded_netns(req, 1), "set_allow_unrecorded_netns"); err != nil {
-			return nil, err
-		}
-	}
-	if err := check(C.netns_exec_request_set_cancel(req, cancel.c), "set_cancel"); err != nil {
-		return nil, err
 	}
 
 	res := C.netns_exec_ceph_run(req, op)
@@ -358,20 +408,7 @@ func runCeph(r *cephRequest, cancel *cancelHandle) (*cephResult, error) {
 	out := C.netns_exec_result_stdout(res, &outLen)
 	errb := C.netns_exec_result_stderr(res, &errLen)
 	return &cephResult{
-		result: result{
-			outcome:  C.netns_exec_result_outcome(res),
-			exitCode: int(C.netns_exec_result_exit_code(res)),
-			status:   int(C.netns_exec_result_status(res)),
-			signal:   syscall.Signal(C.netns_exec_result_signal(res)),
-			errc:     C.netns_exec_result_errc(res),
-			errCode:  C.GoString(C.netns_exec_result_error_code(res)),
-			errno:    syscall.Errno(C.netns_exec_result_errno(res)),
-			stage:    C.GoString(C.netns_exec_result_stage(res)),
-			message:  C.GoString(C.netns_exec_result_error(res)),
-			netnsDev: uint64(C.netns_exec_result_netns_dev(res)),
-			netnsIno: uint64(C.netns_exec_result_netns_ino(res)),
-			own:      C.netns_exec_result_own_namespace(res) != 0,
-		},
+		result:      resultOf(res),
 		device:      C.GoString(C.netns_exec_result_device(res)),
 		leftover:    C.GoString(C.netns_exec_result_leftover(res)),
 		cancelState: CancelState(C.netns_exec_result_cancel_state(res)),

@@ -5,8 +5,6 @@ package netnsexec
 import (
 	"context"
 	"fmt"
-	"os"
-	"sync"
 	"time"
 )
 
@@ -203,33 +201,16 @@ func cephOp(ctx context.Context, src Source, name string, op int, fields [][2]st
 			fields = append(fields, p)
 		}
 	}
-	env := o.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	cancel, err := newCancelHandle()
+	cancel, release, err := cancelOnDone(ctx)
 	if err != nil {
 		return nil, err
 	}
-	stop := make(chan struct{})
-	var watcher sync.WaitGroup
-	watcher.Add(1)
-	go func() {
-		defer watcher.Done()
-		select {
-		case <-ctx.Done():
-			cancel.fire()
-		case <-stop:
-		}
-	}()
-	defer func() {
-		close(stop)
-		watcher.Wait()
-		cancel.free()
-	}()
-	res, err := runCeph(&cephRequest{source: src, op: op, fields: fields, key: key, env: env,
-		timeout: o.Timeout, cancelGrace: o.CancelGrace, killGrace: o.KillGrace,
-		waitHolder: o.WaitHolder, allowUnrecordedNetns: o.AllowUnrecordedNetns}, cancel)
+	defer release()
+	res, err := runCeph(&cephRequest{
+		baseRequest: baseRequest{source: src, env: o.Env, waitHolder: o.WaitHolder,
+			allowUnrecordedNetns: o.AllowUnrecordedNetns},
+		op: op, fields: fields, key: key,
+		timeout: o.Timeout, cancelGrace: o.CancelGrace, killGrace: o.KillGrace}, cancel)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
@@ -167,45 +166,26 @@ func (c *Cmd) Run() error {
 	}
 	defer st.closeAll()
 
-	cancel, err := newCancelHandle()
+	cancel, release, err := cancelOnDone(ctx)
 	if err != nil {
 		return err
 	}
-	// The watcher fires the handle when ctx is done; it has stopped before the
-	// handle is freed.
-	stop := make(chan struct{})
-	var watcher sync.WaitGroup
-	watcher.Add(1)
-	go func() {
-		defer watcher.Done()
-		select {
-		case <-ctx.Done():
-			cancel.fire()
-		case <-stop:
-		}
-	}()
-	defer func() {
-		close(stop)
-		watcher.Wait()
-		cancel.free()
-	}()
+	defer release()
 
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	req := &request{
-		source:               c.Source,
-		argv:                 c.Args,
-		env:                  env,
-		dir:                  c.Dir,
-		stdin:                st.childFd[0],
-		stdout:               st.childFd[1],
-		stderr:               st.childFd[2],
-		waitHolder:           c.WaitHolder,
-		identity:             c.Identity,
-		allowOwnNetns:        c.AllowOwnNetns,
-		allowUnrecordedNetns: c.AllowUnrecordedNetns,
+		baseRequest: baseRequest{
+			source:               c.Source,
+			env:                  c.Env,
+			waitHolder:           c.WaitHolder,
+			allowUnrecordedNetns: c.AllowUnrecordedNetns,
+		},
+		argv:          c.Args,
+		dir:           c.Dir,
+		stdin:         st.childFd[0],
+		stdout:        st.childFd[1],
+		stderr:        st.childFd[2],
+		identity:      c.Identity,
+		allowOwnNetns: c.AllowOwnNetns,
 	}
 	clamped := false // the holder wait ends at ctx's deadline
 	if deadline, ok := ctx.Deadline(); ok && c.WaitHolder > 0 {

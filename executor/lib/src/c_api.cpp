@@ -22,23 +22,6 @@ namespace {
 using netns::exec::RunResult;
 using netns::spawn::Outcome;
 
-template <typename F>
-int guarded(netns_exec_request* req, F&& f) noexcept {
-  if (req == nullptr) return -EINVAL;
-  try {
-    return f(*req);
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  } catch (...) {
-    return -EINVAL;
-  }
-}
-
-std::chrono::milliseconds ms(uint64_t v) {
-  constexpr uint64_t kMax = uint64_t{1} << 40;  // ~35 years: keeps nanoseconds in range
-  return std::chrono::milliseconds(static_cast<int64_t>(v > kMax ? kMax : v));
-}
-
 void fill_from(netns_exec_result& res, const RunResult& r) {
   const Outcome& o = r.result.outcome;
   res.exit_code = r.exit_code();
@@ -129,13 +112,56 @@ void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std:
   res.sys_errno = err;
 }
 
+bool refuse_thrown(netns_exec_result& res) {
+  try {
+    throw;
+  } catch (const netns::Error& e) {
+    refuse(res, errc_of(e.code()), netns::errc_name(e.code()), netns::exec::redact(e.describe()),
+           e.sys_errno());
+  } catch (const std::bad_alloc&) {
+    return false;
+  } catch (const std::exception& e) {
+    refuse(res, NETNS_EXEC_ERR_SYSTEM, "system", netns::exec::redact(e.what()));
+  } catch (...) {
+    refuse(res, NETNS_EXEC_ERR_SYSTEM, "system", "unknown error");
+  }
+  return true;
+}
+
+std::chrono::milliseconds ms(uint64_t v) {
+  constexpr uint64_t kMax = uint64_t{1} << 40;
+  return std::chrono::milliseconds(static_cast<int64_t>(v > kMax ? kMax : v));
+}
+
+const char* str_or_empty(const netns_exec_result* res, const std::string netns_exec_result::*m) {
+  return res == nullptr ? "" : (res->*m).c_str();
+}
+
+void require_source(const netns_exec_request& req) {
+  if (!req.has_source)
+    throw netns::Error(netns::Errc::invalid_argument, "no namespace source was set",
+                       "call netns_exec_request_set_netns, _set_cluster or _set_socket");
+}
+
+std::optional<ResolvedNamespace> resolve_unless_cancelled(const netns_exec_request& req,
+                                                          netns_exec_result& res) {
+  auto cancelled = [&] {
+    if (!fired(req.cancel)) return false;
+    refuse(res, NETNS_EXEC_ERR_CANCELLED, "cancelled",
+           "cancelled before the command started; nothing was run");
+    return true;
+  };
+  if (cancelled()) return std::nullopt;
+  ResolvedNamespace ns = netns::exec::resolve(req.source, req.resolve);
+  if (cancelled()) return std::nullopt;
+  return ns;
+}
+
 }  // namespace netns::exec::detail::c_abi
 
 namespace {
 
-using netns::exec::detail::c_abi::errc_of;
-using netns::exec::detail::c_abi::fired;
-using netns::exec::detail::c_abi::refuse;
+using namespace netns::exec::detail::c_abi;  // this ABI's own helpers (c_api_types.hpp)
 
 // What fill_from leaves out: the cancelled outcome, and the stage and errno
 // of a spawn failure.
@@ -149,10 +175,6 @@ void fill_details(netns_exec_result& res, const RunResult& r) {
     res.stage = netns::spawn::stage_name(o.stage);
     res.sys_errno = o.error;
   }
-}
-
-const char* str_or_empty(const netns_exec_result* res, const std::string netns_exec_result::*m) {
-  return res == nullptr ? "" : (res->*m).c_str();
 }
 
 }  // namespace
@@ -366,41 +388,17 @@ int netns_exec_request_set_output_limit(netns_exec_request* req, size_t bytes) {
 
 netns_exec_result* netns_exec_run(const netns_exec_request* req) {
   if (req == nullptr) return nullptr;
-  netns_exec_result* res = new (std::nothrow) netns_exec_result();
-  if (res == nullptr) return nullptr;
-  try {
-    if (!req->has_source)
-      throw netns::Error(netns::Errc::invalid_argument, "no namespace source was set",
-                         "call netns_exec_request_set_netns, _set_cluster or _set_socket");
+  return new_result([&](netns_exec_result& res) {
+    require_source(*req);
     if (req->command.argv.empty())
       throw netns::Error(netns::Errc::invalid_argument, "no command was set",
                          "call netns_exec_request_set_argv");
-    // Fired already, or during the resolve (or its wait for the holder):
-    // nothing has run yet.
-    auto cancelled = [&] {
-      if (!fired(req->cancel)) return false;
-      refuse(*res, NETNS_EXEC_ERR_CANCELLED, "cancelled",
-             "cancelled before the command started; nothing was run");
-      return true;
-    };
-    if (cancelled()) return res;
-    netns::exec::ResolvedNamespace ns = netns::exec::resolve(req->source, req->resolve);
-    if (cancelled()) return res;
-    RunResult r = netns::exec::run_in(ns, req->command);
-    fill_from(*res, r);
-    fill_details(*res, r);
-  } catch (const netns::Error& e) {
-    refuse(*res, errc_of(e.code()), netns::errc_name(e.code()), netns::exec::redact(e.describe()),
-           e.sys_errno());
-  } catch (const std::bad_alloc&) {
-    delete res;
-    return nullptr;
-  } catch (const std::exception& e) {
-    refuse(*res, NETNS_EXEC_ERR_SYSTEM, "system", netns::exec::redact(e.what()));
-  } catch (...) {
-    refuse(*res, NETNS_EXEC_ERR_SYSTEM, "system", "unknown error");
-  }
-  return res;
+    std::optional<netns::exec::ResolvedNamespace> ns = resolve_unless_cancelled(*req, res);
+    if (!ns) return;
+    RunResult r = netns::exec::run_in(*ns, req->command);
+    fill_from(res, r);
+    fill_details(res, r);
+  });
 }
 
 void netns_exec_result_free(netns_exec_result* res) { delete res; }

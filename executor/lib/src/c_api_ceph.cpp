@@ -30,9 +30,7 @@ struct netns_exec_ceph {
 namespace {
 
 namespace ceph = netns::ceph;
-using netns::exec::detail::c_abi::errc_of;
-using netns::exec::detail::c_abi::fired;
-using netns::exec::detail::c_abi::refuse;
+using namespace netns::exec::detail::c_abi;  // this ABI's own helpers (c_api_types.hpp)
 
 // Where each field goes; false: no such field.
 bool set_field(netns_exec_ceph& c, std::string_view field, const char* value) {
@@ -216,10 +214,6 @@ void fill(netns_exec_result& res, const ceph::OperationResult& r) {
   }
 }
 
-const char* str_or_empty(const netns_exec_result* res, const std::string netns_exec_result::*m) {
-  return res == nullptr ? "" : (res->*m).c_str();
-}
-
 }  // namespace
 
 extern "C" {
@@ -254,53 +248,37 @@ netns_exec_ceph* netns_exec_ceph_new(netns_exec_ceph_op op) {
 void netns_exec_ceph_free(netns_exec_ceph* op) { delete op; }
 
 int netns_exec_ceph_set(netns_exec_ceph* op, const char* field, const char* value) {
-  if (op == nullptr || field == nullptr || value == nullptr) return -EINVAL;
-  try {
-    return set_field(*op, field, value) ? 0 : -EINVAL;
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  } catch (...) {
-    return -EINVAL;
-  }
+  return guarded(op, [&](netns_exec_ceph& c) {
+    if (field == nullptr || value == nullptr) return -EINVAL;
+    return set_field(c, field, value) ? 0 : -EINVAL;
+  });
 }
 
 int netns_exec_ceph_set_key(netns_exec_ceph* op, const void* key, size_t len) {
-  if (op == nullptr || key == nullptr) return -EINVAL;
-  try {
-    op->key = std::string(static_cast<const char*>(key), len);
-    op->keyfile.clear();
+  return guarded(op, [&](netns_exec_ceph& c) {
+    if (key == nullptr) return -EINVAL;
+    c.key = std::string(static_cast<const char*>(key), len);
+    c.keyfile.clear();
     return 0;
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  }
+  });
 }
 
 int netns_exec_request_set_cancel_grace_ms(netns_exec_request* req, uint64_t grace_ms) {
-  if (req == nullptr) return -EINVAL;
-  constexpr uint64_t kMax = uint64_t{1} << 40;
-  req->cancel_grace =
-      std::chrono::milliseconds(static_cast<int64_t>(grace_ms > kMax ? kMax : grace_ms));
-  return 0;
+  return guarded(req, [&](netns_exec_request& r) {
+    r.cancel_grace = ms(grace_ms);
+    return 0;
+  });
 }
 
 netns_exec_result* netns_exec_ceph_run(const netns_exec_request* req, const netns_exec_ceph* op) {
   if (req == nullptr || op == nullptr) return nullptr;
-  netns_exec_result* res = new (std::nothrow) netns_exec_result();
-  if (res == nullptr) return nullptr;
-  try {
-    if (!req->has_source)
-      throw netns::Error(netns::Errc::invalid_argument, "no namespace source was set",
-                         "call netns_exec_request_set_netns, _set_cluster or _set_socket");
-    auto cancelled = [&] {
-      if (!fired(req->cancel)) return false;
-      refuse(*res, NETNS_EXEC_ERR_CANCELLED, "cancelled",
-             "cancelled before the command started; nothing was run");
-      res->cancel_state = NETNS_EXEC_CANCEL_NOT_STARTED;
-      return true;
-    };
-    if (cancelled()) return res;
-    netns::exec::ResolvedNamespace ns = netns::exec::resolve(req->source, req->resolve);
-    if (cancelled()) return res;
+  return new_result([&](netns_exec_result& res) {
+    require_source(*req);
+    std::optional<netns::exec::ResolvedNamespace> ns = resolve_unless_cancelled(*req, res);
+    if (!ns) {
+      res.cancel_state = NETNS_EXEC_CANCEL_NOT_STARTED;
+      return;
+    }
     ceph::Settings settings = op->settings;
     settings.env = req->command.env;
     if (req->timeout_set && req->command.timeout > std::chrono::nanoseconds::zero())
@@ -309,24 +287,13 @@ netns_exec_result* netns_exec_ceph_run(const netns_exec_request* req, const netn
     settings.cancel_grace = req->cancel_grace;
     ceph::Runner runner(settings);
     ceph::Target target;
-    target.netns_fd = ns.own_namespace ? -1 : ns.fd.get();
-    res->netns = ns.id;
-    res->own_namespace = ns.own_namespace;
+    target.netns_fd = ns->own_namespace ? -1 : ns->fd.get();
+    res.netns = ns->id;
+    res.own_namespace = ns->own_namespace;
     ceph::OperationResult r =
         operate(*op, runner, target, ceph::Cancellation{req->command.cancel_fd});
-    fill(*res, r);
-  } catch (const netns::Error& e) {
-    refuse(*res, errc_of(e.code()), netns::errc_name(e.code()), netns::exec::redact(e.describe()),
-           e.sys_errno());
-  } catch (const std::bad_alloc&) {
-    delete res;
-    return nullptr;
-  } catch (const std::exception& e) {
-    refuse(*res, NETNS_EXEC_ERR_SYSTEM, "system", netns::exec::redact(e.what()));
-  } catch (...) {
-    refuse(*res, NETNS_EXEC_ERR_SYSTEM, "system", "unknown error");
-  }
-  return res;
+    fill(res, r);
+  });
 }
 
 const char* netns_exec_result_device(const netns_exec_result* res) {

@@ -1,7 +1,11 @@
 #pragma once
-// The C ABI's handles, shared by its two halves: c_api.cpp (run) and
-// c_api_ceph.cpp (map, unmap, mount, umount).
+// The C ABI's handles and the helpers its two halves share: c_api.cpp (run)
+// and c_api_ceph.cpp (map, unmap, mount, umount).
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
+#include <new>
+#include <optional>
 #include <string>
 
 #include "netns/error.hpp"
@@ -63,5 +67,56 @@ bool fired(const netns_exec_cancel* cancel);
 // Fills `res` as a refusal: nothing ran, exit code 125.
 void refuse(netns_exec_result& res, netns_exec_errc errc, std::string code, std::string message,
             int err = 0);
+
+// Fills `res` as a refusal from the exception being handled; call it only in
+// a catch block. False: it was std::bad_alloc, and there is no result to give.
+bool refuse_thrown(netns_exec_result& res);
+
+// A duration given to the C ABI in milliseconds, capped at 2^40 ms (~35
+// years) so that it stays in range as nanoseconds.
+std::chrono::milliseconds ms(uint64_t v);
+
+// The member's text, or "" for a null result.
+const char* str_or_empty(const netns_exec_result* res, const std::string netns_exec_result::*m);
+
+// Throws invalid_argument when the request names no namespace source.
+void require_source(const netns_exec_request& req);
+
+// The request's source, resolved. nullopt when its cancel handle fired
+// before or during the resolve (or its wait for the holder): `res` is then
+// the "cancelled" refusal, and nothing has run.
+std::optional<ResolvedNamespace> resolve_unless_cancelled(const netns_exec_request& req,
+                                                          netns_exec_result& res);
+
+// A setter of the C ABI: f(*handle)'s return, -EINVAL for a null handle,
+// -ENOMEM when memory ran out, -EINVAL for any other throw.
+template <typename Handle, typename F>
+int guarded(Handle* handle, F&& f) noexcept {
+  if (handle == nullptr) return -EINVAL;
+  try {
+    return f(*handle);
+  } catch (const std::bad_alloc&) {
+    return -ENOMEM;
+  } catch (...) {
+    return -EINVAL;
+  }
+}
+
+// A run of the C ABI: a new result that body(res) fills, and where body
+// throws, the refusal (refuse_thrown). nullptr when memory ran out.
+template <typename F>
+netns_exec_result* new_result(F&& body) {
+  netns_exec_result* res = new (std::nothrow) netns_exec_result();
+  if (res == nullptr) return nullptr;
+  try {
+    body(*res);
+  } catch (...) {
+    if (!refuse_thrown(*res)) {
+      delete res;
+      return nullptr;
+    }
+  }
+  return res;
+}
 
 }  // namespace netns::exec::detail::c_abi

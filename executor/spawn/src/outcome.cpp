@@ -35,47 +35,19 @@ const char* stage_name(Stage stage) noexcept {
   return "unknown";
 }
 
-Outcome Outcome::exited(int code) noexcept {
-  Outcome o;
-  o.kind = Kind::exited;
-  o.exit_code = code;
-  return o;
-}
+Outcome Outcome::exited(int code) noexcept { return {.kind = Kind::exited, .exit_code = code}; }
 
-Outcome Outcome::signalled(int sig) noexcept {
-  Outcome o;
-  o.kind = Kind::signalled;
-  o.signal = sig;
-  return o;
-}
+Outcome Outcome::signalled(int sig) noexcept { return {.kind = Kind::signalled, .signal = sig}; }
 
-Outcome Outcome::timed_out(int sig) noexcept {
-  Outcome o;
-  o.kind = Kind::timed_out;
-  o.signal = sig;
-  return o;
-}
+Outcome Outcome::timed_out(int sig) noexcept { return {.kind = Kind::timed_out, .signal = sig}; }
 
 Outcome Outcome::spawn_failed(Stage stage, int err) noexcept {
-  Outcome o;
-  o.kind = Kind::spawn_failed;
-  o.stage = stage;
-  o.error = err;
-  return o;
+  return {.kind = Kind::spawn_failed, .stage = stage, .error = err};
 }
 
-Outcome Outcome::cancelled(int sig) noexcept {
-  Outcome o;
-  o.kind = Kind::cancelled;
-  o.signal = sig;
-  return o;
-}
+Outcome Outcome::cancelled(int sig) noexcept { return {.kind = Kind::cancelled, .signal = sig}; }
 
-Outcome Outcome::status_lost() noexcept {
-  Outcome o;
-  o.kind = Kind::status_lost;
-  return o;
-}
+Outcome Outcome::status_lost() noexcept { return {.kind = Kind::status_lost}; }
 
 namespace {
 
