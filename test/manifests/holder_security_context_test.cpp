@@ -111,6 +111,13 @@ class Pod {
     };
   }
 
+  // How the tests run a command in a container of this pod.
+  [[nodiscard]] RunOptions in_container() const {
+    RunOptions options;
+    options.child_setup = container();
+    return options;
+  }
+
   [[nodiscard]] const std::string& host_dir() const { return host_dir_; }
 
  private:
@@ -141,6 +148,37 @@ ChartHolder manifest(const std::string& id, bool socket) {
   return h;
 }
 
+// The readiness/liveness probe as the kubelet execs it in the container,
+// retried (as the kubelet does) for up to 10 s until it passes: the record is
+// published before the link and the socket. Returns the last run.
+RunResult probe_until_ready(const ChartHolder& holder, const RunOptions& in_container) {
+  RunResult check;
+  wait_until(
+      [&] {
+        check = run_command(holder.check, in_container);
+        return check.ok();
+      },
+      10s, 50ms);
+  return check;
+}
+
+// A Ceph-like session in the pod's network namespace, up when this returns:
+// a loopback TCP connection to port 6789 (the monitor port) that lasts a
+// minute unless killed.
+std::unique_ptr<Process> ceph_like_session(const Pod& pod) {
+  auto session = std::make_unique<Process>(
+      std::vector<std::string>{
+          "perl", "-MIO::Socket::INET", "-e",
+          "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
+          " Listen => 1, ReuseAddr => 1) or die $!;"
+          " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
+          " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
+      pod.network_only());
+  if (!wait_until([&] { return session->out().find("up") != std::string::npos; }, 10s))
+    throw std::runtime_error("the Ceph-like session did not come up: " + session->err());
+  return session;
+}
+
 std::vector<std::string> holder_argv(const std::string& id, bool socket) {
   return manifest(id, socket).command;
 }
@@ -163,19 +201,10 @@ void expect_holds_without_capabilities(bool socket) {
     EXPECT_TRUE(S_ISSOCK(st.st_mode));
   }
 
-  // The readiness/liveness probe, as the kubelet execs it in the container.
-  // The record is published before the link and the socket, so like the
-  // kubelet's readiness probe we retry until the holder has finished.
-  RunOptions in_container;
-  in_container.child_setup = pod.container();
-  RunResult check;
-  EXPECT_TRUE(wait_until(
-      [&] {
-        check = run_command(facts.check, in_container);
-        return check.ok();
-      },
-      10s, 50ms))
-      << check.describe();
+  // The readiness/liveness probe, retried until the holder has finished.
+  const RunOptions in_container = pod.in_container();
+  const RunResult check = probe_until_ready(facts, in_container);
+  EXPECT_TRUE(check.ok()) << check.describe();
 
   // The preStop hook, exactly as the DaemonSet renders it (with a 5 s
   // wait): no Ceph session in a fresh namespace, so it returns at once.
@@ -252,18 +281,9 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
   NETNS_REQUIRE_ROOT();
   NETNS_REQUIRE_STATIC_HOLDER();
   Pod pod;
-  Process session(
-      {"perl", "-MIO::Socket::INET", "-e",
-       "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
-       " Listen => 1, ReuseAddr => 1) or die $!;"
-       " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
-       " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
-      pod.network_only());
-  ASSERT_TRUE(wait_until([&] { return session.out().find("up") != std::string::npos; }, 10s))
-      << session.err();
+  const auto session = ceph_like_session(pod);
 
-  RunOptions in_container;
-  in_container.child_setup = pod.container();
+  const RunOptions in_container = pod.in_container();
   const std::vector<std::string> own = {"--netns", "/proc/self/ns/net", "--allow-own-netns"};
   auto with = [&](std::vector<std::string> argv) {
     argv.insert(argv.end(), own.begin(), own.end());
@@ -279,8 +299,8 @@ TEST(HolderSecurityContext, GuardSeesSessionsWithoutCapabilities) {
   EXPECT_EQ(busy.exit_code, 124) << busy.describe();
   EXPECT_NE(busy.err.find("127.0.0.1:6789"), std::string::npos) << busy.err;
 
-  session.kill(SIGKILL);
-  (void)session.wait(5s);
+  session->kill(SIGKILL);
+  (void)session->wait(5s);
   auto idle = run_command(manifest("any", false).guard, in_container);
   EXPECT_TRUE(idle.ok()) << idle.describe();
 }
@@ -297,25 +317,10 @@ TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
   const std::string id = unique_name("swap");
   const ChartHolder facts = manifest(id, false);
   Process holder(facts.command, pod.container());
-  RunOptions in_container;
-  in_container.child_setup = pod.container();
-  RunResult check;
-  ASSERT_TRUE(wait_until(
-      [&] {
-        check = run_command(facts.check, in_container);
-        return check.ok();
-      },
-      10s, 50ms))
-      << check.describe() << holder.err();
-  Process session(
-      {"perl", "-MIO::Socket::INET", "-e",
-       "$|=1; my $l = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 6789,"
-       " Listen => 1, ReuseAddr => 1) or die $!;"
-       " my $c = IO::Socket::INET->new(PeerAddr => '127.0.0.1', PeerPort => 6789) or die $!;"
-       " my $s = $l->accept or die $!; print \"up\\n\"; sleep 60;"},
-      pod.network_only());
-  ASSERT_TRUE(wait_until([&] { return session.out().find("up") != std::string::npos; }, 10s))
-      << session.err();
+  const RunOptions in_container = pod.in_container();
+  const RunResult check = probe_until_ready(facts, in_container);
+  ASSERT_TRUE(check.ok()) << check.describe() << holder.err();
+  const auto session = ceph_like_session(pod);
 
   // The control: the chart's guard (5 s wait), nothing announced.
   auto held = run_command(facts.guard, in_container);
@@ -341,8 +346,8 @@ TEST(HolderSecurityContext, AnnouncedReplacementIsLetThrough) {
       << holder.err();
   EXPECT_NE(::access(notice.c_str(), F_OK), 0) << "the guard left the used notice behind";
 
-  session.kill(SIGKILL);
-  (void)session.wait(5s);
+  session->kill(SIGKILL);
+  (void)session->wait(5s);
   holder.kill(SIGTERM);
   (void)holder.wait(10s);
 }

@@ -16,15 +16,11 @@
 namespace netns::test::exec {
 namespace {
 
-struct ExecCephCancelCli : ExecFixture {
+struct ExecCephCancelCli : HeldExecFixture {
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
-    ns = std::make_unique<NetnsChild>();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    link = holder_dir + "/ceph-a.net.ns";
-    bin = tmp / "bin";
-    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    bin = tmp.subdir("bin");
     log = tmp / "log";
     const std::string d = "/sys/bus/rbd/devices/0";
     std::ofstream(bin + "/rbd") << "#!/bin/sh\ncase \" $* \" in\n"
@@ -52,8 +48,7 @@ struct ExecCephCancelCli : ExecFixture {
     };
     return o;
   }
-  std::unique_ptr<NetnsChild> ns;
-  std::string link, bin, log;
+  std::string bin, log;
 };
 
 TEST_F(ExecCephCancelCli, TimeoutLetsAStartedMapFinishAndUndoesIt) {

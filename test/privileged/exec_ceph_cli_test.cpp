@@ -11,17 +11,7 @@
 namespace netns::test::exec {
 namespace {
 
-struct ExecCephCli : ExecFixture {
-  void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
-    ns = std::make_unique<NetnsChild>();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    link = holder_dir + "/ceph-a.net.ns";
-  }
-  std::unique_ptr<NetnsChild> ns;
-  std::string link;
-};
+using ExecCephCli = HeldExecFixture;
 
 TEST_F(ExecCephCli, MapRefusesABadSourceBeforeAnythingElse) {
   auto r = exec({"map", "--netns", holder_dir + "/ceph-b.net.ns", "--pool", "p", "--image", "i",

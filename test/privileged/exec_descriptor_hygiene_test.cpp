@@ -36,24 +36,19 @@ spawn::Command list_fds() {
   return c;
 }
 
-struct DescriptorHygiene : ExecFixture {
+struct DescriptorHygiene : HeldExecFixture {
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     // A descriptor of the caller that is not close-on-exec: the command must
     // not get it either.
     leaky = ::open("/dev/null", O_RDONLY);
     ASSERT_GE(leaky, 3);
-    ns.emplace();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    link = holder_dir + "/ceph-a.net.ns";
   }
   void TearDown() override {
     if (leaky >= 0) ::close(leaky);
   }
   int leaky = -1;
-  std::optional<NetnsChild> ns;
-  std::string link;
 };
 
 TEST_F(DescriptorHygiene, LibraryRunAndRunIn) {

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 
 #include <ctime>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netns/atomic_file.hpp"
@@ -85,6 +87,24 @@ struct ExecFixture : ::testing::Test {
   TempDir tmp;
   std::string holder_dir;
   std::string marker;
+};
+
+// An ExecFixture with one fake holder published in holder_dir: cluster
+// `cluster` ("ceph-a" unless the test's fixture names another), `link` its
+// <ID>.net.ns as a caller names it.
+struct HeldExecFixture : ExecFixture {
+  explicit HeldExecFixture(std::string id = "ceph-a") : cluster(std::move(id)) {}
+  void SetUp() override {
+    ExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    ns.emplace();
+    publish_holder(holder_dir, cluster, *ns);
+    link = holder_dir + "/" + cluster + ".net.ns";
+  }
+
+  std::string cluster;
+  std::optional<NetnsChild> ns;
+  std::string link;
 };
 
 }  // namespace netns::test::exec

@@ -7,15 +7,13 @@
 #include <sys/un.h>
 
 #include <atomic>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include "exec_fixture.hpp"
 #include "netns/error.hpp"
 #include "netns/fd_passing.hpp"
+#include "netns/test/caller_signals.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/netns_exec.h"
 
@@ -159,34 +157,18 @@ TEST_F(ExecLibrary, TheCommandStartsWithDefaultDispositionsAndAnEmptyMask) {
   NetnsChild ns;
   publish_holder(holder_dir, "ceph-a", ns);
   const std::string link = holder_dir + "/ceph-a.net.ns";
-  const int rt = SIGRTMIN + 1;
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &block, &old);
-  struct sigaction ign {};
-  ign.sa_handler = SIG_IGN;
-  struct sigaction old_hup {
-  }, old_rt{};
-  ASSERT_EQ(::sigaction(SIGHUP, &ign, &old_hup), 0);
-  ASSERT_EQ(::sigaction(rt, &ign, &old_rt), 0);
+  CallerSignals caller;
   const auto status = command({"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"});
   auto via_run = ex::run(ex::Source::netns_path(link), status);
   auto resolved = ex::resolve(ex::Source::netns_path(link));
   auto via_run_in = ex::run_in(resolved, status);
   // The control: this process has what it set.
-  std::ifstream self("/proc/self/status");
-  const std::string own((std::istreambuf_iterator<char>(self)), std::istreambuf_iterator<char>());
-  ::sigaction(rt, &old_rt, nullptr);
-  ::sigaction(SIGHUP, &old_hup, nullptr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  char ignored[32];
-  std::snprintf(ignored, sizeof ignored, "SigIgn:\t%016llx",
-                (1ULL << (SIGHUP - 1)) | (1ULL << (rt - 1)));
-  EXPECT_NE(own.find(ignored), std::string::npos) << own;
+  const std::string own = read_text("/proc/self/status");
+  caller.restore();
+  EXPECT_NE(own.find(CallerSignals::ignored_line()), std::string::npos) << own;
   for (const auto* r : {&via_run.result, &via_run_in.result}) {
     ASSERT_TRUE(r->outcome.success()) << r->outcome.describe();
-    EXPECT_EQ(r->out.data, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+    EXPECT_EQ(r->out.data, kDefaultSignalState);
   }
 }
 

@@ -17,17 +17,13 @@ namespace {
 
 const char* const kNsenter = "/usr/bin/nsenter";
 
-struct NsenterDropIn : ExecFixture {
+struct NsenterDropIn : HeldExecFixture {
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_EQ(::access(kNsenter, X_OK), 0) << "util-linux nsenter is needed for the comparison";
-    ns.emplace();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    link = holder_dir + "/ceph-a.net.ns";
     // The plugin image's layout: the drop-in first on PATH, util-linux after it.
-    bin = tmp / "bin";
-    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+    bin = tmp.subdir("bin");
     ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/nsenter").c_str()), 0);
     env = std::map<std::string, std::string>{{"PATH", bin + ":/usr/sbin:/usr/bin:/sbin:/bin"},
                                              {"SHELL", "/bin/sh"}};
@@ -62,8 +58,7 @@ struct NsenterDropIn : ExecFixture {
     return "net:[" + std::to_string(ns->ns_id().ino) + "]\n";
   }
 
-  std::optional<NetnsChild> ns;
-  std::string link, bin;
+  std::string bin;
   std::map<std::string, std::string> env;
 };
 

@@ -25,14 +25,11 @@ namespace {
 
 const char* const kNsenter = "/usr/bin/nsenter";
 
-struct NsenterParity : ExecFixture {
+struct NsenterParity : HeldExecFixture {
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_EQ(::access(kNsenter, X_OK), 0) << "util-linux nsenter is needed for the comparison";
-    ns.emplace();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    link = holder_dir + "/ceph-a.net.ns";
   }
 
   // The same command through netns-exec's nsenter form and through nsenter.
@@ -54,19 +51,9 @@ struct NsenterParity : ExecFixture {
     a.insert(a.end(), cmd.begin(), cmd.end());
     return a;
   }
-
-  std::optional<NetnsChild> ns;
-  std::string link;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool file_has_content(const std::string& path) { return !slurp(path).empty(); }
+bool file_has_content(const std::string& path) { return !read_text(path).empty(); }
 
 pid_t read_pid(const std::string& path) {
   pid_t pid = 0;
@@ -286,7 +273,7 @@ TEST_F(NsenterParity, OnATerminalTheCommandReadsItAndCtrlCArrivesOnce) {
       auto status = p.wait(10s);
       ASSERT_TRUE(status) << name << ": hangs (stopped by SIGTTIN?)";
       EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << name << ": " << *status;
-      EXPECT_EQ(slurp(log), "INT\ngot:hello\n") << name;
+      EXPECT_EQ(read_text(log), "INT\ngot:hello\n") << name;
     }
   }
 }
@@ -300,7 +287,7 @@ TEST_F(NsenterParity, TimeoutKillsADescendantThatLeftTheGroup) {
                                  "setsid sh -c 'echo $$ $(cut -d\" \" -f6 /proc/$$/stat) > " +
                                      info + "; exec sleep 1000' & wait"}));
   EXPECT_EQ(r.exit_code, 124) << r.describe();
-  std::istringstream in(slurp(info));
+  std::istringstream in(read_text(info));
   pid_t pid = 0, sid = 0;
   in >> pid >> sid;
   ASSERT_GT(pid, 0) << "the descendant did not start: " << r.describe();

@@ -16,18 +16,15 @@
 namespace netns::test::exec {
 namespace {
 
-struct NvmeConnect : ExecFixture {
+struct NvmeConnect : HeldExecFixture {
+  NvmeConnect() : HeldExecFixture("gw-a") {}
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
-    ns.emplace();
-    publish_holder(holder_dir, "gw-a", *ns);
-    bin = tmp / "bin";
-    sys = tmp / "sys-class-nvme";
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    bin = tmp.subdir("bin");
+    sys = tmp.subdir("sys-class-nvme");
     record = tmp / "runs";
     gate = tmp / "gate";
-    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
-    ASSERT_EQ(::mkdir(sys.c_str(), 0755), 0);
     std::ofstream(bin + "/nvme")
         << "#!/bin/sh\n"
            "readlink /proc/$$/ns/net >> \"$RECORD\"\n"
@@ -83,7 +80,6 @@ struct NvmeConnect : ExecFixture {
     return lines;
   }
 
-  std::optional<NetnsChild> ns;
   std::string bin, sys, record, gate, nqn;
 };
 

@@ -27,17 +27,14 @@ std::vector<std::string> words(const std::string& line) {
   return out;
 }
 
-struct ShimTargets : ExecFixture {
+struct ShimTargets : HeldExecFixture {
+  ShimTargets() : HeldExecFixture("gw-a") {}
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
-    ns.emplace();
-    publish_holder(holder_dir, "gw-a", *ns);
-    bin = tmp / "bin";
-    real = tmp / "real";
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    bin = tmp.subdir("bin");
+    real = tmp.subdir("real");
     record = tmp / "record";
-    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
-    ASSERT_EQ(::mkdir(real.c_str(), 0755), 0);
     for (const char* name : {"nvme", "mount.nfs", "mount.nfs4", "umount.nfs", "umount.nfs4"}) {
       ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/" + name).c_str()), 0);
       const std::string path = real + "/" + name;
@@ -84,7 +81,6 @@ struct ShimTargets : ExecFixture {
         << "argv changed on the way";
   }
 
-  std::optional<NetnsChild> ns;
   std::string bin, real, record;
   std::map<std::string, std::string> env;
 };

@@ -20,15 +20,12 @@ namespace {
 const char* const kRealRbd = "/usr/bin/rbd";
 const char* const kMon = "198.18.0.1:6789";
 
-struct Shim : ExecFixture {
+struct Shim : HeldExecFixture {
   void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
+    HeldExecFixture::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_EQ(::access(kRealRbd, X_OK), 0) << "the real rbd (ceph-common) is needed";
-    ns.emplace();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    bin = tmp / "bin";
-    ASSERT_EQ(::mkdir(bin.c_str(), 0755), 0);
+    bin = tmp.subdir("bin");
     ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/rbd").c_str()), 0);
     cfg = config(std::string(R"([{"clusterID": "ceph-a", "monitors": ["v1:)") + kMon +
                  R"("]}, {"clusterID": "ceph-b", "monitors": ["198.18.1.1"]}])");
@@ -57,7 +54,6 @@ struct Shim : ExecFixture {
     return run_command(argv);
   }
 
-  std::optional<NetnsChild> ns;
   std::string bin, cfg;
   std::map<std::string, std::string> env;
 };

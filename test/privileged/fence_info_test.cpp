@@ -15,19 +15,13 @@ namespace {
 using namespace std::chrono_literals;
 
 using holder_test::Holder;
+using netns::test::ip_in;
 using netns::test::TempDir;
 using netns::test::unique_name;
 
 netns::test::RunResult fence_info(std::vector<std::string> args) {
   args.insert(args.begin(), {NETNS_EXEC_BIN, "fence-info"});
   return netns::test::run_command(args, holder_test::within(20s));
-}
-
-void ip_in(const std::string& ns_path, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"nsenter", "--net=" + ns_path, "--", "ip"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = netns::test::run_command(argv, holder_test::within(10s));
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
 }
 
 bool published(const std::string& record, const std::string& text) {

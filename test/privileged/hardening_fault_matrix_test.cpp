@@ -46,6 +46,7 @@ namespace {
 using namespace std::chrono_literals;
 
 using holder_test::Holder;
+using netns::test::ip_in;
 using netns::test::NetnsChild;
 using netns::test::RunResult;
 using netns::test::TempDir;
@@ -106,13 +107,6 @@ netns::UniqueFd bind_socket(const std::string& path, bool listen) {
     throw netns::Error::sys("bind", path, errno);
   if (listen && ::listen(sock.get(), 4) != 0) throw netns::Error::sys("listen", path, errno);
   return sock;
-}
-
-void ip_in(const std::string& ns_path, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"nsenter", "--net=" + ns_path, "--", "ip"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = netns::test::run_command(argv, holder_test::within(10s));
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
 }
 
 // Replaces every occurrence of `from` that is not part of a longer number.

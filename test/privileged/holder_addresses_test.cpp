@@ -14,16 +14,9 @@ namespace {
 using namespace std::chrono_literals;
 
 using holder_test::Holder;
+using netns::test::ip_in;
 using netns::test::TempDir;
 using netns::test::unique_name;
-
-// `ip` inside the holder's namespace (links created there die with it).
-void ip_in(const Holder& h, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"nsenter", "--net=" + h.ns_path(), "--", "ip"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = netns::test::run_command(argv, holder_test::within(10s));
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
-}
 
 std::optional<std::vector<netns::ClientAddress>> published(const std::string& path) {
   return netns::parse_record(netns::read_file(path), path).client_addresses;
@@ -50,10 +43,10 @@ TEST(HolderAddresses, RecordFollowsTheNamespacesAddressesWithoutARestart) {
 
   // The storage interface arrives after the holder started (as a late
   // Multus attachment does).
-  ip_in(h, {"link", "add", "stor0", "type", "veth", "peer", "name", "stor0p"});
-  ip_in(h, {"addr", "add", "198.18.7.5/24", "dev", "stor0"});
-  ip_in(h, {"addr", "add", "2001:db8:7::5/64", "dev", "stor0", "nodad"});
-  ip_in(h, {"link", "set", "stor0", "up"});
+  ip_in(h.ns_path(), {"link", "add", "stor0", "type", "veth", "peer", "name", "stor0p"});
+  ip_in(h.ns_path(), {"addr", "add", "198.18.7.5/24", "dev", "stor0"});
+  ip_in(h.ns_path(), {"addr", "add", "2001:db8:7::5/64", "dev", "stor0", "nodad"});
+  ip_in(h.ns_path(), {"link", "set", "stor0", "up"});
   const std::string both = "198.18.7.5/24%stor0 2001:db8:7::5/64%stor0";
   EXPECT_TRUE(netns::test::wait_until([&] { return published_text(record) == both; }, 10s))
       << published_text(record) << "\n"
@@ -67,7 +60,7 @@ TEST(HolderAddresses, RecordFollowsTheNamespacesAddressesWithoutARestart) {
   // The link-local address the kernel gave stor0 is not a client address.
   EXPECT_EQ(published_text(record).find("fe80"), std::string::npos);
 
-  ip_in(h, {"addr", "del", "198.18.7.5/24", "dev", "stor0"});
+  ip_in(h.ns_path(), {"addr", "del", "198.18.7.5/24", "dev", "stor0"});
   EXPECT_TRUE(netns::test::wait_until(
       [&] { return published_text(record) == "2001:db8:7::5/64%stor0"; }, 10s))
       << published_text(record);
@@ -91,8 +84,8 @@ TEST(HolderAddresses, AnAddressInAnotherNamespaceIsNotPublished) {
   Holder b(tmp.path(), b_id);
   ASSERT_TRUE(a.wait_ready()) << a.err();
   ASSERT_TRUE(b.wait_ready()) << b.err();
-  ip_in(b, {"link", "add", "stor1", "type", "veth", "peer", "name", "stor1p"});
-  ip_in(b, {"addr", "add", "198.18.8.5/24", "dev", "stor1"});
+  ip_in(b.ns_path(), {"link", "add", "stor1", "type", "veth", "peer", "name", "stor1p"});
+  ip_in(b.ns_path(), {"addr", "add", "198.18.8.5/24", "dev", "stor1"});
   EXPECT_TRUE(netns::test::wait_until(
       [&] { return published_text(tmp / (b_id + ".holder.json")) == "198.18.8.5/24%stor1"; }, 10s))
       << published_text(tmp / (b_id + ".holder.json"));

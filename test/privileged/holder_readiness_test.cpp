@@ -10,15 +10,9 @@ using namespace std::chrono_literals;
 
 using holder_test::exists;
 using holder_test::Holder;
+using netns::test::ip_in;
 using netns::test::TempDir;
 using netns::test::unique_name;
-
-void ip_in(const Holder& h, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"nsenter", "--net=" + h.ns_path(), "--", "ip"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = netns::test::run_command(argv, holder_test::within(10s));
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
-}
 
 // The probe as the chart runs it: inside the holder's namespace.
 netns::test::RunResult check(const Holder& h, const std::string& dir, const std::string& id) {
@@ -45,14 +39,14 @@ TEST(HolderReadiness, PublishesOnlyOnceTheInterfaceIsThereAndUnreadyOnLoss) {
   EXPECT_FALSE(exists(record));
   EXPECT_FALSE(exists(link));
   EXPECT_TRUE(exists(tmp / (id + ".lock")));  // the lock is held meanwhile
-  ip_in(h, {"link", "add", "net1", "type", "veth", "peer", "name", "net1p"});
+  ip_in(h.ns_path(), {"link", "add", "net1", "type", "veth", "peer", "name", "net1p"});
   ASSERT_TRUE(logged(h, "not publishing yet: net1 is down")) << h.err();
-  ip_in(h, {"link", "set", "net1", "up"});
+  ip_in(h.ns_path(), {"link", "set", "net1", "up"});
   ASSERT_TRUE(logged(h, "not publishing yet: net1 has no address")) << h.err();
   EXPECT_FALSE(exists(record));
   EXPECT_FALSE(exists(link));
 
-  ip_in(h, {"addr", "add", "198.18.10.5/24", "dev", "net1"});
+  ip_in(h.ns_path(), {"addr", "add", "198.18.10.5/24", "dev", "net1"});
   ASSERT_TRUE(h.wait_ready()) << h.err();
   EXPECT_TRUE(exists(link));
   auto r = netns::parse_record(netns::read_file(record), record);
@@ -63,7 +57,7 @@ TEST(HolderReadiness, PublishesOnlyOnceTheInterfaceIsThereAndUnreadyOnLoss) {
   EXPECT_NE(ok.out.find("required interfaces ready"), std::string::npos) << ok.out;
 
   // Lost: the probe fails naming it, the holder says so, the files stay.
-  ip_in(h, {"link", "set", "net1", "down"});
+  ip_in(h.ns_path(), {"link", "set", "net1", "down"});
   EXPECT_TRUE(logged(h, "storage network lost: net1 is down")) << h.err();
   auto lost = check(h, tmp.path(), id);
   EXPECT_EQ(lost.exit_code, 1) << lost.describe();
@@ -71,7 +65,7 @@ TEST(HolderReadiness, PublishesOnlyOnceTheInterfaceIsThereAndUnreadyOnLoss) {
       << lost.err;
   EXPECT_TRUE(exists(record));
   EXPECT_TRUE(exists(link));
-  ip_in(h, {"link", "del", "net1"});
+  ip_in(h.ns_path(), {"link", "del", "net1"});
   auto gone = check(h, tmp.path(), id);
   EXPECT_EQ(gone.exit_code, 1) << gone.describe();
   EXPECT_NE(gone.err.find("net1 does not exist"), std::string::npos) << gone.err;

@@ -43,8 +43,7 @@ const std::string kMon = std::string(kMonAddr) + ":6789";
 TEST(InspectCli, InspectShowsTheMonitorSessionAsTableAndJson) {
   NEED_CLI();
   StorageNet net;
-  UniqueFd listener = net.listen_mon(6789);
-  UniqueFd client = net.connect_mon(6789);
+  auto session = net.open_session();
 
   auto table = exec({"inspect", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns"});
   ASSERT_TRUE(table.ok()) << table.describe();
@@ -178,8 +177,7 @@ TEST(InspectCli, DoctorTakesMonitorsFromTheCephCsiConfig) {
 TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {
   NEED_CLI();
   StorageNet net;
-  UniqueFd listener = net.listen_mon(6789);
-  UniqueFd client = net.connect_mon(6789);
+  auto session = net.open_session();
 
   auto count =
       exec({"guard", "--count", "--netns", net.inspected.ns_path(), "--allow-unrecorded-netns"});
@@ -190,7 +188,7 @@ TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {
                  "--allow-unrecorded-netns", "--max-wait", "30s", "--log-interval", "300ms"});
   EXPECT_FALSE(guard.wait(1500ms).has_value()) << "returned while a session was open";
   auto closed = Clock::now();
-  client.reset();
+  session.client.reset();
   auto status = guard.wait(5s);
   auto took = Clock::now() - closed;
   ASSERT_TRUE(status.has_value());
@@ -202,8 +200,7 @@ TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {
 TEST(InspectCli, GuardGivesUpAtMaxWaitWith124) {
   NEED_CLI();
   StorageNet net;
-  UniqueFd listener = net.listen_mon(6789);
-  UniqueFd client = net.connect_mon(6789);
+  auto session = net.open_session();
   auto start = Clock::now();
   auto r = exec({"guard", "--wait-idle", "--netns", net.inspected.ns_path(),
                  "--allow-unrecorded-netns", "--max-wait", "800ms"});

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
@@ -85,6 +86,17 @@ struct StorageNet {
     if (::connect(sock.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0)
       throw Error::sys("connect", "monitor client", errno);
     return sock;
+  }
+
+  // A monitor listening on kMonAddr:port and one session to it from the
+  // inspected namespace; resetting `client` closes the session.
+  struct Session {
+    UniqueFd listener;
+    UniqueFd client;
+  };
+  [[nodiscard]] Session open_session(uint16_t port = 6789) const {
+    UniqueFd listener = listen_mon(port);
+    return {std::move(listener), connect_mon(port)};
   }
 
   static sockaddr_in sockaddr_of(uint16_t port) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <optional>
 
 #include "inspect_fixture.hpp"
 #include "netns_exec/guard.hpp"
@@ -12,14 +13,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-TEST(InspectGuard, CountsEstablishedSessions) {
-  NETNS_REQUIRE_ROOT();
-  StorageNet net;
-  UniqueFd fd = net.inspected_fd();
-  UniqueFd listener = net.listen_mon(6789);
+// The storage network, and the inspected namespace's descriptor the guard reads.
+struct InspectGuard : ::testing::Test {
+  void SetUp() override {
+    NETNS_REQUIRE_ROOT();
+    net.emplace();
+    fd = net->inspected_fd();
+  }
+  std::optional<StorageNet> net;
+  UniqueFd fd;
+};
+
+TEST_F(InspectGuard, CountsEstablishedSessions) {
+  UniqueFd listener = net->listen_mon(6789);
   EXPECT_EQ(inspect::count_sessions(fd.get(), "inspected", {}), 0u);
-  UniqueFd a = net.connect_mon(6789);
-  UniqueFd b = net.connect_mon(6789);
+  UniqueFd a = net->connect_mon(6789);
+  UniqueFd b = net->connect_mon(6789);
   EXPECT_EQ(inspect::count_sessions(fd.get(), "inspected", {}), 2u);
   inspect::CephPorts other;
   other.mon = {{3300, 3300}};
@@ -27,13 +36,8 @@ TEST(InspectGuard, CountsEstablishedSessions) {
       << "with 6789 not a Ceph port the sessions do not count";
 }
 
-TEST(InspectGuard, WaitsWhileASessionExistsAndReturnsSoonAfterItCloses) {
-  NETNS_REQUIRE_ROOT();
-  StorageNet net;
-  UniqueFd listener = net.listen_mon(6789);
-  UniqueFd client = net.connect_mon(6789);
-  UniqueFd fd = net.inspected_fd();
-
+TEST_F(InspectGuard, WaitsWhileASessionExistsAndReturnsSoonAfterItCloses) {
+  auto session = net->open_session();
   inspect::GuardOptions options;
   options.max_wait = 20s;
   options.log_interval = 200ms;
@@ -46,7 +50,7 @@ TEST(InspectGuard, WaitsWhileASessionExistsAndReturnsSoonAfterItCloses) {
   EXPECT_EQ(result.wait_for(1500ms), std::future_status::timeout) << "returned while busy";
   EXPECT_GE(logged.load(), 2) << "sessions are logged at the log interval";
   auto closed = Clock::now();
-  client.reset();
+  session.client.reset();
   ASSERT_EQ(result.wait_for(5s), std::future_status::ready);
   auto returned = Clock::now();
   auto r = result.get();
@@ -54,12 +58,8 @@ TEST(InspectGuard, WaitsWhileASessionExistsAndReturnsSoonAfterItCloses) {
   EXPECT_LT(returned - closed, test::scaled(1s));
 }
 
-TEST(InspectGuard, GivesUpAtMaxWait) {
-  NETNS_REQUIRE_ROOT();
-  StorageNet net;
-  UniqueFd listener = net.listen_mon(6789);
-  UniqueFd client = net.connect_mon(6789);
-  UniqueFd fd = net.inspected_fd();
+TEST_F(InspectGuard, GivesUpAtMaxWait) {
+  auto session = net->open_session();
   inspect::GuardOptions options;
   options.max_wait = 700ms;
   auto start = Clock::now();

@@ -17,19 +17,13 @@ namespace {
 using namespace std::chrono_literals;
 
 using holder_test::Holder;
+using netns::test::ip_in;
 using netns::test::TempDir;
 using netns::test::unique_name;
 
 void put(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
-}
-
-void ip_in(const std::string& ns_path, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"nsenter", "--net=" + ns_path, "--", "ip"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = netns::test::run_command(argv, holder_test::within(10s));
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
 }
 
 void rbd_device(const std::string& root, const std::string& n, const std::string& image,

@@ -17,14 +17,7 @@ namespace {
 
 constexpr uid_t kNobody = 65534;
 
-struct EveryHop : ExecFixture {
-  void SetUp() override {
-    ExecFixture::SetUp();
-    if (IsSkipped()) return;
-    ns.emplace();
-    publish_holder(holder_dir, "ceph-a", *ns);
-    link = holder_dir + "/ceph-a.net.ns";
-  }
+struct EveryHop : HeldExecFixture {
   void mkdir_mode(const std::string& path, mode_t mode) const {
     ASSERT_EQ(::mkdir(path.c_str(), mode), 0) << path;
     ASSERT_EQ(::chmod(path.c_str(), mode), 0) << path;
@@ -37,8 +30,6 @@ struct EveryHop : ExecFixture {
     EXPECT_TRUE(marker_exists()) << what << ": the command did not run";
     ::unlink(marker.c_str());
   }
-  std::optional<NetnsChild> ns;
-  std::string link;
 };
 
 // The link's target path runs through a directory uid 65534 owns: it could

@@ -13,10 +13,10 @@
 
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
+#include "netns/test/ceph_requests.hpp"
 #include "netns/test/support.hpp"
 #include "netns/unique_fd.hpp"
 #include "netns_exec/ceph.hpp"
@@ -25,21 +25,12 @@ namespace netns::ceph {
 namespace {
 
 using namespace std::chrono_literals;
+using test::map_request;
+using test::read_text;
 using test::TempDir;
+using test::write_script;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_script(const std::string& path, const std::string& body) {
-  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-  ::chmod(path.c_str(), 0755);
-}
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
@@ -52,16 +43,6 @@ struct CancelHandle {
   }
   [[nodiscard]] Cancellation cancellation() const { return Cancellation{fd.get()}; }
 };
-
-MapRequest map_request() {
-  MapRequest r;
-  r.pool = "rbd";
-  r.image = "csi-vol-1";
-  r.monitors = {"198.18.0.10:6789", "198.18.0.11:6789"};
-  r.credentials.id = "csi-rbd-node";
-  r.credentials.keyfile = "/tmp/keyfile-123";
-  return r;
-}
 
 // A node with krbd (a stand-in /sys/bus/rbd) and ceph in /proc/filesystems,
 // whose rbd, mount and umount log what they do to `log`.
@@ -136,15 +117,16 @@ struct Node {
     CancelHandle cancel;
     OperationResult r;
     std::thread t([&] { r = op(cancel.cancellation()); });
-    bool seen = test::wait_until([&] { return read(log).find(started) != std::string::npos; }, 20s);
+    bool seen =
+        test::wait_until([&] { return read_text(log).find(started) != std::string::npos; }, 20s);
     cancel.fire();
     t.join();
-    EXPECT_TRUE(seen) << started << " never showed in " << read(log);
+    EXPECT_TRUE(seen) << started << " never showed in " << read_text(log);
     return r;
   }
 
   [[nodiscard]] bool mounted() const {
-    return read(settings.proc_mountinfo).find(" " + target + " ") != std::string::npos;
+    return read_text(settings.proc_mountinfo).find(" " + target + " ") != std::string::npos;
   }
 };
 
@@ -184,7 +166,7 @@ TEST(CephCancel, BeforeTheStartRunsNothing) {
     EXPECT_EQ(r.exit_code(), 125) << op << ": nothing ran";
     EXPECT_THAT(r.message, HasSubstr("nothing ran"));
   }
-  EXPECT_EQ(read(node.log), "") << "no program may run";
+  EXPECT_EQ(read_text(node.log), "") << "no program may run";
 }
 
 TEST(CephCancel, ASlowMapThatSucceedsIsUndoneBeforeTheCallReturns) {
@@ -200,7 +182,7 @@ TEST(CephCancel, ASlowMapThatSucceedsIsUndoneBeforeTheCallReturns) {
   EXPECT_EQ(r.cancel, Cancel::undone) << r.message;
   EXPECT_EQ(r.exit_code(), 137);
   EXPECT_TRUE(r.process.outcome.success()) << r.process.outcome.describe();
-  EXPECT_EQ(read(node.log), "map-start\nmap-done\nunmap /dev/rbd0\n");
+  EXPECT_EQ(read_text(node.log), "map-start\nmap-done\nunmap /dev/rbd0\n");
   EXPECT_FALSE(exists(node.device_dir)) << "the mapping must be gone";
   EXPECT_THAT(r.message, HasSubstr("/dev/rbd0"));
   EXPECT_THAT(r.message, HasSubstr("was undone"));
@@ -229,7 +211,7 @@ TEST(CephCancel, AMapThatFailsAfterTheCancelLeavesNothingAndUndoesNothing) {
   EXPECT_EQ(r.process.outcome, spawn::Outcome::exited(110));
   EXPECT_THAT(r.message, HasSubstr("nothing was left mapped"));
   EXPECT_TRUE(r.undo_argv.empty());
-  EXPECT_EQ(read(node.log), "map-start\n") << "no unmap for a map that made nothing";
+  EXPECT_EQ(read_text(node.log), "map-start\n") << "no unmap for a map that made nothing";
 }
 
 // A map that mapped the device in the kernel and then hangs past the grace
@@ -247,7 +229,7 @@ TEST(CephCancel, AMapKilledAtTheHardBoundAfterItsKernelStepIsUndoneFromSysfs) {
   EXPECT_EQ(r.cancel, Cancel::undone) << r.message;
   EXPECT_THAT(r.message, HasSubstr("stopped at the hard bound"));
   EXPECT_FALSE(exists(node.device_dir));
-  EXPECT_THAT(read(node.log), HasSubstr("unmap /dev/rbd0\n"));
+  EXPECT_THAT(read_text(node.log), HasSubstr("unmap /dev/rbd0\n"));
 }
 
 TEST(CephCancel, AnUndoThatFailsIsReportedWithWhatIsLeftAndWhatToRun) {
@@ -278,7 +260,7 @@ TEST(CephCancel, AnUnmapRunsToCompletion) {
   EXPECT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.cancel, Cancel::completed);
   EXPECT_EQ(r.exit_code(), 0);
-  EXPECT_THAT(read(node.log), HasSubstr("unmap-done"));
+  EXPECT_THAT(read_text(node.log), HasSubstr("unmap-done"));
   EXPECT_FALSE(exists(node.device_dir));
 }
 
@@ -325,7 +307,7 @@ TEST(CephCancel, AShortTimeoutDoesNotCutTheUndoShort) {
   EXPECT_EQ(r.failure, Failure::timed_out) << r.message;
   EXPECT_EQ(r.cancel, Cancel::undone) << r.message;
   EXPECT_FALSE(exists(node.device_dir)) << "the undo was cut short";
-  EXPECT_THAT(read(node.log), HasSubstr("map-done\nunmap /dev/rbd0\n"));
+  EXPECT_THAT(read_text(node.log), HasSubstr("map-done\nunmap /dev/rbd0\n"));
 }
 
 TEST(CephCancel, ASlowKernelMountIsUnmountedAndAnUmountCompletes) {
@@ -336,7 +318,7 @@ TEST(CephCancel, ASlowKernelMountIsUnmountedAndAnUmountCompletes) {
   });
   EXPECT_EQ(r.failure, Failure::cancelled) << r.message;
   EXPECT_EQ(r.cancel, Cancel::undone) << r.message;
-  EXPECT_THAT(read(node.log), HasSubstr("mount-done\numount " + node.target + "\n"));
+  EXPECT_THAT(read_text(node.log), HasSubstr("mount-done\numount " + node.target + "\n"));
   EXPECT_FALSE(node.mounted());
 
   // A mount that fails after the cancel leaves nothing and runs no umount.
@@ -346,7 +328,7 @@ TEST(CephCancel, ASlowKernelMountIsUnmountedAndAnUmountCompletes) {
     return runner.mount_cephfs(mount_request(node.target), Target{}, c);
   });
   EXPECT_EQ(failed.cancel, Cancel::nothing_left) << failed.message;
-  EXPECT_EQ(read(node.log), "mount-start\n");
+  EXPECT_EQ(read_text(node.log), "mount-start\n");
 
   // umount, cancelled while it runs, completes.
   node.mount_programs(node.mount_now());

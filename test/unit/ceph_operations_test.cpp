@@ -9,7 +9,6 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "netns/error.hpp"
+#include "netns/test/ceph_requests.hpp"
 #include "netns/test/support.hpp"
 #include "netns_exec/ceph.hpp"
 
@@ -25,34 +25,15 @@ namespace netns::ceph {
 namespace {
 
 using namespace std::chrono_literals;
+using test::map_request;
+using test::read_text;
 using test::TempDir;
+using test::write_script;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr const char* kKey = "AQBzb21lc2VjcmV0a2V5dmFsdWUxMjM0NTY3OA==";
-
-MapRequest map_request() {
-  MapRequest r;
-  r.pool = "rbd";
-  r.image = "csi-vol-1";
-  r.monitors = {"198.18.0.10:6789", "198.18.0.11:6789"};
-  r.credentials.id = "csi-rbd-node";
-  r.credentials.keyfile = "/tmp/keyfile-123";
-  return r;
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_script(const std::string& path, const std::string& body) {
-  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-  ::chmod(path.c_str(), 0755);
-}
 
 // Golden lists in ceph-csi's shapes (internal/rbd/rbd_attach.go: createPath,
 // appendKRbdDeviceTypeAndOptions, detachRBDImageOrDeviceSpec;
@@ -267,8 +248,8 @@ TEST(CephRunner, MapReadsTheDeviceAndNeverShowsTheKey) {
   OperationResult r = runner.map(req, Target{});
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.device, "/dev/rbd7");
-  EXPECT_EQ(read(input), kKey);
-  EXPECT_THAT(read(args), Not(HasSubstr(kKey)));
+  EXPECT_EQ(read_text(input), kKey);
+  EXPECT_THAT(read_text(args), Not(HasSubstr(kKey)));
 }
 
 TEST(CephRunner, FailureMessagesAreRedactedAndClassified) {
@@ -393,7 +374,9 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
     b = second.map(map_request(), Target{});
   });
   EXPECT_TRUE(test::wait_until(
-      [&] { return (t2_tid != 0 && blocked_in(t2_tid) == SYS_flock) || read(ran) == "run\nrun\n"; },
+      [&] {
+        return (t2_tid != 0 && blocked_in(t2_tid) == SYS_flock) || read_text(ran) == "run\nrun\n";
+      },
       10s))
       << "the second map neither waited for the lock nor ran rbd";
   {
@@ -408,27 +391,27 @@ TEST(CephRunner, IdenticalMapsFromTwoProcessesGiveOneMappingAndOneDevice) {
   EXPECT_EQ(b.device, "/dev/rbd3");
   EXPECT_FALSE(a.already_done);
   EXPECT_TRUE(b.already_done);
-  EXPECT_EQ(read(ran), "run\n") << "rbd map must run once";
+  EXPECT_EQ(read_text(ran), "run\n") << "rbd map must run once";
   // Another image is not taken for this one.
   MapRequest other = map_request();
   other.image = "csi-vol-2";
   OperationResult c = second.map(other, Target{});
   EXPECT_FALSE(c.already_done);
-  EXPECT_EQ(read(ran), "run\nrun\n");
+  EXPECT_EQ(read_text(ran), "run\nrun\n");
   // Nor the same pool and image of another cluster (one holder per cluster on
   // a node; the same names exist in each): its monitors are not ours.
   MapRequest elsewhere = map_request();
   elsewhere.monitors = {"v1:198.18.16.1:6789"};
   OperationResult d = second.map(elsewhere, Target{});
   EXPECT_FALSE(d.already_done);
-  EXPECT_EQ(read(ran), "run\nrun\nrun\n");
+  EXPECT_EQ(read_text(ran), "run\nrun\nrun\n");
   // The same cluster named by its v2 address list is ours.
   MapRequest v2 = map_request();
   v2.monitors = {"[v2:198.18.0.11:3300,v1:198.18.0.11:6789]"};
   OperationResult e = second.map(v2, Target{});
   EXPECT_TRUE(e.already_done);
   EXPECT_EQ(e.device, "/dev/rbd3");
-  EXPECT_EQ(read(ran), "run\nrun\nrun\n");
+  EXPECT_EQ(read_text(ran), "run\nrun\nrun\n");
 }
 
 TEST(CephRunner, KernelMountOfATargetAlreadyMountedAsCephRunsNothing) {
@@ -453,13 +436,13 @@ TEST(CephRunner, KernelMountOfATargetAlreadyMountedAsCephRunsNothing) {
   OperationResult o = Runner(f.settings).mount_cephfs(m, Target{});
   EXPECT_TRUE(o.ok()) << o.message;
   EXPECT_FALSE(o.already_done);
-  EXPECT_EQ(read(ran), "run\n");
+  EXPECT_EQ(read_text(ran), "run\n");
   // Another cluster's CephFS on the target is not this request's mount.
   m.target = "/mnt/vol a";
   m.monitors = {"198.18.16.1:6789"};
   OperationResult x = Runner(f.settings).mount_cephfs(m, Target{});
   EXPECT_FALSE(x.already_done);
-  EXPECT_EQ(read(ran), "run\nrun\n");
+  EXPECT_EQ(read_text(ran), "run\nrun\n");
 }
 
 TEST(CephRunner, UmountAndUnmapOfSomethingAbsentSucceed) {

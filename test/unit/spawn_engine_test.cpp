@@ -9,9 +9,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -20,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "netns/error.hpp"
+#include "netns/test/caller_signals.hpp"
 #include "netns/test/support.hpp"
 #include "netns_exec/spawn.hpp"
 #include "netns_exec/spawn_testing.hpp"
@@ -262,39 +261,18 @@ TEST(SpawnEngine, ChildHasItsOwnProcessGroupByDefault) {
 // starting the child the command starts with none of it (every signal
 // SIG_DFL, an empty mask), as a fresh process would.
 TEST(SpawnEngine, SignalMaskAndDispositionsAreReset) {
-  const int rt = SIGRTMIN + 1;
-  sigset_t block, old;
-  sigemptyset(&block);
-  sigaddset(&block, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &block, &old);
-  struct sigaction ign {};
-  ign.sa_handler = SIG_IGN;
-  struct sigaction handle {};
-  handle.sa_handler = [](int) {};
-  struct sigaction old_hup {
-  }, old_rt{}, old_usr1{};
-  ASSERT_EQ(sigaction(SIGHUP, &ign, &old_hup), 0);
-  ASSERT_EQ(sigaction(rt, &ign, &old_rt), 0);
-  ASSERT_EQ(sigaction(SIGUSR1, &handle, &old_usr1), 0);
+  test::CallerSignals caller;
   std::vector<Result> results;
   for (CloneMethod m : {CloneMethod::automatic, CloneMethod::clone, CloneMethod::fork})
     results.push_back(
         run(Command{.argv = {"grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"}}, m));
   // The control: this process itself has what it set.
-  std::ifstream status("/proc/self/status");
-  std::string own((std::istreambuf_iterator<char>(status)), std::istreambuf_iterator<char>());
-  sigaction(SIGUSR1, &old_usr1, nullptr);
-  sigaction(rt, &old_rt, nullptr);
-  sigaction(SIGHUP, &old_hup, nullptr);
-  sigset_t after;
-  pthread_sigmask(SIG_SETMASK, &old, &after);
-  char ignored[32];
-  std::snprintf(ignored, sizeof ignored, "SigIgn:\t%016llx",
-                (1ULL << (SIGHUP - 1)) | (1ULL << (rt - 1)));
-  EXPECT_NE(own.find(ignored), std::string::npos) << own;
+  const std::string own = test::read_text("/proc/self/status");
+  const sigset_t after = caller.restore();
+  EXPECT_NE(own.find(test::CallerSignals::ignored_line()), std::string::npos) << own;
   for (const Result& r : results) {
     ASSERT_TRUE(r.outcome.success()) << r.outcome.describe();
-    EXPECT_EQ(r.out.data, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+    EXPECT_EQ(r.out.data, test::kDefaultSignalState);
   }
   // And the caller's own mask is what it was.
   EXPECT_TRUE(sigismember(&after, SIGUSR2));

@@ -38,14 +38,6 @@ std::vector<char*> to_argv(std::vector<std::string>& storage) {
   return out;
 }
 
-std::string slurp(const std::string& path) {
-  try {
-    return read_file(path, 64 << 20);
-  } catch (const Error&) {
-    return {};
-  }
-}
-
 void reset_child_signals() {
   sigset_t none;
   sigemptyset(&none);
@@ -73,6 +65,12 @@ TempDir::~TempDir() {
         return 0;
       },
       16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+std::string TempDir::subdir(const std::string& name) const {
+  std::string path = *this / name;
+  if (::mkdir(path.c_str(), 0755) != 0) throw Error::sys("mkdir", path, errno);
+  return path;
 }
 
 std::string RunResult::describe() const {
@@ -237,8 +235,8 @@ bool Process::running() {
   return true;
 }
 
-std::string Process::out() const { return slurp(out_path_); }
-std::string Process::err() const { return slurp(err_path_); }
+std::string Process::out() const { return read_text(out_path_); }
+std::string Process::err() const { return read_text(err_path_); }
 
 NetnsChild::NetnsChild() {
   Pipe ready = make_pipe();
@@ -288,6 +286,30 @@ RunResult NetnsChild::run(const std::vector<std::string>& argv, const RunOptions
   std::vector<std::string> full = {"nsenter", "--net=" + ns_path(), "--"};
   full.insert(full.end(), argv.begin(), argv.end());
   return run_command(full, options);
+}
+
+void ip_in(const std::string& ns_path, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"nsenter", "--net=" + ns_path, "--", "ip"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.timeout = 10s;
+  auto r = run_command(argv, options);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+}
+
+std::string read_text(const std::string& path) {
+  try {
+    return read_file(path, 64 << 20);
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+void write_script(const std::string& path, const std::string& body) {
+  UniqueFd fd = open_fd(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+  write_all(fd.get(), "#!/bin/sh\n" + body + "\n", path);
+  // The mode given to open is masked by the umask; the script must be executable.
+  if (::fchmod(fd.get(), 0755) != 0) throw Error::sys("fchmod", path, errno);
 }
 
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout,

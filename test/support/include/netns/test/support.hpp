@@ -34,6 +34,9 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  // Makes the directory `name` in it (mode 0755) and returns its path; throws
+  // (failing the test) when mkdir fails.
+  std::string subdir(const std::string& name) const;
 
  private:
   std::string path_;
@@ -103,6 +106,18 @@ class NetnsChild {
   pid_t pid_ = -1;
   int release_fd_ = -1;
 };
+
+// Runs `ip ARGS` inside the network namespace at `ns_path` (via nsenter
+// --net; links created there die with the namespace); fails the test when it
+// does not exit 0.
+void ip_in(const std::string& ns_path, const std::vector<std::string>& args);
+
+// The contents of a file; empty when it cannot be read.
+std::string read_text(const std::string& path);
+
+// Writes an executable (0755) shell script: "#!/bin/sh", `body`, a newline.
+// Throws (failing the test) when it cannot.
+void write_script(const std::string& path, const std::string& body);
 
 // Bounded wait for a condition. Tests only: product code waits on events.
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds timeout,
