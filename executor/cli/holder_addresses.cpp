@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "netns/atomic_file.hpp"
 #include "netns/cluster_id.hpp"
@@ -36,35 +38,83 @@ std::vector<std::string> record_names(int dirfd, const std::string& dir) {
   return names;
 }
 
+// The record check's findings for fence-info, collected instead of refused:
+// the first failure stops the check, as it would stop resolve(), and is kept.
+class CollectingSink final : public trust::RecordSink {
+ public:
+  bool add(trust::Finding f, const char* /*step*/) override {
+    if (f.ok) {
+      holder_alive_ = holder_alive_ || std::string_view(f.check) == trust::kHolderAlive;
+      return true;
+    }
+    failed_ = std::move(f);
+    return false;
+  }
+  [[nodiscard]] const std::optional<trust::Finding>& failed() const { return failed_; }
+  // holder_alive passed (it is only asked where the record's pid names the holder).
+  [[nodiscard]] bool holder_alive() const { return holder_alive_; }
+
+ private:
+  std::optional<trust::Finding> failed_;
+  bool holder_alive_ = false;
+};
+
 HolderAddresses read_one(int dirfd, const std::string& dir, const std::string& name) {
   HolderAddresses h;
   h.record_path = join_path(dir, name);
   h.cluster_id = cluster_id_from_file_name(name, kRecordSuffix);
   try {
+    trust::QuietPasses quiet;  // only a failure is shown
     struct stat st {};
     auto record = read_record_at(dirfd, name, h.record_path, &st);
     if (!record) {
       h.problem = "the record disappeared while reading";
       return h;
     }
-    if (auto f =
-            trust::file_owner(trust::kRecordOwner, st, "record", h.record_path, trust::Owners{});
-        !f.ok) {
-      h.problem = f.error().describe();
+    const HolderFileNames names = holder_file_names(h.cluster_id);
+    const std::string lock_shown = join_path(dir, names.lock);
+    struct stat lock_st {};
+    const bool lock_present =
+        ::fstatat(dirfd, names.lock.c_str(), &lock_st, AT_SYMLINK_NOFOLLOW) == 0;
+    // The one record check (netns/trust.hpp). fence-info opened no namespace:
+    // the one the record names is the one its live holder must still be in.
+    // From another pid namespace the record's pid means nothing to us (probe):
+    // whether that holder lives cannot be told here.
+    trust::RecordCheck check;
+    check.shown = h.record_path;
+    check.record = &*record;
+    check.record_st = &st;
+    check.cluster_id = h.cluster_id;
+    check.pid = trust::RecordCheck::Pid::probe;
+    check.opened = record->netns;
+    check.lock_st = lock_present ? &lock_st : nullptr;
+    check.lock_shown = lock_shown;
+    CollectingSink sink;
+    trust::check_record(check, nullptr, sink);
+    const std::optional<trust::Finding>& failed = sink.failed();
+    // A record nobody trusted wrote must not steer the fence.
+    if (failed && std::string_view(failed->check) == trust::kRecordOwner) {
+      h.problem = failed->error().describe();
       return h;
     }
+    // Any other record root wrote names addresses the fence must cover, even
+    // when its holder is gone (from before a reboot, dead, its pid another
+    // process now): the mappings made through that namespace may still be
+    // writing.
     h.pid = record->pid;
-    if (trust::record_this_boot(*record, h.record_path).ok &&
-        trust::record_this_pid_namespace(*record, h.record_path).ok) {
-      HolderRef holder;
-      h.alive = trust::holder_alive(*record, h.record_path, &holder).ok;
-    }
     h.addresses = record->client_addresses;
-    if (!h.addresses)
-      h.problem = "record version " + std::to_string(record->version) +
-                  " does not publish client addresses; upgrade this holder, or "
-                  "add its pod's "
-                  "storage-network addresses to the fence by hand";
+    if (sink.holder_alive()) h.alive = true;
+    if (failed && failed->code == Errc::stale_holder)
+      h.alive = false;
+    else if (failed)
+      h.problem = failed->error().describe();
+    if (!h.addresses) {
+      if (!h.problem.empty()) h.problem += "; ";
+      h.problem += "record version " + std::to_string(record->version) +
+                   " does not publish client addresses; upgrade this holder, or "
+                   "add its pod's "
+                   "storage-network addresses to the fence by hand";
+    }
   } catch (const Error& e) {
     h.problem = e.describe();
   }

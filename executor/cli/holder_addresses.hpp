@@ -3,9 +3,11 @@
 // of the node's own namespace: what a fence must cover (fence-info) and what
 // still serves the kernel mappings on the node (doctor, inspect).
 //
-// A record is used only from a directory and a file that pass the same
-// provenance checks resolve() applies (trust.hpp), so a planted record
-// cannot steer a fence or hide a stranded mapping.
+// A record is used only from a directory that passes the same provenance
+// checks resolve() applies, and after the one record check (trust.hpp:
+// trust::check_record), so a planted record cannot steer a fence or hide a
+// stranded mapping. The check's findings are collected, not refused: a
+// record root wrote still names addresses to fence when its holder is gone.
 #include <sys/types.h>
 
 #include <optional>
@@ -20,7 +22,10 @@ struct HolderAddresses {
   std::string record_path;
   std::string cluster_id;
   pid_t pid = 0;
-  std::optional<bool> alive;  // nullopt: cannot tell from here
+  // false: the record check found its holder gone (from before the last
+  // reboot, exited, its pid another process now, its lock not held by it);
+  // nullopt: cannot tell from here (the holder runs in another pid namespace).
+  std::optional<bool> alive;
   std::optional<std::vector<ClientAddress>> addresses;
   std::string problem;  // why this holder's addresses are not (all) known
 };

@@ -29,6 +29,11 @@ bool published(const std::string& record, const std::string& text) {
   return a && netns::format_client_addresses(*a) == text;
 }
 
+void write_new_file(const std::string& path, const std::string& text) {
+  auto fd = netns::open_fd(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  ASSERT_EQ(::write(fd.get(), text.data(), text.size()), static_cast<ssize_t>(text.size()));
+}
+
 // A node (its own namespace, with one storage address) and a holder whose
 // namespace has another: the fence covers both, and the node's address alone
 // is not the whole answer.
@@ -111,10 +116,7 @@ TEST(FenceInfo, AnOldOrUntrustedRecordMakesTheAnswerIncomplete) {
   TempDir tmp;
   netns::test::NetnsChild node;
   std::string v1 = netns::read_file(NETNS_SOURCE_DIR "/test/fixtures/compat/v1/ceph-a.holder.json");
-  {
-    auto fd = netns::open_fd(tmp / "ceph-a.holder.json", O_WRONLY | O_CREAT | O_EXCL, 0644);
-    ASSERT_EQ(::write(fd.get(), v1.data(), v1.size()), static_cast<ssize_t>(v1.size()));
-  }
+  ASSERT_NO_FATAL_FAILURE(write_new_file(tmp / "ceph-a.holder.json", v1));
   auto old =
       fence_info({"--holder-dir", tmp.path(), "--node-netns", node.ns_path(), "--output", "json"});
   EXPECT_EQ(old.exit_code, 1) << old.describe();
@@ -126,11 +128,66 @@ TEST(FenceInfo, AnOldOrUntrustedRecordMakesTheAnswerIncomplete) {
   ASSERT_EQ(::chown((tmp / "ceph-a.holder.json").c_str(), 65534, 65534), 0);
   auto foreign = fence_info({"--holder-dir", tmp.path(), "--node-netns", node.ns_path()});
   EXPECT_EQ(foreign.exit_code, 1) << foreign.describe();
-  EXPECT_NE(foreign.err.find("65534"), std::string::npos) << foreign.err;
+  EXPECT_NE(foreign.err.find("is owned by uid 65534"), std::string::npos) << foreign.err;
 
   auto missing = fence_info({"--holder-dir", tmp / "nope", "--node-netns", node.ns_path()});
   EXPECT_EQ(missing.exit_code, 1) << missing.describe();
   EXPECT_NE(missing.err.find("no such holder directory"), std::string::npos) << missing.err;
+}
+
+// A record root wrote whose holder the record check finds gone still names
+// addresses the fence must cover (the mappings made through that namespace
+// may still be writing), and the answer is complete: the holder is listed as
+// not running. Each is a rule of the record check: the boot, the lock held by
+// the holder, the holder alive.
+TEST(FenceInfo, AGoneHoldersRecordStillNamesItsAddresses) {
+  NETNS_REQUIRE_ROOT();
+  Node n;
+  ASSERT_NO_FATAL_FAILURE(n.start());
+  const std::string record_path = n.tmp / (n.id + ".holder.json");
+  const netns::HolderRecord live = netns::parse_record(netns::read_file(record_path), record_path);
+  // The live holder's record, written before a reboot: another boot ID.
+  TempDir rebooted;
+  netns::HolderRecord before = live;
+  before.boot_id[0] = before.boot_id[0] == '0' ? '1' : '0';
+  ASSERT_NO_FATAL_FAILURE(
+      write_new_file(rebooted / (n.id + ".holder.json"), netns::serialize_record(before)));
+  // The live holder's record next to a lock nobody holds: its pid and start
+  // time are alive, but not as the holder that wrote this record.
+  TempDir unlocked;
+  ASSERT_NO_FATAL_FAILURE(
+      write_new_file(unlocked / (n.id + ".holder.json"), netns::serialize_record(live)));
+  ASSERT_NO_FATAL_FAILURE(write_new_file(unlocked / (n.id + ".lock"), ""));
+
+  auto run =
+      fence_info({"--holder-dir", n.tmp.path(), "--holder-dir", rebooted.path(), "--holder-dir",
+                  unlocked.path(), "--node-netns", n.node.ns_path(), "--output", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["complete"], true) << run.out;
+  EXPECT_EQ(j["cidrs"], nlohmann::json({"198.18.9.1/32", "198.18.9.50/32"})) << run.out;
+  ASSERT_EQ(j["holders"].size(), 3u) << run.out;
+  // The control: the holder's own record, its holder alive.
+  EXPECT_EQ(j["holders"][0]["alive"], true) << run.out;
+  for (size_t i = 1; i < 3; ++i) {
+    const auto& h = j["holders"][i];
+    EXPECT_EQ(h["alive"], false) << run.out;
+    EXPECT_EQ(h["pid"], n.holder->pid()) << run.out;
+    EXPECT_EQ(h["problem"], nullptr) << run.out;
+    ASSERT_EQ(h["addresses"].size(), 1u) << run.out;
+    EXPECT_EQ(h["addresses"][0]["address"], "198.18.9.50") << run.out;
+  }
+
+  // Killed, the holder withdraws nothing: its own record stays, and its
+  // addresses with it.
+  n.holder->stop(SIGKILL);
+  auto dead = fence_info({"--holder-dir", n.tmp.path(), "--node-netns", n.node.ns_path()});
+  ASSERT_EQ(dead.exit_code, 0) << dead.describe();
+  EXPECT_NE(dead.out.find("pid " + std::to_string(n.holder->pid()) + ", not running):"),
+            std::string::npos)
+      << dead.out;
+  EXPECT_NE(dead.out.find("198.18.9.50/24 on net1"), std::string::npos) << dead.out;
+  EXPECT_NE(dead.out.find("fence: 198.18.9.1/32 198.18.9.50/32\n"), std::string::npos) << dead.out;
 }
 
 }  // namespace

@@ -234,7 +234,8 @@ struct RecordCheck {
   // holder's /proc/<pid> link, which names the holder only for readers in its
   // pid namespace (refused otherwise); `socket`: the holder sent it (the
   // sender's checks stand for the pid); `probe`: the pid is checked where it
-  // means the holder, and the lock is the proof elsewhere.
+  // means the holder, and the lock is the proof elsewhere (`netns-holder
+  // check`; fence-info, which reads records with no namespace opened).
   enum class Pid { link, socket, probe } pid = Pid::link;
   NsId opened;                           // the namespace the record must name
   int nsfd = -1;                         // its descriptor (namespace ID); -1: none at hand
@@ -302,9 +303,12 @@ class ThrowingSink final : public RecordSink {
 //      receives it), still in the namespace the record names, the namespace
 //      ID, and the lock held by the holder
 // Returns false when a finding stopped it. resolve() (through the cache or
-// not, and so doctor and inspect), `netns-holder check` and the guard's
-// holder log run it; inspect asks its liveness step (holder_alive) again, on
-// the holder resolve() verified, when it reports.
+// not, and so doctor and inspect), `netns-holder check`, the guard's holder
+// log and `netns-exec fence-info` (and doctor's and inspect's scan of the
+// node's mappings, through the same reading of every record: a sink that
+// collects instead of refusing, since a dead holder's addresses are fenced
+// too) run it; inspect asks its liveness step (holder_alive) again, on the
+// holder resolve() verified, when it reports.
 bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink);
 
 // --- the holder socket ----------------------------------------------------

@@ -3,13 +3,13 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "netns/error.hpp"
+#include "netns/fd.hpp"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -41,16 +41,21 @@ Started with_fork(int (*fn)(void*) noexcept, void* arg) noexcept {
   pid_t pid = ::fork();
   if (pid < 0) return Started{-1, -1, errno};
   if (pid == 0) fn(arg);  // never returns
-  long pidfd = ::syscall(SYS_pidfd_open, pid, 0);
-  if (pidfd < 0) {
+  // The parent, after the fork: make_pidfd may throw here (the child is
+  // past its own code); its Error keeps the errno this function reports.
+  int err = 0;
+  try {
+    return Started{pid, make_pidfd(pid).release(), 0};
+  } catch (const Error& e) {
     // Our own unreaped child: it cannot be gone, only the call unsupported.
-    int err = errno;
-    ::kill(pid, SIGKILL);
-    siginfo_t info{};
-    ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | __WALL);
-    return Started{-1, -1, err};
+    err = e.sys_errno();
+  } catch (...) {
+    err = ENOMEM;  // the message could not be built
   }
-  return Started{pid, static_cast<int>(pidfd), 0};
+  ::kill(pid, SIGKILL);
+  siginfo_t info{};
+  ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | __WALL);
+  return Started{-1, -1, err};
 }
 
 // ThreadSanitizer intercepts glibc's clone() and handles it like fork(), in
