@@ -4,9 +4,10 @@
 // --json, one document with an entry per check). Then one line per kernel
 // rbd mapping and ceph mount on the node: FAIL when no live holder (nor the
 // node) has its client address, so a node check alerts on stranded
-// mappings. Exit 0 when nothing failed, 1 when a check failed, 125 when the
-// source fails the executor's validation (its message is logged after the
-// check lines, the node's mappings included).
+// mappings. Exit 0 when nothing failed, 1 when a check failed (the source
+// failing the executor's validation included: that check's line says why,
+// once), 125 when doctor could not run (a bad option, a held list naming an
+// ID the config lacks).
 #include <fcntl.h>
 
 #include <chrono>
@@ -51,7 +52,7 @@ class DoctorCommand final : public Command {
     for (const auto& m : mons_) monitors.push_back(inspect::Endpoint::parse(m, "--mon"));
     auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
         parse_duration(connect_timeout_, "--connect-timeout"));
-    exec::Source source = source_.source();
+    exec::Source source = decided_source(source_);
     exec::ResolveOptions options = source_.resolve_options();
 
     std::vector<Check> checks;
@@ -69,14 +70,15 @@ class DoctorCommand final : public Command {
     // even when this source is broken too.
     std::vector<Check> node = mapping_checks(scan_mappings(mappings_));
     if (inspection.error) {
+      // The failing check's line carries the executor's message: once.
       checks.insert(checks.end(), node.begin(), node.end());
-      print(checks);  // the lines so far, then main() logs the executor's message: 125
-      throw *inspection.error;
+      print(checks);
+      return 1;
     }
     exec::ResolvedNamespace& ns = inspection.ns;
 
-    if (monitors.empty() && source.kind == exec::Source::Kind::cluster)
-      monitors = inspect::monitors_from_config(source.config, source.cluster_id);
+    if (monitors.empty() && !source_.cluster_id.empty())
+      monitors = inspect::monitors_from_config(source_.config, source_.cluster_id);
     UniqueFd fd = ns.fd ? std::move(ns.fd) : open_fd("/proc/thread-self/ns/net", O_RDONLY);
     auto inside = inspect::check_inside(fd.get(), ns.path.empty() ? "own namespace" : ns.path,
                                         monitors, timeout);

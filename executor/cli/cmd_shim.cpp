@@ -18,8 +18,9 @@
 #include "netns/fd.hpp"
 #include "netns_exec/ceph.hpp"
 #include "netns_exec/redact.hpp"
+#include "netns_exec/shim/decision.hpp"
 #include "netns_exec/shim/real_program.hpp"
-#include "netns_exec/shim/route.hpp"
+#include "netns_exec/shim/targets.hpp"
 #include "nsenter_mode.hpp"
 
 namespace netns::cli {
@@ -112,13 +113,10 @@ class ShimCommand final : public Command {
       cmd = as_mount_helper(cmd, type);
       invoked = basename_of(cmd.front());
     }
-    auto tool = exec::shim::tool_named(invoked);
-    if (!tool)
+    if (!exec::shim::tool_named(invoked))
       throw Error(
           Errc::invalid_argument,
-          "shim explain: " + quote(invoked) +
-              " is not a program transparent mode stands "
-              "in for",
+          "shim explain: " + quote(invoked) + " is not a program transparent mode stands in for",
           "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4, umount.nfs, umount.nfs4 or "
           "mount -t ceph|nfs|nfs4");
 
@@ -138,74 +136,85 @@ class ShimCommand final : public Command {
                        ? "/sbin/" + program
                        : first_on_path(invoked_as);
     doc["invoked_as"] = invoked_as;
-    exec::shim::RealProgram real = exec::shim::find_real_program(program, invoked_as);
-    doc["real"] = {{"path", real.path}, {"why", real.reasons}};
 
+    // The shim's own decision, from the same function and environment.
+    const exec::shim::Environment env = exec::shim::Environment::from_process();
+    const exec::shim::Decision d =
+        exec::shim::decide(invoked_as, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
+    const exec::shim::Tool& tool = *d.tool;
+    doc["real"] = {{"path", d.real.path}, {"why", d.real.reasons}};
+    doc["holder_dir"] = d.holder_dir;
+    if (tool.naming == exec::shim::Naming::monitors) {
+      doc["config"] = env.config;
+      doc["held_clusters"] =
+          env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
+    }
+    if (env.targets) doc["targets"] = *env.targets;
+    doc[tool.named_as] = {{"named", d.named.text}, {"where", d.named.where}};
+    if (!d.named.unknown.empty()) doc[tool.named_as]["unknown"] = d.named.unknown;
+    nlohmann::json readings = nlohmann::json::array();
+    for (const auto& s : d.named.servers)
+      readings.push_back({{"server", s.text}, {"read_as", s.host.text}});
+    doc[tool.named_as]["readings"] = readings;
+    doc["opens_session"] = d.opens_session;
+    doc["cluster"] = d.cluster_id;
+    if (!d.also.empty()) doc["same_monitors"] = d.also;
+    doc["verdict"] = exec::shim::verdict_name(d.verdict);
+    doc["held"] = d.verdict == exec::shim::Verdict::holder;
+    doc["why"] = d.why;
+    if (d.opted_out) doc["opted_out"] = exec::shim::kUnmatchedVariable;
+    // A disconnect is not routed (sysfs is the same in every network
+    // namespace), but the operator wants to know whose controller it is.
+    if (const std::string device = disconnected_device(cmd);
+        tool.naming == exec::shim::Naming::targets && !device.empty()) {
+      const std::string name(basename_of(device));
+      const std::string file = sys_class_nvme_ + "/" + name + "/address";
+      nlohmann::json c{{"device", device}, {"address_file", file}};
+      try {
+        std::string address = read_file(file, 4096);
+        while (!address.empty() && address.back() == '\n') address.pop_back();
+        const std::string traddr = ceph::nvme_address_field(address, "traddr");
+        c["traddr"] = traddr;
+        if (env.targets) try {
+            const auto holders = exec::shim::parse_targets(*env.targets);
+            const auto owners =
+                exec::shim::holders_covering(holders, exec::shim::read_host(traddr).text);
+            if (owners.size() == 1) c["holder"] = owners.front();
+          } catch (const Error&) {
+            // the decision above already says what is wrong with the variable
+          }
+      } catch (const Error& e) {
+        c["unreadable"] = e.describe();
+      }
+      doc["controller"] = c;
+    }
     int status = 0;
     std::string decision;
-    try {
-      const exec::shim::Environment env = exec::shim::Environment::from_process(*tool);
-      doc["holder_dir"] = env.holder_dir;
-      if (exec::shim::routes_by_monitors(*tool)) {
-        doc["config"] = env.config;
-        doc["held_clusters"] =
-            env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
-      }
-      const exec::shim::Route route =
-          exec::shim::route(*tool, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
-      doc[route.named] = {{"named", route.monitors.text}, {"where", route.monitors.where}};
-      if (env.targets) {
-        nlohmann::json declared = nlohmann::json::object();
-        for (const auto& h : *env.targets) declared[h.id] = h.addresses;
-        doc["targets"] = declared;
-      }
-      doc["cluster"] = route.cluster_id;
-      if (!route.also.empty()) doc["same_monitors"] = route.also;
-      doc["held"] = route.held;
-      doc["why"] = route.why;
-      // A disconnect is not routed (sysfs is the same in every network
-      // namespace), but the operator wants to know whose controller it is.
-      if (const std::string device = disconnected_device(cmd);
-          *tool == exec::shim::Tool::nvme && !device.empty()) {
-        const std::string name(basename_of(device));
-        const std::string file = sys_class_nvme_ + "/" + name + "/address";
-        nlohmann::json c{{"device", device}, {"address_file", file}};
-        try {
-          std::string address = read_file(file, 4096);
-          while (!address.empty() && address.back() == '\n') address.pop_back();
-          const std::string traddr = ceph::nvme_address_field(address, "traddr");
-          c["traddr"] = traddr;
-          if (env.targets)
-            if (auto m =
-                    exec::shim::holder_serving(*env.targets, exec::shim::canonical_address(traddr)))
-              c["holder"] = m->id;
-        } catch (const Error& e) {
-          c["unreadable"] = e.describe();
-        }
-        doc["controller"] = c;
-      }
-      if (!real.found()) {
+    switch (d.verdict) {
+      case exec::shim::Verdict::refused:
         status = kExitExecutorFailed;
-        decision = "refused (125): no real " + program + " on PATH";
-      } else if (!route.held) {
-        decision = "run " + real.path + " untouched, in the plugin's own namespace";
-      } else {
-        doc["holder"] = route.holder_path;
-        exec::ResolveOptions options = in_place_resolve_options();
+        doc["refusal"] = d.refusal->describe();
+        decision = "refused (125): " + d.refusal->describe();
+        break;
+      case exec::shim::Verdict::untouched:
+        decision = "run " + d.real.path + " untouched, in the caller's own namespace";
+        break;
+      case exec::shim::Verdict::holder: {
+        doc["holder"] = d.holder_path;
+        exec::ResolveOptions options = d.options;
         options.wait_holder = {};  // now, as it stands
         try {
-          exec::ResolvedNamespace ns = exec::resolve(*route.source, options);
+          exec::ResolvedNamespace ns = exec::resolve(*d.source, options);
           doc["namespace"] = ns.describe();
-          decision = "run " + real.path + " inside " + ns.describe();
+          decision = "run " + d.real.path + " inside " + ns.describe();
         } catch (const Error& e) {
           status = kExitExecutorFailed;
-          doc["refusal"] = e.describe();
-          decision = "refused (125), " + real.path + " not run: " + e.describe();
+          const Error refused = d.unusable(e);
+          doc["refusal"] = refused.describe();
+          decision = "refused (125), " + d.real.path + " not run: " + refused.describe();
         }
+        break;
       }
-    } catch (const Error& e) {
-      status = kExitExecutorFailed;
-      decision = "refused (125): " + e.describe();
     }
     doc["decision"] = decision;
 
@@ -222,14 +231,21 @@ class ShimCommand final : public Command {
     };
     line("command:", doc["command"].get<std::string>());
     line("shim:", invoked_as);
-    line("real:", real.found() ? real.path : "(none)");
-    for (const auto& r : real.reasons) line("", "- " + r);
+    line("real:", d.real.found() ? d.real.path : "(none)");
+    for (const auto& r : d.real.reasons) line("", "- " + r);
     for (const char* named : {"monitors", "target"})
       if (doc.contains(named))
         line((std::string(named) + ":").c_str(),
              route_text(doc[named]["named"], doc[named]["where"]));
+    for (const auto& r : doc[tool.named_as]["readings"])
+      if (r["server"].get<std::string>() != r["read_as"].get<std::string>())
+        line("", "- " + quote(r["server"].get<std::string>()) + " is read as " +
+                     r["read_as"].get<std::string>());
+    if (!d.named.unknown.empty()) line("", "- cannot tell: " + d.named.unknown);
+    line("session:", d.opens_session ? std::string("yes (this call opens a kernel session)")
+                                     : "no (" + std::string(tool.session_calls) + " do)");
     if (!str("cluster").empty())
-      line(exec::shim::routes_by_monitors(*tool) ? "cluster:" : "holder id:",
+      line((std::string(tool.noun) + ":").c_str(),
            quote(str("cluster")) + (doc["held"].get<bool>() ? " (held)" : " (not held)"));
     if (doc.contains("same_monitors")) line("", "same monitors: " + doc["same_monitors"].dump());
     if (!str("holder").empty()) line("holder:", str("holder"));

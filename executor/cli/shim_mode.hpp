@@ -1,16 +1,17 @@
 #pragma once
-// Transparent mode: netns-exec installed as `rbd` or `mount.ceph` (a symlink
-// or a hard link; argv[0]'s basename) runs the real program of that name —
-// the next one on PATH after the shim's directory, never netns-exec itself —
-// and, when the command names the monitors of a held cluster, runs it inside
-// that cluster's holder namespace through the nsenter form's engine
-// (validate, setns here, execve in place). No netNamespaceFilePath and no
-// change to ceph-csi. The decision is netns_exec/shim/route.hpp's; `netns-exec
-// shim explain -- CMD ...` prints it without running anything.
+// Transparent mode: netns-exec installed as a kernel client's program (`rbd`,
+// `mount.ceph`, `nvme`, `mount.nfs`...: the rows of netns_exec/shim/tools.hpp;
+// a symlink or a hard link, argv[0]'s basename) runs the real program of that
+// name — the next one on PATH after the shim's directory, never netns-exec
+// itself — untouched, or inside the holder of the held cluster the call
+// names, through the in-place engine (validate, setns here, execve in place).
+// The decision is netns_exec/shim/decision.hpp's; `netns-exec shim explain --
+// CMD ...` prints the same one without running anything.
 //
-// Exit: the real program's own; 125 when a held cluster's holder cannot be
-// used (after NETNS_EXEC_WAIT_HOLDER) or the real program is not found — then
-// nothing ran; 126/127 when the real program's exec failed.
+// Exit: the real program's own; 125 when nothing may run (a held cluster's
+// holder cannot be used after NETNS_EXEC_WAIT_HOLDER, a session-opening call
+// it cannot match, the real program not found); 126/127 when the real
+// program's exec failed.
 namespace netns::cli {
 
 // argv[0]'s basename is one of the programs transparent mode stands in for.

@@ -38,7 +38,14 @@ struct SourceOptions {
   [[nodiscard]] exec::ResolveOptions resolve_options() const;
 };
 
-// source() + resolve_options() + exec::resolve() (resolve_source.cpp, which also
+// source(), with --cluster-id decided as transparent mode decides it where
+// the environment sets that up (netns_exec/shim/decision.hpp, decide_cluster):
+// a held cluster's holder file in NETNS_EXEC_HOLDER_DIR when config.json
+// names none. Throws the decision's refusal (a held list naming an ID the
+// config lacks).
+exec::Source decided_source(const SourceOptions& options);
+
+// decided_source() + resolve_options() + exec::resolve() (resolve_source.cpp, which also
 // sets the log fields source, path, cluster, step): the validated namespace, or
 // a netns::Error (exit 125) naming cluster/path, step, errno text and hint.
 exec::ResolvedNamespace resolve_source(const SourceOptions& options);

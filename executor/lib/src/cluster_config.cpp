@@ -20,20 +20,24 @@
 
 namespace netns::exec {
 
+std::string read_trusted_config(const std::string& path, size_t limit) {
+  // Root, or the caller itself (a test, a tool run as its own user), may
+  // have written it, and every directory and symlink on the way to it
+  // (the ConfigMap mount's ..data links included). Then the file that was
+  // opened, not the path again.
+  trust::Owners owners;
+  if (::geteuid() != 0) owners.uids.push_back(::geteuid());
+  UniqueFd fd = trust::open_trusted_regular(path, owners);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", path, errno);
+  if (trust::Finding f = trust::config_file(st, path, owners); !f.ok) throw f.error();
+  return read_all(fd.get(), path, limit);
+}
+
 CephCsiConfig read_ceph_csi_config(const std::string& config) {
   std::string text;
   try {
-    // Root, or the caller itself (a test, a tool run as its own user), may
-    // have written it, and every directory and symlink on the way to it
-    // (the ConfigMap mount's ..data links included). Then the file that was
-    // opened, not the path again.
-    trust::Owners owners;
-    if (::geteuid() != 0) owners.uids.push_back(::geteuid());
-    UniqueFd fd = trust::open_trusted_regular(config, owners);
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) throw Error::sys("fstat", config, errno);
-    if (trust::Finding f = trust::config_file(st, config, owners); !f.ok) throw f.error();
-    text = read_all(fd.get(), config, 4 << 20);
+    text = read_trusted_config(config, 4 << 20);
   } catch (Error& e) {
     e.default_hint("is the ceph-csi-config ConfigMap mounted at " + quote(config) +
                    " (or pass --config)?");

@@ -1,11 +1,7 @@
 #include "netns_exec/shim/targets.hpp"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cctype>
-#include <charconv>
-#include <cstring>
 
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
@@ -40,44 +36,13 @@ Error bad_entry(std::string_view entry, const std::string& why) {
                "a CIDR such as 198.18.4.0/24, or a host name)");
 }
 
-// An IP address's bytes and length (4 or 16); 0 when `text` is none.
-size_t address_bytes(std::string_view text, unsigned char (&out)[16]) {
-  std::string s(text);
-  if (::inet_pton(AF_INET, s.c_str(), out) == 1) return 4;
-  if (::inet_pton(AF_INET6, s.c_str(), out) == 1) return 16;
-  return 0;
-}
-
-// "ADDR/LEN": nullopt when `declared` is no CIDR; else whether it is valid.
-std::optional<bool> cidr_valid(std::string_view declared, unsigned char (&net)[16], size_t& len,
-                               unsigned& prefix) {
-  auto slash = declared.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  len = address_bytes(declared.substr(0, slash), net);
-  std::string_view bits = declared.substr(slash + 1);
-  auto [end, ec] = std::from_chars(bits.data(), bits.data() + bits.size(), prefix);
-  return len != 0 && ec == std::errc() && end == bits.data() + bits.size() && !bits.empty() &&
-         prefix <= len * 8;
-}
-
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-}  // namespace
+Server server_of(std::string_view host) { return Server{std::string(host), read_host(host), {}}; }
 
-std::string canonical_address(std::string_view host) {
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  unsigned char bytes[16];
-  char text[INET6_ADDRSTRLEN] = {};
-  if (size_t n = address_bytes(host, bytes);
-      n != 0 && ::inet_ntop(n == 4 ? AF_INET : AF_INET6, bytes, text, sizeof text))
-    return text;
-  std::string h(host);
-  std::transform(h.begin(), h.end(), h.begin(), [](unsigned char c) { return std::tolower(c); });
-  return h;
-}
+}  // namespace
 
 std::vector<DeclaredHolder> parse_targets(std::string_view text) {
   std::vector<DeclaredHolder> out;
@@ -97,14 +62,8 @@ std::vector<DeclaredHolder> parse_targets(std::string_view text) {
     for (std::string_view a : split(entry.substr(eq + 1), ',')) {
       a = trimmed(a);
       if (a.empty()) continue;
-      unsigned char net[16];
-      size_t len = 0;
-      unsigned prefix = 0;
-      if (cidr_valid(a, net, len, prefix) == false)
-        throw bad_entry(entry, "has " + quote(a) +
-                                   ", which is no CIDR (ADDR/LEN, LEN at most 32 "
-                                   "for IPv4 and 128 for IPv6)");
-      h.addresses.emplace_back(a);
+      h.addresses.push_back(parse_declared(
+          a, std::string("environment variable ") + kTargetsVariable + ": entry " + quote(entry)));
     }
     if (h.addresses.empty()) throw bad_entry(entry, "names no address for holder " + quote(h.id));
     out.push_back(std::move(h));
@@ -112,53 +71,42 @@ std::vector<DeclaredHolder> parse_targets(std::string_view text) {
   return out;
 }
 
-bool address_matches(std::string_view host, std::string_view declared) {
-  unsigned char net[16];
-  size_t len = 0;
-  unsigned prefix = 0;
-  if (auto cidr = cidr_valid(declared, net, len, prefix)) {
-    unsigned char addr[16];
-    if (!*cidr || address_bytes(host, addr) != len) return false;
-    const size_t whole = prefix / 8;
-    if (std::memcmp(addr, net, whole) != 0) return false;
-    if (prefix % 8 == 0) return true;
-    const unsigned char mask = static_cast<unsigned char>(0xff << (8 - prefix % 8));
-    return (addr[whole] & mask) == (net[whole] & mask);
-  }
-  return host == canonical_address(declared);
-}
-
-std::optional<TargetMatch> holder_serving(const std::vector<DeclaredHolder>& holders,
-                                          std::string_view host) {
+std::vector<std::string> holders_covering(const std::vector<DeclaredHolder>& holders,
+                                          std::string_view reading) {
+  std::vector<std::string> out;
+  int best = -1;
   for (const auto& h : holders)
-    for (const auto& a : h.addresses)
-      if (address_matches(host, a)) return TargetMatch{h.id, a};
-  return std::nullopt;
+    for (const auto& d : h.addresses) {
+      const int c = coverage(d, reading);
+      if (c < 0 || c < best) continue;
+      if (c > best) out.clear();
+      best = c;
+      if (std::find(out.begin(), out.end(), h.id) == out.end()) out.push_back(h.id);
+    }
+  return out;
 }
 
 bool nvme_connects(const std::vector<std::string>& args) {
-  if (args.empty() || (args[0] != "connect" && args[0] != "connect-all" && args[0] != "discover"))
+  if (args.empty() || (args[0] != "connect" && args[0] != "connect-all" && args[0] != "discover" &&
+                       args[0] != "dim"))
     return false;
-  for (const auto& a : args)
-    if (a == "-h" || a == "--help") return false;
-  return true;
+  return std::none_of(args.begin(), args.end(),
+                      [](const std::string& a) { return a == "-h" || a == "--help"; });
 }
 
-std::optional<NamedTarget> nvme_target(const std::vector<std::string>& args) {
-  if (!nvme_connects(args)) return std::nullopt;
-  std::optional<NamedTarget> out;  // the last one given wins, as with getopt
-  auto take = [&](std::string_view value, std::string_view where) {
-    out = NamedTarget{canonical_address(value), std::string(value), std::string(where)};
-  };
+Named nvme_target(const std::vector<std::string>& args) {
+  Named out;
+  if (!nvme_connects(args)) return out;
+  std::optional<std::pair<std::string, std::string>> last;  // {value, where}: getopt's last wins
   for (size_t i = 1; i < args.size(); ++i) {
     std::string_view arg(args[i]);
     if (arg == "--") break;
     if (arg == "-a" && i + 1 < args.size()) {
-      take(args[++i], "-a");
+      last.emplace(args[++i], "-a");
       continue;
     }
     if (starts_with(arg, "-a") && arg.size() > 2 && arg[2] != '-') {
-      take(arg.substr(2), "-a");
+      last.emplace(std::string(arg.substr(2)), "-a");
       continue;
     }
     // getopt_long takes an unambiguous prefix: --trad.. is traddr (--tra
@@ -167,30 +115,65 @@ std::optional<NamedTarget> nvme_target(const std::vector<std::string>& args) {
     std::string_view name = arg.substr(0, arg.find('='));
     if (!starts_with("--traddr", name)) continue;
     if (name.size() < arg.size())
-      take(arg.substr(name.size() + 1), "--traddr");
+      last.emplace(std::string(arg.substr(name.size() + 1)), "--traddr");
     else if (i + 1 < args.size())
-      take(args[++i], "--traddr");
+      last.emplace(args[++i], "--traddr");
   }
+  if (!last) {
+    out.unknown = "`nvme " + args[0] +
+                  "` names no target address (-a/--traddr), so its targets come from "
+                  "/etc/nvme/discovery.conf or a -J config";
+    return out;
+  }
+  out.text = last->first;
+  out.where = last->second;
+  out.servers.push_back(server_of(last->first));
   return out;
 }
 
-std::optional<NamedTarget> nfs_server(const std::vector<std::string>& args) {
+Named nfs_server(const std::vector<std::string>& args) {
+  Named out;
+  bool have_source = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view arg(args[i]);
-    if (arg == "-o" || arg == "-t") {  // an option with a value
+    std::string_view options;
+    if (arg == "-o" && i + 1 < args.size()) {
+      options = args[++i];
+    } else if (arg == "-t" || arg == "-O") {  // an option with a value
       ++i;
       continue;
+    } else if (!arg.empty() && arg.front() != '-' && !have_source) {
+      // The first word is SERVER:/EXPORT; an IPv6 server is bracketed.
+      have_source = true;
+      size_t split = arg.find(':');
+      if (!arg.empty() && arg.front() == '[')
+        split =
+            arg.find("]:") == std::string_view::npos ? std::string_view::npos : arg.find("]:") + 1;
+      if (split == std::string_view::npos || split == 0) {
+        out.unknown = "the mount source " + quote(arg) + " is not SERVER:/EXPORT";
+        continue;
+      }
+      std::string_view host = arg.substr(0, split);
+      out.text += (out.text.empty() ? "" : " ") + std::string(host);
+      out.where += (out.where.empty() ? "" : ", ") + std::string("the mount source");
+      out.servers.push_back(server_of(host));
+      continue;
+    } else {
+      continue;
     }
-    if (arg.empty() || arg.front() == '-') continue;
-    // The first word is SERVER:/EXPORT; an IPv6 server is bracketed.
-    auto split = arg.find(":/");
-    if (arg.front() == '[')
-      split = arg.find("]:") == std::string_view::npos ? split : arg.find("]:") + 1;
-    if (split == std::string_view::npos || split == 0) return std::nullopt;
-    std::string_view host = arg.substr(0, split);
-    return NamedTarget{canonical_address(host), std::string(host), "the mount source"};
+    // The kernel connects to addr= (and mountd to mountaddr=) when given.
+    for (std::string_view w : split(options, ',')) {
+      for (std::string_view key : {"addr=", "mountaddr="}) {
+        if (!starts_with(w, key)) continue;
+        std::string_view host = w.substr(key.size());
+        out.text += (out.text.empty() ? "" : " ") + std::string(host);
+        out.where += (out.where.empty() ? "" : ", ") + std::string(key) + " in -o";
+        out.servers.push_back(server_of(host));
+      }
+    }
   }
-  return std::nullopt;
+  if (!out.named() && out.unknown.empty()) out.unknown = "the call names no NFS server";
+  return out;
 }
 
 }  // namespace netns::exec::shim

@@ -49,6 +49,13 @@ struct CephCsiConfig {
 // returns an error, naming the entry, the key and what was found.
 CephCsiConfig decode_ceph_csi_config(std::string_view text, const std::string& shown);
 
+// A configuration file's text, opened as every file netns-exec takes
+// direction from: not blocking, a regular file, owned by root (or the
+// caller) and not writable by others, every directory and symlink on the way
+// likewise, at most `limit` bytes. config.json and, for transparent mode,
+// a Ceph config file that names the monitors.
+std::string read_trusted_config(const std::string& path, size_t limit);
+
 // Opens `config` as lookup_netns_path() does (not blocking, a regular file,
 // the owner and mode the trust policy wants, at most 4 MiB) and decodes it.
 CephCsiConfig read_ceph_csi_config(const std::string& config);

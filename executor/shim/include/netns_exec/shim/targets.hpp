@@ -11,8 +11,9 @@
 // fd00:4::/64) or a host name (compared lower-cased, never resolved: the
 // shim does not ask DNS which namespace to use). Blanks around entries are
 // ignored. Every ID declared is held: a command naming one of its addresses
-// is never served from the plugin's own namespace. The first entry that
-// matches wins, in the order written.
+// is never served from the plugin's own namespace. The most specific entry
+// wins (198.18.4.0/24 before 198.18.0.0/16); the same one for two IDs is
+// ambiguous, and so refused (addresses.hpp has how each reading is taken).
 //
 // What a command names (the argv shapes are ceph-csi's, internal/nvmeof, and
 // mount(8)'s helper convention):
@@ -24,10 +25,11 @@
 // attribute in sysfs, which no network namespace scopes): they are the real
 // program untouched, so a controller whose holder is gone can still be
 // disconnected.
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "netns_exec/shim/addresses.hpp"
 
 namespace netns::exec::shim {
 
@@ -35,49 +37,33 @@ inline constexpr const char* kTargetsVariable = "NETNS_EXEC_TARGETS";
 
 struct DeclaredHolder {
   std::string id;
-  std::vector<std::string> addresses;  // as written: addresses, CIDRs, names
+  std::vector<Declared> addresses;
 };
 
 // NETNS_EXEC_TARGETS's value. Throws Error(invalid_argument) naming the
 // variable and quoting the bad entry (no '=', an invalid holder ID, an empty
-// list, a CIDR with a bad prefix length).
+// list, a bad network, an address consumers read differently).
 std::vector<DeclaredHolder> parse_targets(std::string_view text);
 
-// The address as the comparison sees it: an IP address as inet_ntop writes
-// it, brackets removed; a name lower-cased.
-std::string canonical_address(std::string_view host);
+// The holders that declare `reading` (one reading of a host: an inet_ntop
+// address or a lower-cased name) most specifically: none, one, or several
+// when they declare it alike (ambiguous).
+std::vector<std::string> holders_covering(const std::vector<DeclaredHolder>& holders,
+                                          std::string_view reading);
 
-// Whether `host` (canonical) is `declared` (an address, a CIDR or a name).
-bool address_matches(std::string_view host, std::string_view declared);
-
-struct TargetMatch {
-  std::string id;
-  std::string declared;  // the entry that matched
-};
-// The first holder one of whose declared addresses `host` is.
-std::optional<TargetMatch> holder_serving(const std::vector<DeclaredHolder>& holders,
-                                          std::string_view host);
-
-// What a command line names as its server.
-struct NamedTarget {
-  std::string host;   // canonical
-  std::string text;   // as written
-  std::string where;  // "-a", "--traddr", "the mount source"
-};
-
-// nvme's arguments (argv without argv[0]): the traddr of connect,
-// connect-all and discover; nullopt for every other subcommand and when none
-// is given.
-std::optional<NamedTarget> nvme_target(const std::vector<std::string>& args);
-
-// Whether nvme's arguments are a connect, connect-all or discover (the
-// subcommands that open connections), not asking for help. One that names
-// no address takes its targets from /etc/nvme/discovery.conf or a -J
-// config: the shim cannot tell whose they are.
+// Whether nvme's arguments are a connect, connect-all, discover or dim (the
+// subcommands that open connections), not asking for help.
 bool nvme_connects(const std::vector<std::string>& args);
 
+// nvme's arguments (argv without argv[0]): the traddr of a connecting
+// subcommand (-a ADDR, -aADDR, --traddr[=]ADDR or a prefix of it; the last
+// one wins, as with getopt). A connect that names none takes its targets
+// from /etc/nvme/discovery.conf or a -J config: `unknown` says so.
+Named nvme_target(const std::vector<std::string>& args);
+
 // mount.nfs's arguments: the server of the first non-option word
-// (SERVER:/EXPORT or [V6]:/EXPORT); nullopt when there is none.
-std::optional<NamedTarget> nfs_server(const std::vector<std::string>& args);
+// (SERVER:/EXPORT or [V6]:/EXPORT), and any addr= / mountaddr= in -o (the
+// kernel takes the address from there); `unknown` when there is none.
+Named nfs_server(const std::vector<std::string>& args);
 
 }  // namespace netns::exec::shim

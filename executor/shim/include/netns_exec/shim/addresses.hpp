@@ -1,0 +1,76 @@
+#pragma once
+// How a server's host, as a command writes it, is read by the programs that
+// consume it, and the one comparison of such readings with what the operator
+// declared. Transparent mode compares every reading: a spelling two
+// consumers read differently must not be routed by the one the shim happens
+// to pick.
+//
+// The consumers differ (measured against their sources):
+//   - inet_pton (strict dotted quad, IPv6): what every consumer accepts alike;
+//   - glibc's getaddrinfo/inet_aton, used by mount.nfs, mount.ceph, rbd (for
+//     a monitor Ceph's own parser rejects) and nvme-cli (for a traddr that
+//     inet_pton rejects): octal and hex parts ("010" is 8), short forms
+//     ("198.18.1036"), and otherwise a DNS name;
+//   - the kernel's in4_pton (a traddr handed on as written, a mount source):
+//     four decimal parts, leading zeros allowed ("010" is 10).
+// IPv6: brackets and a zone id ("%eth0") are not part of the address; an
+// IPv4-mapped address (::ffff:198.18.0.1) reaches the IPv4 host.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace netns::exec::shim {
+
+struct AddressReadings {
+  // Every distinct address a consumer may read `host` as, in inet_ntop form
+  // (IPv4 for a mapped IPv6 address).
+  std::vector<std::string> addresses;
+  // The name a consumer may look up instead ("" when every consumer reads an
+  // address): lower-cased, without a trailing dot.
+  std::string name;
+  [[nodiscard]] bool agree() const { return addresses.size() + !name.empty() == 1; }
+  // "198.18.4.16 (glibc), 198.18.4.20 (the kernel)": for messages.
+  std::string text;
+};
+AddressReadings read_host(std::string_view host);
+
+// One server a command names: a monitor address (with the ports it may be
+// reached at) or an NVMe/NFS target (no ports: any).
+struct Server {
+  std::string text;  // as written ("v2:198.18.0.1:3300", "[fd00::2]")
+  AddressReadings host;
+  std::set<uint16_t> ports;
+};
+
+// What a call names, and where: the servers it will connect to, or why that
+// cannot be told (`unknown`: then nothing may route it by guess).
+struct Named {
+  std::string text;   // as written, for messages ("" when none)
+  std::string where;  // "-m", "CEPH_ARGS --mon_host", "mon_host in /etc/ceph/ceph.conf", ...
+  std::vector<Server> servers;
+  std::string unknown;  // non-empty: the servers could not be determined, and why
+  [[nodiscard]] bool named() const { return !servers.empty(); }
+};
+
+// A declared address, network or name (NETNS_EXEC_TARGETS; config.json's
+// monitors), in the form matches() compares.
+struct Declared {
+  std::string text;     // as written
+  std::string address;  // inet_ntop form of the address or network ("" for a name)
+  unsigned prefix = 0;  // network length; 32/128 for a single address
+  std::string name;     // lower-cased name ("" for an address)
+  bool ipv6 = false;
+};
+// Strict: an address, ADDR/LEN or a name that is no mistyped address
+// ("198.18.4.020" is refused: consumers read it differently). Throws
+// Error(invalid_argument) naming `what` (the variable or file) and `text`.
+Declared parse_declared(std::string_view text, std::string_view what);
+
+// How specifically `declared` covers `reading` (an inet_ntop address or a
+// name): -1 when it does not, else the prefix length (a name: 129, above any
+// network).
+int coverage(const Declared& declared, std::string_view reading);
+
+}  // namespace netns::exec::shim
