@@ -8,9 +8,11 @@
 
 namespace netns {
 
-bool is_client_address(bool loopback_interface, unsigned char scope, unsigned ifa_flags) {
+bool is_client_address(bool loopback_interface, bool ipv6, unsigned char scope,
+                       unsigned ifa_flags) {
   if (loopback_interface) return false;
-  if (scope == RT_SCOPE_HOST || scope == RT_SCOPE_LINK || scope == RT_SCOPE_NOWHERE) return false;
+  if (scope == RT_SCOPE_HOST || scope == RT_SCOPE_NOWHERE) return false;
+  if (scope == RT_SCOPE_LINK && ipv6) return false;
   return (ifa_flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)) == 0;
 }
 

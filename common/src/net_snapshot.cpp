@@ -146,7 +146,9 @@ NetSnapshot read_net_snapshot(int sock, std::string_view shown) {
       if ((type == IFA_LOCAL || (type == IFA_ADDRESS && !addr)) && len >= want) addr = data;
       if (type == IFA_FLAGS && len >= sizeof flags) std::memcpy(&flags, data, sizeof flags);
     });
-    if (!addr || !is_client_address(link->loopback, ifa->ifa_scope, flags)) return;
+    if (!addr ||
+        !is_client_address(link->loopback, ifa->ifa_family == AF_INET6, ifa->ifa_scope, flags))
+      return;
     char text[INET6_ADDRSTRLEN] = {};
     if (!::inet_ntop(ifa->ifa_family, addr, text, sizeof text)) return;
     s.client_addresses.push_back(

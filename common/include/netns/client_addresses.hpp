@@ -25,11 +25,16 @@ struct ClientAddress {
   friend bool operator==(const ClientAddress&, const ClientAddress&) = default;
 };
 
-// The rule: a client can be seen from an address that is neither on a
-// loopback interface nor of host or link scope (the kernel client never
-// sources a session from fe80::/10 or 127/8), and is not tentative or failed
-// duplicate detection (the kernel does not use those as a source).
-bool is_client_address(bool loopback_interface, unsigned char scope, unsigned ifa_flags);
+// The rule: a client can be seen from an address that is not on a loopback
+// interface, not of host scope (127/8, ::1) and not tentative or failed
+// duplicate detection (the kernel does not use those as a source). An IPv4
+// address of link scope (`ip addr add ... scope link`) counts: the kernel
+// takes it as the source of a connection like any other (seen with a TCP
+// connect from such a namespace). An IPv6 link-local one (fe80::/10, which
+// every interface gets) does not: source selection takes it only toward a
+// link-local destination (RFC 6724, rule 2), which no Ceph monitor, NVMe/TCP
+// gateway or NFS server of a storage network is.
+bool is_client_address(bool loopback_interface, bool ipv6, unsigned char scope, unsigned ifa_flags);
 
 std::string format_client_addresses(const std::vector<ClientAddress>& addresses);
 // Strict; throws Error(invalid_argument) naming the entry.
