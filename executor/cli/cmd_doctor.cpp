@@ -52,10 +52,21 @@ class DoctorCommand final : public Command {
     for (const auto& m : mons_) monitors.push_back(inspect::Endpoint::parse(m, "--mon"));
     auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
         parse_duration(connect_timeout_, "--connect-timeout"));
-    exec::Source source = decided_source(source_);
     exec::ResolveOptions options = source_.resolve_options();
-
     std::vector<Check> checks;
+    const exec::shim::Decision decision = cluster_decision(source_);
+    if (decision.verdict == exec::shim::Verdict::refused) {
+      // Transparent mode's declarations do not hold (a held list naming an
+      // ID the config lacks): which namespace serves the cluster cannot be
+      // told, and that is the finding.
+      checks.push_back({"held clusters", CheckStatus::fail, decision.refusal->message(),
+                        decision.refusal->hint()});
+      const std::vector<Check> node = mapping_checks(scan_mappings(mappings_));
+      checks.insert(checks.end(), node.begin(), node.end());
+      print(checks);
+      return 1;
+    }
+    const exec::Source source = *decision.source;
     if (source.kind == exec::Source::Kind::cluster &&
         exec::lookup_netns_path(source.config, source.cluster_id, source.config_kind).empty())
       checks.push_back({"holder configured", CheckStatus::fail,

@@ -7,15 +7,23 @@
 
 namespace netns::cli {
 
-exec::Source decided_source(const SourceOptions& options) {
-  exec::Source source = options.source();
-  if (source.kind != exec::Source::Kind::cluster) return source;
+exec::shim::Decision cluster_decision(const SourceOptions& options) {
+  const exec::Source source = options.source();
+  if (source.kind != exec::Source::Kind::cluster) {
+    exec::shim::Decision d;
+    d.verdict = exec::shim::Verdict::holder;
+    d.source = source;
+    return d;
+  }
   // --cluster-id takes transparent mode's decision where the plugin's
   // environment sets it up, so a held cluster is served from its holder here
   // as the shims serve it.
-  exec::shim::Decision d =
-      exec::shim::decide_cluster(source.cluster_id, source.config_kind, source.config,
-                                 exec::shim::Environment::from_process());
+  return exec::shim::decide_cluster(source.cluster_id, source.config_kind, source.config,
+                                    exec::shim::Environment::from_process());
+}
+
+exec::Source decided_source(const SourceOptions& options) {
+  exec::shim::Decision d = cluster_decision(options);
   if (d.verdict == exec::shim::Verdict::refused) throw *d.refusal;
   return *d.source;
 }

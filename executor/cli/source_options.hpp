@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "netns_exec/shim/decision.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::cli {
@@ -44,6 +45,8 @@ struct SourceOptions {
 // names none. Throws the decision's refusal (a held list naming an ID the
 // config lacks).
 exec::Source decided_source(const SourceOptions& options);
+// The decision itself (verdict refused instead of a throw), for doctor.
+exec::shim::Decision cluster_decision(const SourceOptions& options);
 
 // decided_source() + resolve_options() + exec::resolve() (resolve_source.cpp, which also
 // sets the log fields source, path, cluster, step): the validated namespace, or
