@@ -163,6 +163,17 @@ describe("targets for the nvme and mount.nfs shims", () => {
       assert.match(stderr, /targets/, bad);
     }
   });
+  test("reject one target declared for two clusters; an overlapping, more specific one is fine", () => {
+    const two = (a, b) => ({ ...values, clusters: [
+      { id: "nfs-a", drivers: ["nfs.csi.ceph.com"], targets: [a] },
+      { id: "nfs-b", drivers: ["nfs.csi.ceph.com"], targets: [b] }] });
+    for (const [a, b] of [["198.18.4.0/24", "198.18.4.0/24"], ["NFS.example", "nfs.example."]]) {
+      const { stderr } = renderFails(two(a, b));
+      assert.match(stderr, /is declared for clusters "nfs-a" and "nfs-b"/, `${a} ${b}`);
+    }
+    const env = configMapOf(render(two("198.18.0.0/16", "198.18.4.0/24")), "netns-exec-env").data;
+    assert.equal(env["nfs.csi.ceph.com.targets"], "nfs-a=198.18.0.0/16;nfs-b=198.18.4.0/24");
+  });
 });
 
 describe("NOTES.txt", () => {

@@ -72,12 +72,20 @@ holder's <ID>.holder.json, for the preStop guard), multus, requireInterfaces
 {{- $kubelet := ternary "" $v.kubeletDir (eq $v.kubeletDir "/") -}}
 {{- $holders := list -}}
 {{- $ids := dict -}}
+{{- $targets := dict -}}
 {{- $names := dict -}}
 {{- range $c := $v.clusters -}}
 {{- if hasKey $ids $c.id -}}
 {{- fail (printf "cluster %q is listed twice in clusters: each Ceph cluster has one entry (list all its drivers there)" $c.id) -}}
 {{- end -}}
 {{- $_ := set $ids $c.id true -}}
+{{- range $t := ($c.targets | default list) -}}
+{{- $key := lower (trimSuffix "." $t) -}}
+{{- if and (hasKey $targets $key) (ne (get $targets $key) $c.id) -}}
+{{- fail (printf "target %q is declared for clusters %q and %q: netns-exec cannot tell whose holder serves it and refuses every call to it (declare each address, network or name for one cluster; an overlapping, more specific network is fine: the most specific wins)" $t (get $targets $key) $c.id) -}}
+{{- end -}}
+{{- $_ := set $targets $key $c.id -}}
+{{- end -}}
 {{- $kinds := dict -}}
 {{- range $d := ($c.drivers | default $v.defaultDrivers) -}}
 {{- $driver := $d -}}
