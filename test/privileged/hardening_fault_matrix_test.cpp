@@ -1080,6 +1080,79 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     waiting.stop(SIGTERM);
   }
 
+  // --- transparent mode fails closed ---------------------------------------
+  // netns-exec installed as rbd and nvme, the real programs stubs that would
+  // leave the marker: a session-opening call the shim cannot match to one
+  // held cluster is refused, never run in the caller's namespace.
+  {
+    const std::string bin = tmp / "shims";
+    make_dir(bin);
+    for (const char* tool : {"rbd", "nvme"})
+      ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/" + tool).c_str()), 0);
+    const std::string real = tmp / "real";
+    make_dir(real);
+    for (const char* tool : {"rbd", "nvme"})
+      write_file(real + "/" + tool, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
+    const std::string config = tmp / "shim-config.json";
+    write_file(config, R"([{"clusterID": "ceph-a", "monitors": ["198.18.0.1:6789"]},
+                            {"clusterID": "ceph-b", "monitors": ["198.18.0.10:6789"]}])");
+    auto shim = [&](const std::string& fault, const std::string& tool,
+                    const std::vector<std::string>& args, std::map<std::string, std::string> env,
+                    const std::vector<std::string>& causes) {
+      ::unlink(marker().c_str());
+      std::vector<std::string> argv = {bin + "/" + tool};
+      argv.insert(argv.end(), args.begin(), args.end());
+      netns::test::RunOptions options = holder_test::within(20s);
+      env.emplace("PATH", bin + ":" + real + ":/usr/sbin:/usr/bin:/sbin:/bin");
+      env.emplace("NETNS_EXEC_CONFIG", config);
+      env.emplace("NETNS_EXEC_HOLDER_DIR", tmp / "shim-holders");
+      env.emplace("CEPH_CONF", tmp / "no-ceph.conf");
+      options.env = env;
+      RunResult r = netns::test::run_command(argv, options);
+      EXPECT_FALSE(marker_exists()) << fault << ": the real program ran";
+      EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
+      for (const auto& cause : causes)
+        EXPECT_NE(r.err.find(cause), std::string::npos)
+            << fault << ": message lacks " << cause << ":\n"
+            << r.err;
+      rows.push_back({fault, r.exit_code, first_line(r.err)});
+    };
+    shim("shim: held list names an ID config.json lacks (Ceph-A for ceph-a)", "rbd",
+         {"-m", "198.18.0.1:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "Ceph-A"}},
+         {"\"Ceph-A\"", "did you mean \"ceph-a\"", config});
+    shim("shim: rbd map naming no monitors, no Ceph config file to name them", "rbd",
+         {"map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
+         {"cannot be told", "no-ceph.conf", "NETNS_EXEC_UNMATCHED=own-netns"});
+    shim("shim: rbd map to monitors no cluster of config.json has", "rbd",
+         {"-m", "198.18.0.9:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
+         {"\"198.18.0.9:6789\"", config});
+    shim("shim: rbd map to the monitors of two clusters", "rbd",
+         {"-m", "198.18.0.1:6789,198.18.0.10:6789", "map", "rbd/img"},
+         {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}}, {"ambiguous", "\"ceph-a\"", "\"ceph-b\""});
+    shim("shim: rbd map, a monitor with leading zeros that glibc and the kernel read apart", "rbd",
+         {"-m", "198.18.0.010:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
+         {"198.18.0.8 (glibc)", "198.18.0.10 (the kernel)"});
+    shim("shim: rbd map with an unknown NETNS_EXEC_UNMATCHED", "rbd",
+         {"-m", "198.18.0.9:6789", "map", "rbd/img"},
+         {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}, {"NETNS_EXEC_UNMATCHED", "yes"}},
+         {"NETNS_EXEC_UNMATCHED=\"yes\""});
+    shim("shim: nvme connect to a target no holder declares", "nvme",
+         {"connect", "-t", "tcp", "-a", "198.18.5.1", "-s", "4420", "-n", "nqn.x"},
+         {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}}, {"\"198.18.5.1\"", "NETNS_EXEC_TARGETS"});
+    shim("shim: nvme connect to a target two holders declare alike", "nvme",
+         {"connect", "-t", "tcp", "-a", "198.18.4.1", "-s", "4420", "-n", "nqn.x"},
+         {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24;gw-b=198.18.4.0/24"}},
+         {"ambiguous", "\"gw-a\"", "\"gw-b\""});
+    shim("shim: nvme connect-all naming no address (targets from discovery.conf)", "nvme",
+         {"connect-all"}, {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}}, {"discovery.conf"});
+    // The CLI's --cluster-id takes the same decision.
+    refused("run --cluster-id with a held list naming an ID config.json lacks",
+            {"run", "--cluster-id", "ceph-a", "--config", config}, {"did you mean \"ceph-a\""},
+            std::nullopt,
+            {"env", "NETNS_EXEC_HELD_CLUSTERS=Ceph-A",
+             "NETNS_EXEC_HOLDER_DIR=" + (tmp / "shim-holders")});
+  }
+
   // --- cancellation of map, unmap, mount and umount (the Ceph operations) ----
   // Each row is one netns-exec run against the live holder, cancelled at one
   // point: SIGTERM (how a caller stops the CLI it started) or --timeout.

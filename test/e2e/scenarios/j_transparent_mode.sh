@@ -75,6 +75,27 @@ plug netns-exec shim explain -- rbd "${rbd_auth[@]}" ls rbd | tee "$E2E_SCOPE/ex
 grep -q "cluster: *\"$cid\" (held)" "$E2E_SCOPE/explain" || e2e_die "explain does not name $cid as held"
 grep -q "real: */usr/bin/rbd" "$E2E_SCOPE/explain" || e2e_die "explain does not name /usr/bin/rbd as the real rbd"
 
+e2e_section "run --cluster-id and doctor --cluster-id from the plugin: the holder serves them too"
+# No netNamespaceFilePath: the environment that routes the shims routes these (one decision).
+plug netns-exec run --cluster-id "$cid" --config "$cfg" -- readlink /proc/self/ns/net \
+  >"$E2E_SCOPE/run-ns" 2>"$E2E_SCOPE/run.err" || e2e_die "run --cluster-id $cid failed: $(cat "$E2E_SCOPE/run.err")"
+[ "$(cat "$E2E_SCOPE/run-ns")" = "net:[$holder_ino]" ] ||
+  e2e_die "run --cluster-id $cid ran in $(cat "$E2E_SCOPE/run-ns"), not in the holder's net:[$holder_ino]"
+rc=0
+plug netns-exec doctor --cluster-id "$cid" --config "$cfg" >"$E2E_SCOPE/doctor" 2>&1 || rc=$?
+cat "$E2E_SCOPE/doctor"
+[ "$rc" -eq 0 ] || e2e_die "doctor --cluster-id $cid exited $rc (want 0: every check of the holder's namespace passes)"
+grep -E "^PASS +connect to $mon_ip:" "$E2E_SCOPE/doctor" >/dev/null ||
+  e2e_die "doctor did not connect to the monitor from the holder's namespace"
+! grep 'holder configured' "$E2E_SCOPE/doctor" >/dev/null || e2e_die "doctor looked for a netNamespaceFilePath"
+# The control: the plugin's own namespace has no route, and a held list naming an ID the config
+# lacks is refused (125) by run as by the shims.
+rc=0
+e2e_pod_exec "$plugin" "${penv[@]/NETNS_EXEC_HELD_CLUSTERS=$cid/NETNS_EXEC_HELD_CLUSTERS=J-C1}" \
+  netns-exec run --cluster-id "$cid" --config "$cfg" -- true 2>"$E2E_SCOPE/typo.err" || rc=$?
+[ "$rc" -eq 125 ] || e2e_die "a held list with J-C1 (config: $cid): run exited $rc, want 125"
+grep 'did you mean "j-c1"' "$E2E_SCOPE/typo.err" >/dev/null || e2e_die "no did-you-mean: $(cat "$E2E_SCOPE/typo.err")"
+
 e2e_section "plain rbd create/ls/info from the plugin (no route to the storage network)"
 plug sh -c 'command -v rbd'
 traced create rbd "${rbd_auth[@]}" create --size 64 rbd/j-img
