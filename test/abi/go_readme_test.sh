@@ -28,12 +28,15 @@ install_block=$(block sh 1) module_block=$(block sh 2) main_go=$(block go 1)
   fail "$readme has no install block, module block or Go block under 'Building against it'"
 
 # The README's own environment: a home, its checkout, the Go toolchain on
-# PATH; offline. Nothing else (no LD_LIBRARY_PATH, no PKG_CONFIG_PATH).
+# PATH; offline. Nothing else (no LD_LIBRARY_PATH, no PKG_CONFIG_PATH). A
+# fresh Go build cache, as a first-time user has: Go's cache does not key a
+# cgo package on what pkg-config said, so a warm one could hand back another
+# run's link flags.
 home=$work/home
 mkdir -p "$home"
 run_env=(env -i HOME="$home" PATH="$(dirname "$go"):/usr/local/bin:/usr/bin:/bin"
   NETNS_CHECKOUT="$src" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= CGO_ENABLED=1
-  GOCACHE="$build/go-cache" GOPATH="$work/gopath" GOTMPDIR="$work")
+  GOCACHE="$work/go-cache" GOPATH="$work/gopath" GOTMPDIR="$work")
 
 # The install line, from the build the tests use (the configure and build
 # lines made it already).
@@ -74,7 +77,11 @@ fi
 # cannot find the library (the failure this file's install used to give).
 sed -i 's/ -Wl,-rpath,\${libdir}//' "$pc"
 grep -F -- '-Wl,-rpath' "$pc" >/dev/null && fail "control: could not remove the run path from $pc"
-(cd "$mod" && "${run_env[@]}" bash -euo pipefail -c "$build_steps") || fail "control: the build failed"
+# The module exists; other CGO_CFLAGS make Go rebuild the cgo package, so
+# that it asks pkg-config again (its cache would not).
+rebuild_steps=$(grep -v '^go mod init' <<<"$build_steps")
+(cd "$mod" && "${run_env[@]}" CGO_CFLAGS="-O2 -g -DNETNS_CONTROL" bash -euo pipefail -c "$rebuild_steps") ||
+  fail "control: the build failed"
 rc=0
 out=$("${run_env[@]}" "$mod/nsip" "$work/absent/ceph-a.net.ns" 2>&1) || rc=$?
 grep -F 'libnetns_exec.so.0: cannot open shared object file' <<<"$out" >/dev/null ||
