@@ -88,7 +88,7 @@ fi
 
 # The new layer is what changed in the bundle since the unpack; the base's
 # own name goes, so OUT holds the one new image.
-version=$(env -i PATH=/usr/bin:/bin chroot "$root" /usr/local/bin/netns-exec --version | sed -n 's/^netns-exec //p')
+version=$(env -i PATH=/usr/bin:/bin "$(command -v chroot)" "$root" /usr/local/bin/netns-exec --version | sed -n 's/^netns-exec //p')
 umoci repack --image "$layout:$tag" \
   --history.created_by "netns-holder build-plugin-image.sh: netns-exec $version" "$work/bundle"
 [ "$tag" = "$ref" ] || umoci rm --image "$layout:$ref"

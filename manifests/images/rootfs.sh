@@ -147,7 +147,21 @@ plugin_shims() {
 # real program.
 check_shims() {
   local root=$1 nsenter=${2:-} failed=0
-  in_root() { env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin chroot "$root" "$@"; }
+  # netns-exec needs /proc (its own path is /proc/self/exe): a root with no
+  # proc mounted (an unpacked image; not a container build's /) gets one in a
+  # mount namespace of its own, gone with the command.
+  local path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  in_root() {
+    if [ -e "$root/proc/self/exe" ]; then
+      env -i PATH=$path chroot "$root" "$@"
+    else
+      mkdir -p "$root/proc"
+      # shellcheck disable=SC2016
+      unshare --mount --propagation private -- sh -c \
+        'root=$1 path=$2; shift 2; mount -t proc proc "$root/proc" && exec env -i PATH="$path" chroot "$root" "$@"' \
+        in_root "$root" "$path" "$@"
+    fi
+  }
   real_is() {  # WANT SHIM ARGS...: `netns-exec shim explain` names WANT as the real program
     local want=$1 out
     shift
