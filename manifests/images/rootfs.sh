@@ -16,6 +16,13 @@
 #       glibc), OUT/usr/local/bin/netns-exec (a launcher) and, unless
 #       --no-nsenter, OUT/usr/local/bin/nsenter -> netns-exec, so ceph-csi's
 #       `nsenter --net=<netNamespaceFilePath> -- rbd map ...` runs netns-exec.
+#   rootfs.sh plugin-shims ROOT
+#       On a whole plugin image root (the ceph-csi image with the plugin tree
+#       on it): the mount helpers' shims, which replace files of the base
+#       image (Containerfile.plugin and build-plugin-image.sh run it).
+#   rootfs.sh check-shims ROOT [--no-nsenter]
+#       Inside ROOT (root: chroot): netns-exec runs, each shim finds the real
+#       program it stands in for, and `nsenter` resolves to netns-exec.
 #   rootfs.sh add-binary OUT PATH
 #       PATH and its libraries at their own paths (tests use it to add /bin/sh).
 #   rootfs.sh check-libraries OUT
@@ -110,6 +117,78 @@ LAUNCHER
   done
 }
 
+# Transparent mode's mount helper shims. mount(8) runs helpers from /sbin
+# (/usr/sbin), never from PATH, so the shim takes that place and the real
+# helper moves to /usr/bin, the next directory on PATH after /usr/sbin. The
+# same for NFS where the image has nfs-utils: mount.nfs4 is a link to
+# mount.nfs, so both move and both become the shim; umount.nfs and
+# umount.nfs4 are links to mount.nfs too, so they become the shim as well,
+# which runs them as they are: their real ones go next to the real mount.nfs.
+# (The rbd and nvme shims are links in the plugin tree itself.)
+present() { [ -e "$1" ] || [ -L "$1" ]; }
+plugin_shims() {
+  local root=$1
+  present "$root/usr/sbin/mount.ceph" || die "$root/usr/sbin/mount.ceph is missing: is $root a ceph-csi image's root?"
+  mv "$root/usr/sbin/mount.ceph" "$root/usr/bin/mount.ceph"
+  ln -s /usr/local/bin/netns-exec "$root/usr/sbin/mount.ceph"
+  if present "$root/usr/sbin/mount.nfs"; then
+    mv "$root/usr/sbin/mount.nfs" "$root/usr/bin/mount.nfs"
+    rm -f "$root/usr/sbin/mount.nfs4"
+    ln -s mount.nfs "$root/usr/bin/mount.nfs4"
+    ln -s mount.nfs "$root/usr/bin/umount.nfs"
+    ln -s mount.nfs "$root/usr/bin/umount.nfs4"
+    ln -s /usr/local/bin/netns-exec "$root/usr/sbin/mount.nfs"
+    ln -s /usr/local/bin/netns-exec "$root/usr/sbin/mount.nfs4"
+  fi
+}
+
+# The finished image, seen from inside (a chroot with the image's PATH):
+# ceph-csi must not find another nsenter first, and every shim must find its
+# real program.
+check_shims() {
+  local root=$1 nsenter=${2:-} failed=0
+  # netns-exec needs /proc (its own path is /proc/self/exe): a root with no
+  # proc mounted (an unpacked image; not a container build's /) gets one in a
+  # mount namespace of its own, gone with the command.
+  local path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+  in_root() {
+    if [ -e "$root/proc/self/exe" ]; then
+      env -i PATH=$path chroot "$root" "$@"
+    else
+      mkdir -p "$root/proc"
+      # shellcheck disable=SC2016
+      unshare --mount --propagation private -- sh -c \
+        'root=$1 path=$2; shift 2; mount -t proc proc "$root/proc" && exec env -i PATH="$path" chroot "$root" "$@"' \
+        in_root "$root" "$path" "$@"
+    fi
+  }
+  real_is() {  # WANT SHIM ARGS...: `netns-exec shim explain` names WANT as the real program
+    local want=$1 out
+    shift
+    out=$(in_root /usr/local/bin/netns-exec shim explain -- "$@" 2>&1) || true
+    if ! grep -x "real: *$want" <<<"$out" >/dev/null; then
+      echo "rootfs.sh: in $root, the $1 shim does not run $want:" >&2
+      sed 's/^/  /' <<<"$out" >&2
+      failed=1
+    fi
+  }
+  in_root /usr/local/bin/netns-exec --help >/dev/null || die "netns-exec does not run in $root"
+  real_is /usr/bin/rbd rbd --version
+  real_is /usr/bin/mount.ceph mount.ceph -h
+  if present "$root/usr/bin/mount.nfs"; then
+    real_is /usr/bin/mount.nfs mount.nfs -V
+    real_is /usr/bin/umount.nfs4 umount.nfs4 /mnt
+  fi
+  present "$root/usr/sbin/nvme" && real_is /usr/sbin/nvme nvme version
+  if [ "$nsenter" != --no-nsenter ]; then
+    local found
+    found=$(in_root /bin/sh -c 'command -v nsenter') || true
+    [ "$found" = /usr/local/bin/nsenter ] || { echo "rootfs.sh: in $root, nsenter is '$found', not /usr/local/bin/nsenter" >&2; failed=1; }
+  fi
+  [ "$failed" -eq 0 ] && echo "ok shims in $root"
+  return "$failed"
+}
+
 # The ldd check, in a chroot so that the build machine's libraries cannot
 # stand in for one the tree lacks (ldd outside would find them). The plugin
 # tree's programs run with its private loader and --library-path (the
@@ -147,7 +226,9 @@ cmd=${1:-}
 case "$cmd" in
   holder) [ $# -eq 4 ] || die "usage: rootfs.sh holder OUT NETNS_HOLDER NETNS_EXEC"; holder "$2" "$3" "$4" ;;
   plugin) [ $# -ge 3 ] && [ $# -le 4 ] || die "usage: rootfs.sh plugin OUT NETNS_EXEC [--no-nsenter]"; plugin "$2" "$3" "${4:-}" ;;
+  plugin-shims) [ $# -eq 2 ] || die "usage: rootfs.sh plugin-shims ROOT"; plugin_shims "$2" ;;
+  check-shims) [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: rootfs.sh check-shims ROOT [--no-nsenter]"; check_shims "$2" "${3:-}" ;;
   add-binary) [ $# -eq 3 ] || die "usage: rootfs.sh add-binary OUT PATH"; add_binary "$2" "$3" "$3" ;;
   check-libraries) [ $# -eq 2 ] || die "usage: rootfs.sh check-libraries OUT"; check_libraries "$2" ;;
-  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -100,13 +100,8 @@ cmake --build "$work/cxx" >/dev/null
 
 # README.md's examples, as written: the ```cpp and ```c blocks of its
 # "## libnetns_exec" section, compiled with warnings as errors and run.
-extract() {  # LANG: the first fenced block of that language in the section
-  awk -v lang="$1" '
-    /^## / { in_section = ($0 == "## libnetns_exec") }
-    in_section && !done && $0 == "```" lang { in_block = 1; next }
-    in_block && $0 == "```" { in_block = 0; done = 1 }
-    in_block { print }' "$readme"
-}
+. "$(dirname "$src")/support/markdown_block.sh"
+extract() { markdown_block "$readme" "## libnetns_exec" "$1"; }
 extract cpp >"$work/readme_example.cpp"
 extract c >"$work/readme_example.c"
 for f in "$work/readme_example.cpp" "$work/readme_example.c"; do

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The plugin image without a container builder: netns-exec's layer added on top
+# of your ceph-csi image, with umoci, offline. What Containerfile.plugin does,
+# on an image you saved as an OCI archive; ./dev release ships this script with
+# the plugin tree (dist/netns-exec-plugin-layer-VERSION.tar.gz).
+#
+#   build-plugin-image.sh BASE OUT [--ref NAME] [--tag TAG] [--tree DIR] [--no-nsenter]
+#     BASE   the ceph-csi image: an OCI archive (a file) or an OCI layout (a
+#            directory), e.g. from
+#              skopeo copy docker://quay.io/cephcsi/cephcsi:v3.14.0 oci-archive:cephcsi.tar:v3.14.0
+#     OUT    the new image, an OCI archive holding only it, to push with
+#              skopeo copy oci-archive:OUT docker://REGISTRY/cephcsi-netns-exec:v3.14.0
+#     --ref NAME  which image of BASE (its org.opencontainers.image.ref.name);
+#                 default: BASE's only image
+#     --tag TAG   the name of the new image in OUT (default: NAME)
+#     --tree DIR  the plugin tree (rootfs.sh plugin); default: rootfs/ next to
+#                 this script, as in the release archive
+#     --no-nsenter  leave the base's nsenter alone (Containerfile.plugin's NSENTER=no)
+#
+# The base's layers and config are kept as they are; one layer is added: the
+# tree, and the mount helper shims (rootfs.sh plugin-shims). Before that layer
+# is written, the ldd check (rootfs.sh check-libraries) and the shim check
+# (rootfs.sh check-shims) run inside the new root. Needs root (umoci keeps the
+# base's file owners; the checks chroot), umoci, tar and jq.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+die() { echo "build-plugin-image.sh: $*" >&2; exit 1; }
+
+base='' out='' ref='' tag='' tree=$here/rootfs nsenter=''
+while [ $# -gt 0 ]; do
+  case $1 in
+  --ref) ref=$2; shift ;;
+  --tag) tag=$2; shift ;;
+  --tree) tree=$2; shift ;;
+  --no-nsenter) nsenter=--no-nsenter ;;
+  -*) die "unknown option $1 (see the top of $0)" ;;
+  *) if [ -z "$base" ]; then base=$1; elif [ -z "$out" ]; then out=$1; else die "one BASE and one OUT"; fi ;;
+  esac
+  shift
+done
+[ -n "$base" ] && [ -n "$out" ] || die "usage: build-plugin-image.sh BASE OUT [--ref NAME] [--tag TAG] [--tree DIR] [--no-nsenter]"
+[ "$(id -u)" -eq 0 ] || die "needs root: umoci unpack keeps the base image's file owners, and the checks chroot into the result"
+for tool in umoci tar jq chroot; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (Debian: apt-get install umoci tar jq)"
+done
+[ -x "$tree/opt/netns-exec/bin/netns-exec" ] || die "$tree is not the plugin tree (no opt/netns-exec/bin/netns-exec)"
+rootfs_sh=$here/rootfs.sh
+[ -x "$rootfs_sh" ] || die "$rootfs_sh is missing: it comes with this script"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/netns-plugin-image.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+layout=$work/layout
+if [ -d "$base" ]; then
+  cp -a "$base" "$layout"
+elif [ -f "$base" ]; then
+  mkdir "$layout"
+  tar -xf "$base" -C "$layout"
+else
+  die "$base is neither an OCI archive nor an OCI layout directory"
+fi
+[ -f "$layout/index.json" ] && [ -f "$layout/oci-layout" ] || die "$base is not an OCI image (no index.json and oci-layout)"
+
+# umoci names images by their ref.name annotation; an archive saved without a
+# name (skopeo copy ... oci-archive:FILE) has one unnamed image: name it.
+names=$(jq -r '.manifests[] | .annotations["org.opencontainers.image.ref.name"] // ""' "$layout/index.json")
+if [ -z "$ref" ]; then
+  [ "$(jq '.manifests | length' "$layout/index.json")" -eq 1 ] ||
+    die "$base holds more than one image; pick one with --ref (its names: $(tr '\n' ' ' <<<"$names"))"
+  ref=$names
+  if [ -z "$ref" ]; then
+    ref=base
+    jq '.manifests[0].annotations["org.opencontainers.image.ref.name"] = "base"' "$layout/index.json" >"$work/index.json"
+    mv "$work/index.json" "$layout/index.json"
+  fi
+fi
+grep -Fx -- "$ref" <<<"$names" >/dev/null || [ "$ref" = base ] || die "$base has no image named '$ref' (its names: $(tr '\n' ' ' <<<"$names"))"
+tag=${tag:-$ref}
+
+umoci unpack --image "$layout:$ref" "$work/bundle" >/dev/null
+root=$work/bundle/rootfs
+cp -a "$tree/." "$root/"
+if [ "$nsenter" = --no-nsenter ]; then
+  rm -f "$root/usr/local/bin/nsenter"
+fi
+"$rootfs_sh" plugin-shims "$root"
+"$rootfs_sh" check-libraries "$root" >/dev/null
+"$rootfs_sh" check-shims "$root" $nsenter
+
+# The new layer is what changed in the bundle since the unpack; the base's
+# own name goes, so OUT holds the one new image.
+version=$(env -i PATH=/usr/bin:/bin "$(command -v chroot)" "$root" /usr/local/bin/netns-exec --version | sed -n 's/^netns-exec //p')
+umoci repack --image "$layout:$tag" \
+  --history.created_by "netns-holder build-plugin-image.sh: netns-exec $version" "$work/bundle"
+[ "$tag" = "$ref" ] || umoci rm --image "$layout:$ref"
+umoci gc --layout "$layout"
+(cd "$layout" && find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort) >"$work/members"
+tar -C "$layout" --no-recursion --owner=0 --group=0 --numeric-owner --format=gnu \
+  -T "$work/members" -cf "$out.tmp"
+mv "$out.tmp" "$out"
+echo "build-plugin-image.sh: $out ($tag): $(jq -r '.manifests[0].digest' "$layout/index.json")"

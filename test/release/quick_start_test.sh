@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The README's operator quick start ("Operator: Helm and Kustomize") with the
+# local artefacts of release.artefacts (BUILD_DIR/release-dist), as far as a
+# machine without a registry or a cluster can go: the values block and the
+# chart command as written (`helm upgrade --install` becomes `helm template`:
+# no cluster), REGISTRY a local name; the kustomization's components, as
+# written, from the unpacked Kustomize archive next to it, on a ceph-csi-like
+# node plugin DaemonSet. The control: the same components by absolute path
+# fail as the README says.
+#   quick_start_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1 build=$2
+dist=$build/release-dist
+readme=$src/README.md
+fail() { echo "quick_start_test: $*"; exit 1; }
+work=$(mktemp -d /tmp/netns-quick-start.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+helm=$("$src/test/manifests/find-helm.sh")
+kustomize=$("$src/test/manifests/find-kustomize.sh")
+export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+
+. "$src/test/support/markdown_block.sh"
+block() { markdown_block "$readme" "## Operator: Helm and Kustomize" "$@"; }
+release_block=$(block sh 1) holders_block=$(block sh 3) kustomization=$(block yaml 1)
+[ -n "$release_block" ] && [ -n "$holders_block" ] && [ -n "$kustomization" ] ||
+  fail "the README's operator section lacks its release, holders or kustomization block"
+
+# Every dist/ file the README names is one the release makes.
+for f in $(grep -o 'dist/[A-Za-z0-9._-]*' <<<"$release_block$(block sh 2)$holders_block" | sort -u); do
+  [ -e "$dist/${f#dist/}" ] || fail "the README names $f, which ./dev release does not make"
+done
+
+# The holders: the README's commands in a directory with dist/, against no cluster.
+mkdir -p "$work/op"
+ln -s "$dist" "$work/op/dist"
+holders=${holders_block//REGISTRY/registry.local}
+holders=${holders//helm upgrade --install /\"\$helm\" template }
+grep -F '"$helm" template netns ./dist/' <<<"$holders" >/dev/null || fail "no 'helm upgrade --install netns ./dist/...' in the holders block"
+(cd "$work/op" && helm=$helm bash -euo pipefail -c "$holders") >"$work/holders.yaml" ||
+  fail "the holders block failed"
+grep -F 'image: "registry.local/netns-holder:' "$work/holders.yaml" >/dev/null || fail "the holders block does not render the pushed image"
+grep -x 'kind: DaemonSet' "$work/holders.yaml" >/dev/null || fail "the holders block renders no DaemonSet"
+
+# The components, as the README lists them, beside a kustomization.
+tar -xzf "$dist"/netns-holder-kustomize-*.tar.gz -C "$work/op"
+cat >"$work/op/nodeplugin.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: ceph-csi-rbd-nodeplugin
+  namespace: ceph-csi
+  labels: {app: ceph-csi-rbd, component: nodeplugin}
+spec:
+  selector: {matchLabels: {app: ceph-csi-rbd, component: nodeplugin}}
+  template:
+    metadata: {labels: {app: ceph-csi-rbd, component: nodeplugin}}
+    spec:
+      hostNetwork: true
+      hostPID: true
+      containers:
+        - {name: csi-rbdplugin, image: quay.io/cephcsi/cephcsi:v3.14.0}
+YAML
+components=$(sed -n '/^components:/,$p' <<<"$kustomization")
+[ -n "$components" ] || fail "the README's kustomization has no components list"
+printf 'resources: [nodeplugin.yaml]\n%s\n' "$components" >"$work/op/kustomization.yaml"
+"$kustomize" build "$work/op" >"$work/plugin.yaml" || fail "kustomize build with the README's components failed"
+grep -E '^ +hostNetwork: false$' "$work/plugin.yaml" >/dev/null || fail "the plugin component did not apply (hostNetwork)"
+if grep -E '^ +hostPID: true$' "$work/plugin.yaml" >/dev/null; then fail "the socket-mode component did not apply (hostPID)"; fi
+
+# Control: absolute component paths, which the README warns about.
+sed -i "s|^  - |  - $work/op/|" "$work/op/kustomization.yaml"
+rc=0
+out=$("$kustomize" build "$work/op" 2>&1) || rc=$?
+[ "$rc" -ne 0 ] && grep -F 'cannot be absolute' <<<"$out" >/dev/null ||
+  fail "control: absolute component paths did not fail as the README says (exit $rc: $out)"
+echo "quick_start_test: ok"
