@@ -62,7 +62,41 @@ mapfile -t pages < <(
       "$src/manifests" "$src/scripts" "$src/test" -name '*.md' -not -path '*/node_modules/*'; } |
     sort -u)
 [ "${#pages[@]}" -gt 10 ] || { echo "links: found only ${#pages[@]} Markdown files in $src"; exit 1; }
-check "${pages[@]}"
+status=0
+check "${pages[@]}" || status=1
+
+# The chart's NOTES and templates (and values.yaml) name the project's files
+# as text, relative to the repository root: "design/OPERATIONS.md, "Heading""
+# or "scripts/upgrade-holders.sh". Each path must exist and each quoted
+# heading after a .md path must be one of that file's headings.
+# chart_refs FILE...: prints each broken reference; status 1 when there is one.
+chart_refs() {
+  local rc=0 f ref path heading
+  for f in "$@"; do
+    while IFS= read -r ref; do
+      path=${ref%%$'\t'*}
+      heading=${ref#*$'\t'}
+      [ "$heading" != "$ref" ] || heading=
+      if [ ! -e "$src/$path" ]; then
+        echo "links: ${f#"$src"/}: $path: no such file in the repository"
+        rc=1
+        continue
+      fi
+      # A numbered section ("## 2. Upgrading ...") is named without its number.
+      if [ -n "$heading" ] && ! anchors "$src/$path" | grep -xE -- "([0-9]+-)?$(anchor_of "$heading")" >/dev/null; then
+        echo "links: ${f#"$src"/}: $path: no heading \"$heading\""
+        rc=1
+      fi
+    done < <(grep -oE '(^|[ ("`])(design|doc|manifests|scripts|executor|holder|common|test)/[A-Za-z0-9_./-]*[A-Za-z0-9_-](\.md,? "[^"]+")?' "$f" |
+      sed -E -e 's/^[ ("`]//' -e 's/\.md,? "([^"]+)"$/.md\t\1/')
+  done
+  return "$rc"
+}
+anchor_of() { printf '%s\n' "$1" | tr '[:upper:]' '[:lower:]' | sed -e 's/[^a-z0-9 _-]//g' -e 's/ /-/g'; }
+mapfile -t chart_files < <(find "$src/manifests/chart" -path '*/templates/*' -type f; echo "$src/manifests/chart/netns-holder/values.yaml")
+[ "${#chart_files[@]}" -gt 3 ] || { echo "links: found only ${#chart_files[@]} chart templates"; exit 1; }
+chart_refs "${chart_files[@]}" || status=1
+[ "$status" -eq 0 ] || exit 1
 
 # The control.
 mkdir -p "$work/d"
@@ -76,4 +110,12 @@ for want in 'gone.md: no such file' 'no heading for #no-such-heading'; do
   grep -qF -- "$want" "$work/control.out" || { echo "links: control did not report: $want"; cat "$work/control.out"; exit 1; }
 done
 [ "$(wc -l <"$work/control.out")" -eq 2 ] || { echo "links: control reported more than the two:"; cat "$work/control.out"; exit 1; }
-echo "links: ok (${#pages[@]} Markdown files)"
+printf '{{/* see design/OPERATIONS.md, "Upgrading holders in place" and design/DESIGN.md, "No such heading", then scripts/gone.sh. */}}\n' >"$work/d/NOTES.txt"
+if chart_refs "$work/d/NOTES.txt" >"$work/control.out"; then
+  echo "links: control: chart text with a broken reference passed"; exit 1
+fi
+for want in 'scripts/gone.sh: no such file' 'design/DESIGN.md: no heading "No such heading"'; do
+  grep -qF -- "$want" "$work/control.out" || { echo "links: control did not report: $want"; cat "$work/control.out"; exit 1; }
+done
+[ "$(wc -l <"$work/control.out")" -eq 2 ] || { echo "links: chart control reported more than the two:"; cat "$work/control.out"; exit 1; }
+echo "links: ok (${#pages[@]} Markdown files, ${#chart_files[@]} chart files)"
