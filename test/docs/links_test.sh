@@ -98,24 +98,27 @@ mapfile -t chart_files < <(find "$src/manifests/chart" -path '*/templates/*' -ty
 chart_refs "${chart_files[@]}" || status=1
 [ "$status" -eq 0 ] || exit 1
 
-# The control.
+# control NAME CHECKER FILE WANT WANT: CHECKER must fail on FILE and report
+# exactly the two WANTs.
+control() {
+  local name=$1 checker=$2 file=$3 want
+  shift 3
+  if "$checker" "$file" >"$work/control.out"; then
+    echo "links: control: $name passed"; exit 1
+  fi
+  for want in "$@"; do
+    grep -qF -- "$want" "$work/control.out" || { echo "links: control did not report: $want"; cat "$work/control.out"; exit 1; }
+  done
+  [ "$(wc -l <"$work/control.out")" -eq "$#" ] || { echo "links: control ($name) reported more than the $#:"; cat "$work/control.out"; exit 1; }
+}
+
+# The controls.
 mkdir -p "$work/d"
 printf '# Title\n\n## A heading\n' >"$work/d/target.md"
 printf 'Fine: [a](target.md#a-heading), [b](.) [c](https://example.com/x) `[d](in-code)`\n```\n[not](a-link)\n```\nBroken: [x](gone.md) and [y](target.md#no-such-heading)\n' \
   >"$work/d/page.md"
-if check "$work/d/page.md" >"$work/control.out"; then
-  echo "links: control: a page with a broken link passed"; exit 1
-fi
-for want in 'gone.md: no such file' 'no heading for #no-such-heading'; do
-  grep -qF -- "$want" "$work/control.out" || { echo "links: control did not report: $want"; cat "$work/control.out"; exit 1; }
-done
-[ "$(wc -l <"$work/control.out")" -eq 2 ] || { echo "links: control reported more than the two:"; cat "$work/control.out"; exit 1; }
+control "a page with a broken link" check "$work/d/page.md" 'gone.md: no such file' 'no heading for #no-such-heading'
 printf '{{/* see design/OPERATIONS.md, "Upgrading holders in place" and design/DESIGN.md, "No such heading", then scripts/gone.sh. */}}\n' >"$work/d/NOTES.txt"
-if chart_refs "$work/d/NOTES.txt" >"$work/control.out"; then
-  echo "links: control: chart text with a broken reference passed"; exit 1
-fi
-for want in 'scripts/gone.sh: no such file' 'design/DESIGN.md: no heading "No such heading"'; do
-  grep -qF -- "$want" "$work/control.out" || { echo "links: control did not report: $want"; cat "$work/control.out"; exit 1; }
-done
-[ "$(wc -l <"$work/control.out")" -eq 2 ] || { echo "links: chart control reported more than the two:"; cat "$work/control.out"; exit 1; }
+control "chart text with a broken reference" chart_refs "$work/d/NOTES.txt" \
+  'scripts/gone.sh: no such file' 'design/DESIGN.md: no heading "No such heading"'
 echo "links: ok (${#pages[@]} Markdown files, ${#chart_files[@]} chart files)"
