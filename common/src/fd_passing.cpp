@@ -156,7 +156,7 @@ ReceivedFd receive_fd(int sock, std::string_view shown) {
   try {
     if (n == 0)
       throw Error(Errc::protocol, "the holder closed the connection without sending anything",
-                  "is the caller's uid allowed by the holder's --allow-uid?");
+                  "is the caller's uid allowed by the holder's netns-holder --allow-uid?");
     if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) throw protocol_error("message truncated");
     FdHeader header = decode_fd_header(std::string_view(buf, static_cast<size_t>(n)));
     if (fds.size() != 1)

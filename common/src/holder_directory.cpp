@@ -101,7 +101,7 @@ Finding record_exemption(const Unrecorded& u) {
                   cat({"open ", quote(u.record_shown), ": ", errno_text(ENOENT),
                        ": a holder's link must come with its record"}),
                   "is the netns-holder pod running? a record-less (Rook-era) holder needs "
-                  "--identity if-present");
+                  "netns-exec --identity if-present");
     Finding f =
         pass(kRecordPresent, u.record_shown.empty()
                                  ? cat({"--identity ", u.identity})

@@ -139,6 +139,11 @@ bool Owners::trusted(uid_t uid) const {
   return false;
 }
 
+std::string Owners::or_trust(std::string_view whose) const {
+  if (option.empty()) return {};
+  return cat({", or name ", whose, " with ", option});
+}
+
 std::string Owners::text() const {
   std::string out = "root";
   for (size_t i = 0; i < uids.size(); ++i)
@@ -173,13 +178,13 @@ Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other)
     return pass_with(kInitialUserns, [&] { return ns_text(uid_ns, "user"); });
   if (allow_other)
     return pass(kInitialUserns, ns_text(uid_ns, "user") + " (another user namespace, allowed)");
-  return fail(
-      kInitialUserns, Errc::wrong_namespace,
-      quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
-          ", not by the initial user namespace: any user can create such a namespace "
-          "(unshare -Urn), and the kernel's rbd and ceph clients need one owned by the "
-          "initial user namespace",
-      "point it at the netns-holder's namespace (--allow-userns permits this deliberately)");
+  return fail(kInitialUserns, Errc::wrong_namespace,
+              quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
+                  ", not by the initial user namespace: any user can create such a namespace "
+                  "(unshare -Urn), and the kernel's rbd and ceph clients need one owned by the "
+                  "initial user namespace",
+              "point it at the netns-holder's namespace (netns-exec --allow-userns permits this "
+              "deliberately)");
 }
 
 Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
@@ -189,7 +194,7 @@ Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow)
               quote(shown) + " is this process's own network namespace " + ns_text(own) +
                   ": work done there would die with the caller, which is what the holder is for",
               "is the link published by the netns-holder pod, not by the plugin itself? "
-              "(--allow-own-netns permits this deliberately)");
+              "(netns-exec --allow-own-netns permits this deliberately)");
 }
 
 HostNetns is_host_netns(NsId id, NsId own) {
@@ -266,8 +271,9 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
       return fail(kDirTrusted, Errc::untrusted,
                   cat({"directory ", which, " ", why, " (mode ", mode_text(st.st_mode),
                        "): whoever can write it can plant a holder's files"}),
-                  "chown root and chmod go-w that directory (a sticky directory such as /tmp is "
-                  "fine above a root-owned one), or name its owner with --trust-uid");
+                  cat({"chown root and chmod go-w that directory (a sticky directory such as "
+                       "/tmp is fine above a root-owned one)",
+                       owners.or_trust("its owner")}));
     }
     // Our root, known from the start: no stat of its ".." to find that out
     // (after a chroot the comparison below still ends the walk).
@@ -294,7 +300,7 @@ Finding file_owner(const char* check, const struct stat& st, std::string_view wh
               cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ",
                    mode_text(st.st_mode), "), not ", owners.text(),
                    ": only the holder writes these files"}),
-              "remove it and restart the holder pod, or name the holder's uid with --trust-uid");
+              cat({"remove it and restart the holder pod", owners.or_trust("the holder's uid")}));
 }
 
 Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners) {
@@ -597,7 +603,7 @@ Finding socket_server(int sock, std::string_view shown, const Owners& owners,
         cat({"the server behind ", quote(shown), " runs as uid ", num(cred.uid), " (pid ",
              num(cred.pid), "), not ", owners.text(),
              ": it is not a netns-holder this node trusts"}),
-        "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
+        cat({"remove the socket and restart the holder pod", owners.or_trust("the holder's uid")}));
   // The pid is 0 when the server lives in a pid namespace we cannot see.
   if (record && cred.pid > 0 && record->pidns_ino == our_pidns_ino() && cred.pid != record->pid)
     return fail(kSocketServer, Errc::identity_mismatch,
@@ -623,7 +629,7 @@ Finding socket_sender(const Sender& sender, std::string_view shown, const Owners
         kSocketSender, Errc::untrusted,
         cat({"the process that sent the namespace over ", quote(shown), " runs as ", who, ", not ",
              owners.text(), ": whoever listens, only a holder this node trusts may answer"}),
-        "remove the socket and restart the holder pod, or name the holder's uid with --trust-uid");
+        cat({"remove the socket and restart the holder pod", owners.or_trust("the holder's uid")}));
   if (!record)
     return pass_with(kSocketSender, [&] { return cat({who, " (no record to compare)"}); });
   std::optional<uint64_t> inode = sender.pidfd ? pidfs_inode(sender.pidfd.get()) : std::nullopt;

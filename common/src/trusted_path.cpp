@@ -120,12 +120,12 @@ class Walker {
         const bool judged = !skip_symlink_owner_;
         skip_symlink_owner_ = false;
         if (judged && !owners_.trusted(st.st_uid)) {
-          failure_ = fail(
-              kEveryHop, Errc::untrusted,
-              "symlink " + hop_text(next_shown, named_) + " is owned by uid " +
-                  std::to_string(st.st_uid) + ", not " + owners_.text() +
-                  ": whoever owns a symlink on the way chooses where the path leads",
-              "remove that symlink and name the real path, or name its owner with --trust-uid");
+          failure_ =
+              fail(kEveryHop, Errc::untrusted,
+                   "symlink " + hop_text(next_shown, named_) + " is owned by uid " +
+                       std::to_string(st.st_uid) + ", not " + owners_.text() +
+                       ": whoever owns a symlink on the way chooses where the path leads",
+                   "remove that symlink and name the real path" + owners_.or_trust("its owner"));
           return Step::refused;
         }
         if (++symlinks_ > kMaxSymlinks) throw Error::sys("open", named_, ELOOP);
@@ -185,8 +185,9 @@ class Walker {
         fail(kEveryHop, Errc::untrusted,
              "directory " + hop_text(shown, named_) + " " + why + " (mode " +
                  mode_octal(st.st_mode) + "): whoever can write it chooses where the path leads",
-             "chown root and chmod go-w that directory (a sticky directory such as /tmp is fine), "
-             "or name its owner with --trust-uid");
+             "chown root and chmod go-w that directory (a sticky directory such as /tmp is "
+             "fine)" +
+                 owners_.or_trust("its owner"));
     return Step::refused;
   }
 

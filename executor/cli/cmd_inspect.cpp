@@ -1,5 +1,5 @@
 // netns-exec inspect SOURCE [--json] [--sockets] [--mon-ports L] [--osd-ports L]
-//   [--nvme-ports L] [--nvme-discovery-ports L] [--nfs-ports L]
+//   [--nvme-ports L] [--nvme-discovery-ports L] [--nfs-ports L] [--holder-gone]
 // Shows the namespace's identity, interfaces, addresses, routes and Ceph
 // sessions, read from inside it without spawning anything; then every kernel
 // rbd mapping and ceph mount on the node and whether a live holder serves it
@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "holder_gone.hpp"
 #include "log.hpp"
 #include "mapping_scan.hpp"
 #include "netns/fd.hpp"
@@ -49,6 +50,10 @@ class InspectCommand final : public Command {
     app.add_option("--nfs-ports", nfs_ports_, "NFS server ports and ranges")->capture_default_str();
     app.add_flag("--no-owners", no_owners_,
                  "Do not scan /proc to tell kernel sockets from processes' sockets");
+    app.add_flag("--holder-gone", holder_gone_,
+                 "When the holder is gone (its link dangles, its socket is dead), look into the "
+                 "namespace it left through a process still in it (the pod sandbox), found by its "
+                 "record; no live holder vouches for what is shown");
     mappings_.add_to(app);
   }
 
@@ -62,6 +67,28 @@ class InspectCommand final : public Command {
     options.ports.nfs = inspect::parse_port_ranges(nfs_ports_, "--nfs-ports");
     options.find_owners = !no_owners_;
 
+    if (holder_gone_) {
+      // Only when the usual checks refuse: a live holder's namespace is
+      // shown as always.
+      try {
+        exec::ResolvedNamespace ns = resolve_source(source_);
+        log_info("--holder-gone: a live holder vouches for this namespace; shown as always");
+        return show(ns, options, {});
+      } catch (const Error& e) {
+        log_warn(std::string("the holder's checks refuse (") + e.what() +
+                 "); --holder-gone: looking for the namespace it left");
+      }
+      GoneHolderNamespace gone = find_gone_holder_namespace(source_);
+      const std::string warning = holder_gone_warning(gone);
+      log_warn(warning);
+      exec::ResolvedNamespace ns;
+      ns.fd = std::move(gone.fd);
+      ns.id = gone.id;
+      ns.path = gone.path;
+      ns.cluster_id = gone.cluster_id;
+      ns.record = std::move(gone.record);
+      return show(ns, options, warning);
+    }
     exec::ResolvedNamespace ns = resolve_source(source_);
     // As `run` does: what follows shows the host's (our own) namespace, which
     // is right only if no holder is meant to exist for this cluster and kind.
@@ -71,6 +98,13 @@ class InspectCommand final : public Command {
                ": showing the caller's own network namespace net:[" + std::to_string(ns.id.ino) +
                "], where a command would run; if a holder should serve this cluster, check "
                "ceph-csi's config and --kind");
+    return show(ns, options, {});
+  }
+
+ private:
+  // `warning`: the --holder-gone warning, first in every output.
+  int show(exec::ResolvedNamespace& ns, inspect::CollectOptions& options,
+           const std::string& warning) {
     inspect::Identity identity{ns.path, ns.cluster_id, ns.id, ns.record};
     options.holder = &ns.holder;
     std::string shown = ns.path.empty() ? "own network namespace" : ns.path;
@@ -82,9 +116,12 @@ class InspectCommand final : public Command {
     if (json_) {
       auto j = inspect::render_json(report, all_sockets_);
       j["node_mappings"] = mapping_scan_json(scan);
+      using Json = decltype(j);
+      j["holder_gone"] = warning.empty() ? Json(nullptr) : Json(warning);
       out = j.dump(2) + "\n";
     } else {
-      out = inspect::render_table(report, all_sockets_) + "\nKernel mappings on this node:\n";
+      if (!warning.empty()) out = "WARNING: " + warning + "\n\n";
+      out += inspect::render_table(report, all_sockets_) + "\nKernel mappings on this node:\n";
       for (const auto& v : scan.verdicts)
         out += std::string(v.orphaned ? "  ORPHANED " : "  ") + v.kind + " " + v.object + " (" +
                v.image + (v.address.empty() ? "" : ", client " + v.address) + "): " + v.meaning +
@@ -96,12 +133,12 @@ class InspectCommand final : public Command {
     return std::fflush(stdout) == 0 ? 0 : 1;
   }
 
- private:
   SourceOptions source_;
   MappingScanOptions mappings_;
   bool json_ = false;
   bool all_sockets_ = false;
   bool no_owners_ = false;
+  bool holder_gone_ = false;
   std::string mon_ports_ = "3300,6789";
   std::string osd_ports_ = "6800-7568";
   std::string nvme_ports_ = "4420";

@@ -26,12 +26,29 @@ namespace netns::holder {
 namespace {
 
 // The probe's own rule: the files must describe the namespace it runs in.
+// Run by hand from the node (or another pod) it is outside the holder's
+// namespace and always fails: say that first, as it is the likelier cause
+// of a failure seen in a terminal (the readiness probe runs in the holder's
+// container, where the mismatch means a second holder for the ID).
 void require_probe_ns(const NsId& got, const NsId& probe, const std::string& what) {
-  if (got != probe)
+  if (got == probe) return;
+  constexpr const char* kWhere =
+      "run it where the readiness probe does, in the holder's container: kubectl exec "
+      "<holder pod> -c holder -- netns-holder check --cluster-id ID --dir DIR (to look into "
+      "the holder's namespace from the node: netns-exec inspect or doctor)";
+  if (trust::is_host_netns(probe, probe) == trust::HostNetns::yes)
     throw Error(Errc::identity_mismatch,
-                what + " " + ns_text(got) + ", the probe is in " + ns_text(probe),
-                "the files describe another namespace than the holder container's: "
-                "did another holder take over this cluster ID?");
+                what + " " + ns_text(got) +
+                    ", but this check runs outside the holder's "
+                    "namespace, in the node's own " +
+                    ns_text(probe),
+                kWhere);
+  throw Error(Errc::identity_mismatch,
+              what + " " + ns_text(got) + ", but this check runs in " + ns_text(probe) +
+                  ": outside the holder's namespace",
+              std::string(kWhere) +
+                  "; if it did run in the holder's container, another holder took over this "
+                  "cluster ID: look for a second holder DaemonSet for it");
 }
 
 void require(const trust::Finding& f) {

@@ -31,29 +31,12 @@ check_page() {
   return "$rc"
 }
 
-options_of() { grep -oE -- '(^|[ ,[])--[a-z][a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'; }
+# shellcheck source=help_tables.sh
+. "$(dirname "$0")/help_tables.sh"
 
 # netns-exec: the top level, every subcommand and the nested ones (shim explain).
 exec_words=$work/exec.words
-subcommands_of() {  # the names listed under "Subcommands:" in a --help text
-  awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'
-}
-"$exec_bin" --help >"$work/help.top"
-options_of <"$work/help.top" >"$exec_words"
-queue=$(subcommands_of <"$work/help.top")
-[ -n "$queue" ] || { echo "man_pages: netns-exec --help lists no subcommands"; exit 1; }
-while [ -n "$queue" ]; do
-  next=""
-  while read -r cmd; do
-    [ -n "$cmd" ] || continue
-    echo "$cmd" >>"$exec_words"
-    # shellcheck disable=SC2086  # cmd is "shim explain": two words on purpose
-    "$exec_bin" $cmd --help >"$work/help.sub"
-    options_of <"$work/help.sub" >>"$exec_words"
-    for s in $(subcommands_of <"$work/help.sub"); do next+="$cmd $s"$'\n'; done
-  done <<<"$queue"
-  queue=$next
-done
+exec_help_walk "$exec_bin" "$exec_words" "$exec_words" || { echo "man_pages: could not read netns-exec's subcommands"; exit 1; }
 # The environment the code reads.
 grep -rhoE '"NETNS_EXEC_[A-Z_]+"' "$src/executor" | tr -d '"' >>"$exec_words"
 sort -u -o "$exec_words" "$exec_words"

@@ -11,20 +11,19 @@
 // ceph-csi's own mounts, passes the plugin rules, and nothing else changed.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { stringify } from "yaml";
-import { DRIVERS, FIXTURES, SAMPLE_CLUSTERS, SOURCE_DIR, configMapOf, helm, render, sampleValues } from "./lib/helm.mjs";
-import {
-  EXAMPLES, KUSTOMIZE_DIR, REMOTE, REMOTE_FORM, build, componentPath, localComponent, readYaml, workdir, writeYaml,
-} from "./lib/kustomize.mjs";
+import { DRIVERS, FIXTURES, SAMPLE_CLUSTERS, SOURCE_DIR, configMapOf, render, sampleValues } from "./lib/helm.mjs";
+import { argoWorkdir, fixtureTemplate, localComponents } from "./lib/examples.mjs";
+import { EXAMPLES, KUSTOMIZE_DIR, build, componentPath, readYaml, workdir, writeYaml } from "./lib/kustomize.mjs";
 import { parseYaml } from "./lib/load.mjs";
-import { CEPH_CSI_CHART, nodePlugin, renderCephCsi } from "./lib/plugin.mjs";
+import { nodePlugin, renderCephCsi } from "./lib/plugin.mjs";
 import { pluginRules, runRules, seesHostPath } from "./lib/rules.mjs";
 import { validateObject } from "./lib/schema.mjs";
 
-const IMAGE = "registry.example.com/cephcsi-netns-exec:v3.14.0";
+const IMAGE = "registry.example.com/cephcsi-netns-exec:v3.12.2";
 const MULTUS = "ceph-csi/ceph-public";
 // ceph-csi's charts: rbd and cephfs; its plain YAML has nvmeof and nfs too.
 const KINDS = ["rbd", "cephfs"];
@@ -138,25 +137,9 @@ async function allValid(docs) {
   for (const doc of docs) assert.deepEqual(await validateObject(doc), [], keyOf(doc));
 }
 
-// The example's remote component paths, checked to name this repository's
-// component directories, as local paths from `dir`.
-function localComponents(dir, components) {
-  return components.map((ref) => {
-    const m = REMOTE.exec(ref);
-    assert.ok(m, `${ref}: not a remote path into this repository at this release (${REMOTE_FORM}: the Go module's repository, VERSION)`);
-    assert.ok(existsSync(join(KUSTOMIZE_DIR, m[1], "kustomization.yaml")), `${ref} names no component here`);
-    return localComponent(dir, ref);
-  });
-}
-
-// helm template of the fixture chart standing for ceph-csi-<kind>.
-function helmTemplate(kind, release, valuesFiles) {
-  const args = ["template", release, CEPH_CSI_CHART, "--namespace", "ceph-csi", "--set", `kind=${kind}`];
-  for (const f of valuesFiles) args.push("-f", f);
-  const r = helm(args);
-  if (r.status !== 0) throw new Error(`helm ${args.join(" ")} failed (${r.status}):\n${r.stderr}`);
-  return r.stdout;
-}
+// helm template of the fixture chart standing for ceph-csi-<kind> (the
+// release the examples pin).
+const helmTemplate = (kind, release, valuesFiles) => fixtureTemplate(kind, release, { valuesFiles });
 
 describe("the holder chart renders the plugin's environment", () => {
   test("netns-exec-env: held clusters and holder directory per driver", () => {
@@ -205,12 +188,22 @@ describe("Flux: helm, then the HelmRelease's postRenderers kustomize patches", (
     const patches = hr.spec.postRenderers[0].kustomize.patches;
     writeYaml(join(dir, "kustomization.yaml"), { resources: ["rendered.yaml"], patches });
     const out = build(dir);
-    const before = parseYaml(readFileSync(join(dir, "rendered.yaml"), "utf8"));
-    test(`${kind}: the inline patches are the component's`, () => {
+    // The chart and the install's own network patch, without the component.
+    const ndir = workdir();
+    cpSync(join(dir, "rendered.yaml"), join(ndir, "rendered.yaml"));
+    writeYaml(join(ndir, "kustomization.yaml"), { resources: ["rendered.yaml"], patches: [patches[2]] });
+    const before = build(ndir);
+    test(`${kind}: the inline patches are the component's, then the plugin's network`, () => {
       const chartTarget = component.patches.find((p) => p.path === `${kind}.yaml` && p.target.labelSelector);
+      assert.equal(patches.length, 3);
       assert.deepEqual(patches[0].target, chartTarget.target);
       assert.deepEqual(parseYaml(patches[0].patch), readYaml(join(KUSTOMIZE_DIR, "plugin", `${kind}.yaml`)));
       assert.deepEqual(parseYaml(patches[1].patch), [hostPid]);
+      // The Argo CD example's plugin-network.yaml, as text.
+      const [network] = parseYaml(patches[2].patch);
+      const [argo] = readYaml(join(EXAMPLES, "argocd", "plugin-network.yaml"));
+      assert.deepEqual(network.spec, argo.spec);
+      assert.deepEqual(patches[2].target, chartTarget.target);
     });
     test(`${kind}: the chart alone keeps the host network (control)`, () => {
       const [ds] = pluginsOf(before);
@@ -225,38 +218,17 @@ describe("Flux: helm, then the HelmRelease's postRenderers kustomize patches", (
       nothingElseChanged(out, before);
       await allValid(out);
     });
-    test(`${kind}: the same result as the component itself`, () => {
+    test(`${kind}: the same result as the component itself (with the example's network patch)`, () => {
       const cdir = workdir();
       cpSync(join(dir, "rendered.yaml"), join(cdir, "rendered.yaml"));
       writeYaml(join(cdir, "kustomization.yaml"), {
         resources: ["rendered.yaml"], components: [componentPath(cdir, "plugin"), componentPath(cdir, "socket-mode")],
+        patches: [patches[2]],
       });
       assert.deepEqual(byKey(build(cdir)), byKey(out));
     });
   }
 });
-
-// The Argo CD example with its charts served locally: each helmCharts entry's
-// chart is the fixture chart (kind set by its own values.yaml), found in
-// helmGlobals.chartHome instead of ceph-csi's repository.
-function argoWorkdir({ withComponents }) {
-  const dir = workdir(join(EXAMPLES, "argocd"));
-  const k = readYaml(join(dir, "kustomization.yaml"))[0];
-  for (const chart of k.helmCharts) {
-    const kind = /^ceph-csi-(rbd|cephfs)$/.exec(chart.name)[1];
-    const home = join(dir, "charts", chart.name);
-    cpSync(CEPH_CSI_CHART, home, { recursive: true });
-    const values = readFileSync(join(home, "values.yaml"), "utf8").replace(/^kind: rbd /m, `kind: ${kind} `);
-    writeFileSync(join(home, "values.yaml"), values);
-    delete chart.repo;
-    delete chart.version;
-  }
-  k.helmGlobals = { chartHome: "charts" };
-  if (withComponents) k.components = localComponents(dir, k.components);
-  else delete k.components;
-  writeYaml(join(dir, "kustomization.yaml"), k);
-  return dir;
-}
 
 describe("Argo CD: helmCharts + the component (kustomize build --enable-helm)", () => {
   const out = build(argoWorkdir({ withComponents: true }), { enableHelm: true });
@@ -274,7 +246,8 @@ describe("Argo CD: helmCharts + the component (kustomize build --enable-helm)", 
     await allValid(out);
   });
   test("your csiConfig stays as you wrote it (subvolumeGroup, radosNamespace)", () => {
-    const configs = out.filter((d) => d.kind === "ConfigMap" && d.data?.["config.json"] !== undefined);
+    // (ceph-csi-encryption-kms-config has a config.json too: not a csiConfig.)
+    const configs = out.filter((d) => d.kind === "ConfigMap" && d.data?.["config.json"]?.startsWith("["));
     assert.deepEqual(configs.map((d) => d.metadata.name).sort(), ["ceph-csi-cephfs-config", "ceph-csi-config"]);
     for (const cm of configs) {
       const ceph = JSON.parse(cm.data["config.json"]).find((e) => e.clusterID === "ceph-a");
@@ -297,12 +270,13 @@ describe("Argo CD: helmCharts + the component (kustomize build --enable-helm)", 
   });
   test("the same changes as the post-renderer, plus the environment", () => {
     const plugin = nodePlugin(out.filter((d) => d.metadata.name === "ceph-csi-rbd-nodeplugin"));
-    const values = join(workdir(), "values.yaml");
-    writeYaml(values, { nodeplugin: { podAnnotations: { "k8s.v1.cni.cncf.io/networks": MULTUS } } });
-    const post = nodePlugin(renderCephCsi("rbd", ["--mode=socket", `--plugin-image=${IMAGE}`], { valuesFiles: [values] }).docs);
+    const post = nodePlugin(renderCephCsi("rbd", ["--mode=socket", `--plugin-image=${IMAGE}`, `--multus=${MULTUS}`]).docs);
     const mine = structuredClone(plugin.spec.template.spec);
     const c = mine.containers.find((x) => x.name === "csi-rbdplugin");
     c.env = c.env.filter((e) => !ENV_NAMES.includes(e.name));
+    // The chart's image value is also liveness-prometheus's (it runs cephcsi
+    // too); the post-renderer's --plugin-image sets the plugin container's.
+    post.spec.template.spec.containers.find((x) => x.name === "liveness-prometheus").image = IMAGE;
     const sort = (s) => ({ ...s, containers: [...s.containers].sort((a, b) => a.name.localeCompare(b.name)) });
     assert.deepEqual(sort(mine), sort(post.spec.template.spec));
   });

@@ -4,6 +4,8 @@
 
 #include "holder_helpers.hpp"
 #include "netns/atomic_file.hpp"
+#include "netns/nsfd.hpp"
+#include "netns/trust.hpp"
 
 namespace {
 
@@ -37,9 +39,26 @@ TEST(HolderCheck, PassesInsideALiveHoldersNamespaceAndFailsOutside) {
   auto bad = check_in(elsewhere.ns_path(), tmp.path(), id);
   EXPECT_EQ(bad.exit_code, 1) << bad.describe();
   EXPECT_EQ(holder_test::line_count(bad.err), 1u) << bad.err;
-  EXPECT_NE(bad.err.find("the probe is in net:[" + std::to_string(elsewhere.ns_id().ino) + "]"),
+  EXPECT_NE(bad.err.find("this check runs in net:[" + std::to_string(elsewhere.ns_id().ino) +
+                         "]: outside the holder's namespace"),
             std::string::npos)
       << bad.err;
+  EXPECT_NE(bad.err.find("kubectl exec <holder pod> -c holder -- netns-holder check"),
+            std::string::npos)
+      << bad.err;
+
+  // By hand on the node: the node's namespace is named as such, and the
+  // question about another holder is not asked there.
+  auto node = netns::test::run_command(
+      {holder_test::kHolder, "check", "--cluster-id", id, "--dir", tmp.path()},
+      holder_test::within(15s));
+  EXPECT_EQ(node.exit_code, 1) << node.describe();
+  EXPECT_NE(node.err.find("outside the holder's namespace"), std::string::npos) << node.err;
+  if (netns::trust::is_host_netns(netns::current_netns_id(), netns::current_netns_id()) ==
+      netns::trust::HostNetns::yes) {
+    EXPECT_NE(node.err.find("in the node's own net:["), std::string::npos) << node.err;
+    EXPECT_EQ(node.err.find("took over"), std::string::npos) << node.err;
+  }
 }
 
 TEST(HolderCheck, FailsWithAReasonAfterTheNamespaceIsReplaced) {

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <fstream>
+#include <memory>
+
 #include <nlohmann/json.hpp>
 
 #include "inspect_fixture.hpp"
@@ -249,6 +252,64 @@ TEST(InspectCli, InspectAndDoctorShowARealHoldersIdentity) {
   EXPECT_THAT(lines[0], HasSubstr("file exists"));
   EXPECT_THAT(lines[0], HasSubstr("dangling"));
   EXPECT_THAT(dead.err, HasSubstr(id));
+}
+
+// The holder died (SIGKILL: its files stay, its link names a dead process)
+// while its pod sandbox (here a plain process in the namespace) keeps the
+// namespace and whatever kernel sessions are in it. inspect refuses as
+// always; --holder-gone finds the namespace by the record, through the
+// process still in it, and shows it under a warning that no live holder
+// vouches for it; it still refuses what is not a network namespace, and says
+// so when the sandbox is gone too.
+TEST(InspectCli, HolderGoneLooksIntoTheNamespaceItsSandboxKeeps) {
+  NEED_CLI();
+  TempDir dir;
+  auto sandbox = std::make_unique<NetnsChild>();
+  const NsId sandbox_ns = sandbox->ns_id();
+  std::string id = unique_name("gone");
+  std::string link = dir / (id + ".net.ns");
+  Process holder({"nsenter", "--net=" + sandbox->ns_path(), "--", NETNS_HOLDER_BIN, "--cluster-id",
+                  id, "--dir", dir.path()});
+  auto published = [&] {
+    return ::access((dir / (id + ".holder.json")).c_str(), F_OK) == 0 &&
+           ::access(link.c_str(), F_OK) == 0;
+  };
+  wait_until([&] { return published() || !holder.running(); }, 10s);
+  ASSERT_TRUE(published()) << holder.err();
+  holder.kill(SIGKILL);
+  ASSERT_TRUE(holder.wait(5s).has_value());
+
+  auto refused = exec({"inspect", "--netns", link});
+  EXPECT_EQ(refused.exit_code, 125) << refused.describe();
+
+  auto json = exec({"inspect", "--netns", link, "--holder-gone", "--json"});
+  ASSERT_TRUE(json.ok()) << json.describe();
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["namespace"]["netns_ino"], sandbox_ns.ino);
+  EXPECT_EQ(doc["namespace"]["cluster_id"], id);
+  EXPECT_EQ(doc["namespace"]["holder"]["alive"], false);
+  ASSERT_TRUE(doc["holder_gone"].is_string()) << json.out;
+  EXPECT_THAT(doc["holder_gone"].get<std::string>(),
+              HasSubstr("NO LIVE HOLDER VOUCHES FOR THIS NAMESPACE"));
+  EXPECT_THAT(json.err, HasSubstr("NO LIVE HOLDER VOUCHES FOR THIS NAMESPACE")) << "loud on stderr";
+  EXPECT_THAT(json.err, HasSubstr("/proc/" + std::to_string(sandbox->pid()) + "/ns/net"));
+
+  auto table = exec({"inspect", "--netns", link, "--holder-gone"});
+  ASSERT_TRUE(table.ok()) << table.describe();
+  EXPECT_EQ(table.out.rfind("WARNING: NO LIVE HOLDER VOUCHES", 0), 0u) << table.out;
+
+  // Still only a network namespace: a file that is none is refused.
+  const std::string plain = dir / "plain-file";
+  std::ofstream(plain) << "not a namespace\n";
+  auto not_ns = exec({"inspect", "--netns", plain, "--holder-gone"});
+  EXPECT_EQ(not_ns.exit_code, 125) << not_ns.describe();
+  EXPECT_THAT(not_ns.err, HasSubstr(plain));
+
+  // The sandbox gone too: nothing is left to look into, and it says so.
+  sandbox.reset();
+  auto nothing = exec({"inspect", "--netns", link, "--holder-gone"});
+  EXPECT_EQ(nothing.exit_code, 125) << nothing.describe();
+  EXPECT_THAT(nothing.err, HasSubstr("no process is in net:[" + std::to_string(sandbox_ns.ino)));
 }
 
 TEST(InspectCli, DoctorAndInspectTakeAHoldersSocket) {

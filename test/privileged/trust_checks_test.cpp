@@ -59,7 +59,7 @@ TEST(TrustChecks, DirectoryChainRefusesWritableOrForeignDirectoriesAnywhereAbove
   auto foreign = chain(dir);
   EXPECT_FALSE(foreign.ok);
   EXPECT_NE(foreign.detail.find("owned by uid 65534"), std::string::npos) << foreign.detail;
-  auto named = chain(dir, trust::Owners{{kNobody}});  // the operator named that uid
+  auto named = chain(dir, trust::Owners{{kNobody}, {}});  // the operator named that uid
   EXPECT_TRUE(named.ok) << named.detail;
 }
 
@@ -72,7 +72,8 @@ TEST(TrustChecks, FileOwner) {
   auto f = trust::file_owner(trust::kLinkOwner, st, "link", "x", {});
   EXPECT_FALSE(f.ok);
   EXPECT_NE(f.detail.find("owned by uid 65534"), std::string::npos);
-  EXPECT_TRUE(trust::file_owner(trust::kLinkOwner, st, "link", "x", trust::Owners{{kNobody}}).ok);
+  EXPECT_TRUE(
+      trust::file_owner(trust::kLinkOwner, st, "link", "x", trust::Owners{{kNobody}, {}}).ok);
 }
 
 TEST(TrustChecks, OwnerUserNamespace) {

@@ -84,8 +84,11 @@ TEST(Finding, FailureBecomesTheErrorItDescribes) {
   EXPECT_EQ(e.describe(), "what; check: fix");
   EXPECT_STREQ(netns::errc_name(netns::Errc::untrusted), "untrusted");
   EXPECT_TRUE(netns::trust::pass(netns::trust::kLinkOwner, "x").ok);
-  const netns::trust::Owners named{{1000, 1001}};
+  const netns::trust::Owners named{{1000, 1001}, "--trust-uid"};
   EXPECT_EQ(named.text(), "root or uid 1000, 1001");
+  // A hint names the option that widens the owners only where there is one.
+  EXPECT_EQ(named.or_trust("its owner"), ", or name its owner with --trust-uid");
+  EXPECT_EQ(netns::trust::Owners{}.or_trust("its owner"), "");
   EXPECT_TRUE(netns::trust::Owners{}.trusted(0));
   EXPECT_FALSE(netns::trust::Owners{}.trusted(1000));
 }

@@ -90,8 +90,16 @@ Finding fail(const char* check, Errc code, std::string detail, std::string hint 
 // operator names explicitly (a holder run as another uid).
 struct Owners {
   std::vector<uid_t> uids;  // besides 0
+  // The option of the running program that adds uids here ("--trust-uid"
+  // for netns-exec's namespace sources), or empty where there is none (the
+  // holder, ceph-csi's config, fence-info): a hint names only options that
+  // exist for the reader.
+  std::string_view option;
   [[nodiscard]] bool trusted(uid_t uid) const;
   [[nodiscard]] std::string text() const;  // "root" or "root or uid 1000, 1001"
+  // ", or name its owner with --trust-uid" (`whose`: "its owner", "the
+  // holder's uid"), or "" without an option.
+  [[nodiscard]] std::string or_trust(std::string_view whose) const;
 };
 
 // --- the namespace descriptor ---------------------------------------------

@@ -100,7 +100,11 @@ std::string waited_text(std::chrono::nanoseconds wait) {
   return wait.count() > 0 ? " (after waiting " + format_duration(wait) + ")" : std::string();
 }
 
-trust::Owners owners_of(const ResolveOptions& options) { return trust::Owners{options.trust_uids}; }
+// "--trust-uid": the CLI's name for trust_uids (source_options.cpp), which
+// the library's own callers set as ResolveOptions::trust_uids.
+trust::Owners owners_of(const ResolveOptions& options) {
+  return trust::Owners{options.trust_uids, "--trust-uid"};
+}
 
 // The kernel's own directories (/proc/PID/ns) are not a holder directory.
 bool on_procfs(int fd) {

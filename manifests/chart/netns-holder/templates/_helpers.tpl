@@ -5,7 +5,7 @@ its probes, its hostPath and ceph-csi's netNamespaceFilePath can never disagree.
 
 {{/*
 FNV-1a (32 bit) of a string, as 8 hex digits: the hash netns-manifest used
-(manifests/src/names.cpp before the chart), so existing DaemonSets keep their
+(its names.cpp, before the chart replaced it), so existing DaemonSets keep their
 names. Templates have no XOR: the low byte is XORed bit by bit.
 */}}
 {{- define "netns-holder.fnv1a" -}}

@@ -64,7 +64,7 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
    replacement). Holder pods created before the chart passed --holder-record to the
    guard ignore the announcement: on a busy node their guard holds the replacement up
    to its --max-wait, then lets it go ahead (harmless: the sandbox stays).
-   The runbook: design/DESIGN.md, "Upgrading holders in place". A drain is needed only
+   The runbook: design/OPERATIONS.md, "Upgrading holders in place". A drain is needed only
    for a change that forces a new pod sandbox: the pod's network (Multus), its volumes
    (kubeletDir, driver), the mode, or any pod field other than the image. Such a change
    reaches a node only when its holder pod is deleted on purpose, after draining it.
