@@ -128,8 +128,8 @@ ktest_cephcsi_volume_up() {
 
 # How many times a holder run restarts the real plugin: 3, not the 10 of the other holder runs.
 # Under TCG a cephcsi start (to NodeGetInfo answered) takes 13-28 s and a whole restart cycle
-# 45-55 s on two shared cores (load ~13), so ten made this one scenario 11+ min, past its 600 s
-# limit; three keep it near 6 min. Every restart is the same full one (killed, CNI DEL, a new
+# 45-55 s on two shared cores at load ~13 (2.6-9.5 s and 9-23 s at load ~6-8), so ten made this
+# one scenario 11+ min there, past its 600 s limit; three keep it at 3-4.5 min. Every restart is the same full one (killed, CNI DEL, a new
 # namespace, cephcsi started, NodeGetInfo answered).
 KTEST_CEPHCSI_RESTARTS=${KTEST_CEPHCSI_RESTARTS:-3}
 
