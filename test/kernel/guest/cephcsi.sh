@@ -219,3 +219,50 @@ ktest_nsenter_install() {
   install -d -m 0755 "$KTEST_SHIM_DIR"
   ln -s "$KTEST_EXEC_BIN" "$KTEST_SHIM_DIR/nsenter"
 }
+
+# ktest_cephcsi_cephfs_holder_run FIGURE — the CephFS holder run with the real plugin, once the
+# holder, the plugin's pod, the shims and cephcsi are up: CreateVolume (a subvolume in the group
+# csi), NodeStageVolume (ceph-csi's `mount -t ceph MON:/volumes/csi/... STAGING -o
+# name=admin,secretfile=...,mds_namespace=...`, whose helper is the mount.ceph shim), NodePublish;
+# the workload through KTEST_CEPHCSI_RESTARTS restarts; the file's objects copied inside the
+# cluster (DeleteVolume purges the subvolume's); NodeUnpublish, NodeUnstage, DeleteVolume.
+ktest_cephcsi_cephfs_holder_run() {
+  local figure=$1
+  ktest_cephcsi_volume_up
+  grep -F " $KTEST_CSI_STAGING ceph " /proc/mounts >/dev/null ||
+    e2e_die "NodeStageVolume left no ceph mount at $KTEST_CSI_STAGING: $(grep ceph /proc/mounts)"
+  e2e_log "ceph-csi staged $(grep -F " $KTEST_CSI_STAGING " /proc/mounts | cut -d' ' -f1) in ${KTEST_CSI_STAGE_MS} ms"
+  ss -N "$KTEST_HOLDER_NS" -Htn state established '( dport = :6789 or dport = :3300 )' | grep . >/dev/null ||
+    e2e_die "no monitor session in the holder's namespace after NodeStageVolume"
+  ktest_workload_start ccfs "$KTEST_CSI_TARGET/data"
+  ktest_cephcsi_holder_restarts ccfs "$KTEST_CEPHCSI_RESTARTS"
+  ktest_cephcsi_cephfs_readback_copy "$figure" "$KTEST_CSI_TARGET/data"
+  ktest_cephcsi_volume_down
+  ktest_csi delete -volume "$KTEST_CSI_VOL" -secrets "$KTEST_CSI_SECRETS" ||
+    e2e_die "DeleteVolume failed; cephcsi: $(tail -n 20 "$KTEST_CSI_LOG")"
+  e2e_log "cephcsi starts (ms, to NodeGetInfo answered): ${KTEST_CSI_STARTS[*]}"
+  echo "FIGURE $figure: restarts $KTEST_RESTARTS, writes $KTEST_W_WRITES, errors $KTEST_W_ERRORS, max_stall_ms $KTEST_W_STALL, verified $KTEST_W_VERIFIED, unstaged $KTEST_CSI_UNSTAGED, stage_ms $KTEST_CSI_STAGE_MS"
+}
+
+# ktest_cephcsi_cephfs_readback_copy FIGURE FILE — FILE's objects (its layout read as
+# ktest_expect_cephfs reads it) copied in its data pool to <inode>-readback.<n> (`rados cp`, a
+# userspace client in a fresh pod on the storage network), and the check from Ceph's side asked
+# of the copies: DeleteVolume's purge of the subvolume may remove the originals before the host
+# reads them. A missing object is a hole of the file (no copy: read as zeros).
+ktest_cephcsi_cephfs_readback_copy() {
+  local line fig kind pool ino objsize sha size n i plugin_ns=$KTEST_PLUGIN_NS probe_ns src
+  line=$(ktest_expect_cephfs "$1" "$2")
+  read -r _ fig kind pool ino objsize sha size <<<"$line"
+  ktest_plugin_start readback storage
+  probe_ns=$KTEST_PLUGIN_NS
+  KTEST_PLUGIN_NS=$plugin_ns
+  n=$(((size + objsize - 1) / objsize))
+  for ((i = 0; i < n; i++)); do
+    src=$(printf '%s.%08x' "$ino" "$i")
+    nsenter --net="/run/netns/$probe_ns" -- timeout 60 rados -c "$KTEST_CONF" --client-mount-timeout 20 -p "$pool" \
+      stat "$src" >/dev/null 2>&1 || continue
+    nsenter --net="/run/netns/$probe_ns" -- timeout 60 rados -c "$KTEST_CONF" --client-mount-timeout 20 -p "$pool" \
+      cp "$src" "$(printf '%s-readback.%08x' "$ino" "$i")" || e2e_die "rados cp $pool/$src failed"
+  done
+  echo "KTEST-VERIFY $fig $kind $pool $ino-readback $objsize $sha $size"
+}
