@@ -31,8 +31,8 @@ ktest_figure_put() {
 # Seven scenarios took 7 min on two idle cores; on two cores shared with other builds (load
 # ~20), under TCG, the first seven took 29 min and the three transparent-mode ones add about
 # 15 min (11 min measured at load ~12), so 60 min leaves a third of the deadline free there.
-# The three scenarios with the real ceph-csi add about 13 min (measured at load ~8-13, with 3
-# plugin restarts each, not 10: test/kernel/README.md), which leaves about a fifth.
+# The five scenarios with the real ceph-csi add about 11 min at load ~6-7 (the RBD three alone
+# ~13 min at load ~13), with 3 plugin restarts per holder run, not 10 (test/kernel/README.md).
 KTEST_SUITE_LIMIT=${KTEST_SUITE_LIMIT:-3600}
 
 # ktest_time_left — seconds until the suite's deadline (KTEST_DEADLINE, from state.env).
