@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo (`sudo ./dev demo`): one simulated Kubernetes node with a real Ceph cluster, a
 # netns-holder pod and a Ceph CSI plugin pod (real runc containers), in about a minute.
-#   scripts/demo.sh BUILD_DIR [--kernel]
+#   scripts/demo.sh BUILD_DIR [--kernel | --cephcsi]
 # It shows a Ceph command working through the executor from a plugin pod that has no route to the
 # storage network, `netns-exec inspect` with the live sessions, a plugin restart that the sessions
 # survive, and then removes everything it created. Everything stays inside network namespaces it
@@ -19,10 +19,16 @@ build=$(cd "$build" && pwd)
 # (test/kernel): a map (an `nvme connect` to a kernel NVMe/TCP target) through the holder with a
 # workload across ten plugin restarts, then the control that stalls. A few minutes under
 # software emulation.
-if [ "${2:-}" = --kernel ]; then
+# `./dev demo --cephcsi`: the same VM driving the real ceph-csi RBD node plugin (cephcsi v3.12.2,
+# built by the set-up) over its CSI socket as a kubelet does, in transparent mode: its volume staged
+# through the holder and written across plugin restarts, then unstaged and deleted; and its control
+# without a holder, which stalls. About 10 minutes under software emulation.
+if [ "${2:-}" = --kernel ] || [ "${2:-}" = --cephcsi ]; then
   rc=0
-  (cd "$build" && ctest -R '^kernel\.(setup|krbd_holder|krbd_control|nvme_holder|nvme_control|cleanup)$' -V) 2>&1 |
-    grep -E '^[0-9]+: (\[e2e|FIGURE|workload|/dev)|Test +#' || rc=$?
+  tests='krbd_holder|krbd_control|nvme_holder|nvme_control'
+  [ "$2" = --kernel ] || tests='cephcsi_transparent_rbd_holder|cephcsi_transparent_rbd_control'
+  (cd "$build" && ctest -R "^kernel\\.(setup|$tests|cleanup)\$" -V) 2>&1 |
+    grep -E '^[0-9]+: (\[e2e|FIGURE|workload|/dev|[a-z]+ ok ms=)|Test +#' || rc=$?
   cat "$build/test/kernel/kernel-figures.txt" 2>/dev/null || true
   exit "$rc"
 fi

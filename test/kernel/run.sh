@@ -16,6 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/host.sh"
 # shellcheck source=lib/vm.sh
 . "$here/lib/vm.sh"
+# shellcheck source=../csi/versions.sh
+. "$here/../csi/versions.sh"
 ktest_require_root
 name=${1:?usage: run.sh NAME [LIMIT]}
 limit=${2:-240}
@@ -70,6 +72,8 @@ KTEST_EXEC_BIN=${E2E_EXEC_BIN:?}
 KTEST_MAP_THREADS_BIN=${KTEST_MAP_THREADS_BIN:?}
 KTEST_CANCEL_C_BIN=${KTEST_CANCEL_C_BIN:-}
 KTEST_CANCEL_GO_BIN=${KTEST_CANCEL_GO_BIN:-}
+KTEST_CSI_KUBELET_BIN=${KTEST_CSI_KUBELET_BIN:-}
+KTEST_CEPHCSI_BIN=$NETNS_CEPHCSI_BIN
 ENV
   } >"$vmscope/vm.env"
   local t0=$SECONDS
@@ -98,6 +102,13 @@ ENV
   e2e_log "the VM is up after $((SECONDS - t0))s"
 }
 
+# What the scenario needs of the host's cluster beyond the fixture ("# needs: WHAT" lines).
+for need in $(sed -n 's/^# needs: \([^ ]*\).*/\1/p' "$here/scenarios/$name.sh"); do
+  case $need in
+    ceph-mgr) ktest_ceph_mgr_ensure ;;
+    *) e2e_die "scenario $name needs $need, which run.sh does not know" ;;
+  esac
+done
 ktest_vm_ensure
 left=$(ktest_time_left)
 [ "$left" -gt 0 ] || e2e_die "the kernel suite's deadline (${KTEST_SUITE_LIMIT}s from kernel.setup) passed while the VM booted"

@@ -422,12 +422,18 @@ KTEST_SHIM_ENV=()
 # shims first on PATH once ktest_shim_install ran (without them: the same call, the same
 # environment, the real programs only — what a control runs).
 ktest_plugin_call() {
-  local ns=$1 path=$KTEST_PLUGIN_PATH
+  local ns=$1
   shift
+  ktest_plugin_env
+  nsenter --net="/run/netns/$ns" -- env "${KTEST_PLUGIN_ENV[@]}" "$@"
+}
+
+# ktest_plugin_env — the plugin container's environment in KTEST_PLUGIN_ENV (for env(1)).
+ktest_plugin_env() {
+  local path=$KTEST_PLUGIN_PATH
   [ -z "${KTEST_SHIM_DIR:-}" ] || path=$KTEST_SHIM_DIR:$path
-  nsenter --net="/run/netns/$ns" -- env "PATH=$path" "NETNS_EXEC_CONFIG=$KTEST_CONFIG" \
-    "NETNS_EXEC_HOLDER_DIR=$KTEST_HOLDER_DIR" "NETNS_EXEC_HELD_CLUSTERS=$KTEST_CID" \
-    "${KTEST_SHIM_ENV[@]}" "$@"
+  KTEST_PLUGIN_ENV=("PATH=$path" "NETNS_EXEC_CONFIG=$KTEST_CONFIG" "NETNS_EXEC_HOLDER_DIR=$KTEST_HOLDER_DIR"
+    "NETNS_EXEC_HELD_CLUSTERS=$KTEST_CID" "${KTEST_SHIM_ENV[@]}")
 }
 
 # How ceph-csi calls rbd for a kernel mapping (internal/rbd: --id, -m, --keyfile, then the action;

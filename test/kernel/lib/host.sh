@@ -31,6 +31,8 @@ ktest_figure_put() {
 # Seven scenarios took 7 min on two idle cores; on two cores shared with other builds (load
 # ~20), under TCG, the first seven took 29 min and the three transparent-mode ones add about
 # 15 min (11 min measured at load ~12), so 60 min leaves a third of the deadline free there.
+# The five scenarios with the real ceph-csi add about 11 min at load ~6-7 (the RBD three alone
+# ~13 min at load ~13), with 3 plugin restarts per holder run, not 10 (test/kernel/README.md).
 KTEST_SUITE_LIMIT=${KTEST_SUITE_LIMIT:-3600}
 
 # ktest_time_left — seconds until the suite's deadline (KTEST_DEADLINE, from state.env).
@@ -97,4 +99,33 @@ ktest_verify_from_ceph() {
   echo "read from Ceph ($kind $*): $got_size bytes, sha256 $got; the guest wrote $size bytes, sha256 $sha"
   rm -rf "$work"
   [ "$got" = "$sha" ] && [ "$got_size" = "$size" ]
+}
+
+# --- What a scenario asks of the host's cluster ("# needs: WHAT" lines, run.sh) ---------------
+# ktest_ceph_mgr_ensure — a ceph-mgr in the fixture's cluster (its scope, stopped with it), active;
+# with a CephFS, its subvolume group "csi" too. Started by the first scenario that needs it (the
+# real ceph-csi: its DeleteVolume adds an `rbd task` on the mgr, its CephFS CreateVolume makes a
+# subvolume in that group through the mgr's volumes module); the others run without one.
+# Needs test/e2e/lib/ceph.sh and the cluster's env.
+ktest_ceph_mgr_ensure() {
+  local dir=$E2E_CEPH_DIR ns=$E2E_CEPH_NETNS scope=$KTEST_RUN/cluster t0=$SECONDS
+  if ! e2e_tracked_pid "$scope" "$ns.mgr.x" >/dev/null; then
+    mkdir -p "$dir/mgr/ceph-x"
+    e2e_ceph "$dir" "$ns" auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' mds 'allow *' \
+      -o "$dir/mgr/ceph-x/keyring" || e2e_die "cannot make mgr.x's key"
+    e2e_spawn "$scope" "$ns.mgr.x" "$ns" "$dir/log/mgr.x.out" ceph-mgr -f -c "$dir/ceph.conf" -i x \
+      --mgr-data "$dir/mgr/ceph-x" --log-file "$dir/log/mgr.x.log"
+  fi
+  e2e_wait_until 90 "an active ceph-mgr in $ns" ktest__mgr_available "$dir" "$ns" ||
+    e2e_die "ceph-mgr did not become active; see $dir/log/mgr.x.log"
+  if [ -n "${E2E_CEPH_FS:-}" ]; then
+    # The volumes module answers a little after the mgr is active.
+    e2e_wait_until 90 "the CephFS subvolume group csi" \
+      e2e_ceph "$dir" "$ns" fs subvolumegroup create "$E2E_CEPH_FS" csi ||
+      e2e_die "cannot create the subvolume group csi in $E2E_CEPH_FS; see $dir/log/mgr.x.log"
+  fi
+  e2e_log "ceph-mgr active ($((SECONDS - t0))s)"
+}
+ktest__mgr_available() {
+  [ "$(e2e_ceph "$1" "$2" mgr stat -f json | jq -r .available)" = true ]
 }
