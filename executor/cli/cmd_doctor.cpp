@@ -19,6 +19,7 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns_exec/doctor.hpp"
+#include "netns_exec/shim/decision.hpp"
 #include "source_options.hpp"
 
 namespace netns::cli {

@@ -9,6 +9,8 @@
 // 125 when the shim would refuse it.
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -177,8 +179,15 @@ class ShimCommand final : public Command {
         c["traddr"] = traddr;
         if (env.targets) try {
             const auto holders = exec::shim::parse_targets(*env.targets);
-            const auto owners =
-                exec::shim::holders_covering(holders, exec::shim::read_host(traddr).text);
+            // Every reading of the address the kernel recorded, as the shim reads it.
+            const exec::shim::AddressReadings r = exec::shim::read_host(traddr);
+            std::vector<std::string> owners;
+            std::vector<std::string> read_as = r.addresses;
+            if (!r.name.empty()) read_as.push_back(r.name);
+            for (const auto& reading : read_as)
+              for (const auto& id : exec::shim::holders_covering(holders, reading))
+                if (std::find(owners.begin(), owners.end(), id) == owners.end())
+                  owners.push_back(id);
             if (owners.size() == 1) c["holder"] = owners.front();
           } catch (const Error&) {
             // the decision above already says what is wrong with the variable

@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "netns_exec/shim/decision.hpp"
 #include "netns_exec/source.hpp"
+
+namespace netns::exec::shim {
+struct Decision;  // netns_exec/shim/decision.hpp
+}  // namespace netns::exec::shim
 
 namespace netns::cli {
 

@@ -167,7 +167,7 @@ describe("targets for the nvme and mount.nfs shims", () => {
     const two = (a, b) => ({ ...values, clusters: [
       { id: "nfs-a", drivers: ["nfs.csi.ceph.com"], targets: [a] },
       { id: "nfs-b", drivers: ["nfs.csi.ceph.com"], targets: [b] }] });
-    for (const [a, b] of [["198.18.4.0/24", "198.18.4.0/24"], ["NFS.example", "nfs.example."]]) {
+    for (const [a, b] of [["198.18.4.0/24", "198.18.4.0/24"], ["nfs.example", "nfs.example"]]) {
       const { stderr } = renderFails(two(a, b));
       assert.match(stderr, /is declared for clusters "nfs-a" and "nfs-b"/, `${a} ${b}`);
     }

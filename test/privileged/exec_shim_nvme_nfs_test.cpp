@@ -1,7 +1,9 @@
 // Transparent mode for the kernel clients without a ceph-csi config:
 // netns-exec installed as `nvme` and `mount.nfs`/`mount.nfs4` runs the real
 // program in the namespace of the holder NETNS_EXEC_TARGETS declares for the
-// address the command names, and untouched otherwise. The real programs are
+// address the command names, refuses (125, nothing runs) a connect or mount
+// to an address no holder declares, and runs every other call (disconnect,
+// list-subsys, umount) untouched. The real programs are
 // stand-ins that record the namespace they ran in and their argv and exit
 // with a status of their own; ceph-csi's nvmeof node-plugin calls are
 // replayed from golden lists (test/fixtures/shim/ceph-csi-nvmeof-argv.txt).
@@ -81,6 +83,20 @@ struct ShimTargets : HeldExecFixture {
         << "argv changed on the way";
   }
 
+  // Refused: 125, the real program not run, stderr naming each of `needles`.
+  void expect_refused(const std::vector<std::string>& argv,
+                      const std::vector<std::string>& needles) {
+    SCOPED_TRACE(argv.front() + " " + (argv.size() > 1 ? argv[1] : "") + " refused");
+    ::unlink(record.c_str());
+    RunResult r = shim(argv);
+    EXPECT_EQ(r.exit_code, 125) << r.describe();
+    EXPECT_EQ(r.out, "") << "the real " << argv.front() << " ran";
+    EXPECT_TRUE(recorded().empty()) << "the real " << argv.front() << " ran";
+    for (const auto& n : needles)
+      EXPECT_NE(r.err.find(n), std::string::npos) << "missing " << n << " in " << r.err;
+    EXPECT_NE(r.err.find("check: "), std::string::npos) << r.err;
+  }
+
   std::string bin, real, record;
   std::map<std::string, std::string> env;
 };
@@ -90,26 +106,52 @@ TEST_F(ShimTargets, CephCsiNvmeofCallsRunWhereTheirTargetIs) {
   std::ifstream golden(std::string(NETNS_SOURCE_DIR) +
                        "/test/fixtures/shim/ceph-csi-nvmeof-argv.txt");
   ASSERT_TRUE(golden) << "the golden argv list is missing";
-  size_t holder = 0, own = 0;
+  size_t holder = 0, own = 0, refused = 0;
   for (std::string line; std::getline(golden, line);) {
     if (line.empty() || line.front() == '#') continue;
     std::vector<std::string> w = words(line);
     ASSERT_GE(w.size(), 2u) << line;
     const std::string where = w.front();
+    const std::vector<std::string> argv(w.begin() + 1, w.end());
+    if (where == "refused") {
+      ++refused;
+      expect_refused(argv, {"NETNS_EXEC_TARGETS"});
+      continue;
+    }
     ASSERT_TRUE(where == "holder" || where == "own") << line;
     (where == "holder" ? holder : own)++;
-    expect_ran(std::vector<std::string>(w.begin() + 1, w.end()), where);
+    expect_ran(argv, where);
   }
   EXPECT_GE(holder, 4u);
   EXPECT_GE(own, 4u);
+  EXPECT_GE(refused, 1u);
 }
 
 TEST_F(ShimTargets, NfsMountsRunWhereTheirServerIs) {
   expect_ran({"mount.nfs", "198.18.6.2:/export/vol1", "/mnt/vol1", "-o", "vers=4.1,proto=tcp"},
              "holder");
   expect_ran({"mount.nfs4", "198.18.4.20:/", "/mnt/vol2", "-s", "-o", "rw"}, "holder");
-  expect_ran({"mount.nfs", "198.18.7.1:/export", "/mnt/vol3"}, "own");
   expect_ran({"mount.nfs", "-V"}, "own");
+}
+
+TEST_F(ShimTargets, AMountOfAServerNoHolderDeclaresIsRefused) {
+  // Fail closed: its sessions would die with the plugin pod.
+  expect_refused({"mount.nfs", "198.18.7.1:/export", "/mnt/vol3"},
+                 {"\"198.18.7.1\"", "NETNS_EXEC_TARGETS", "NETNS_EXEC_UNMATCHED=own-netns"});
+  expect_refused({"mount.nfs4", "nfs.example:/", "/mnt/vol3"}, {"nfs.example"});
+  expect_refused({"nvme", "connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.9.9", "-s", "4420"},
+                 {"\"198.18.9.9\""});
+  // A name is never resolved to find a declared address.
+  env["NETNS_EXEC_TARGETS"] = "gw-a=198.18.4.0/24,NFS.Example";
+  expect_ran({"mount.nfs4", "nfs.example.:/", "/mnt/vol3"}, "holder");
+  // The operator's explicit opt-out: run in the caller's namespace, with a warning.
+  env["NETNS_EXEC_UNMATCHED"] = "own-netns";
+  ::unlink(record.c_str());
+  RunResult r = shim({"mount.nfs", "198.18.7.1:/export", "/mnt/vol3"});
+  EXPECT_EQ(r.exit_code, kStandInStatus) << r.describe();
+  ASSERT_FALSE(recorded().empty()) << r.describe();
+  EXPECT_EQ(recorded()[0], ns_text(current_netns_id()));
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
 }
 
 TEST_F(ShimTargets, NfsUnmountsRunAsTheyAre) {
@@ -212,11 +254,13 @@ TEST_F(ShimTargets, ExplainSaysWhichHolderAndWhy) {
   EXPECT_NE(doc["decision"].get<std::string>().find(ns_text(ns->ns_id())), std::string::npos)
       << explain.out;
 
+  // An undeclared server: the shim refuses the mount, and explain says so.
   auto nfs = run_command(
       {NETNS_EXEC_BIN, "shim", "explain", "--", "mount", "-t", "nfs", "198.18.7.1:/e", "/mnt"},
       options);
-  ASSERT_TRUE(nfs.ok()) << nfs.describe();
-  EXPECT_NE(nfs.out.find("no holder in NETNS_EXEC_TARGETS serves \"198.18.7.1\""),
+  EXPECT_EQ(nfs.exit_code, 125) << nfs.describe();
+  EXPECT_NE(nfs.out.find("refused (125)"), std::string::npos) << nfs.out;
+  EXPECT_NE(nfs.out.find("no holder in NETNS_EXEC_TARGETS declares \"198.18.7.1\""),
             std::string::npos)
       << nfs.out;
 }

@@ -1,8 +1,10 @@
 // Transparent mode with the real rbd: netns-exec installed as `rbd` is the
 // real program (same output and exit status) when the command names no held
-// cluster, runs it through the checks into the holder's namespace when it
-// does, refuses with 125 without running it when the held
-// cluster's holder is gone, and `shim explain` says which way and why.
+// cluster and opens no session, runs it through the checks into the holder's
+// namespace when it names a held cluster (even `rbd -m HELD --version`),
+// refuses with 125 without running it when the held cluster's holder is gone
+// or when a session-opening call (map) cannot be matched to a cluster (fail
+// closed), and `shim explain` says which way and why.
 // (scenario j_transparent_mode shows the same against a real Ceph cluster.)
 #include <sys/stat.h>
 #include <unistd.h>
@@ -108,9 +110,78 @@ TEST_F(Shim, NoHeldClusterNamedIsTheRealProgramUntouched) {
   }
 }
 
+TEST_F(Shim, CallsWithoutASessionStayTheRealProgramWhateverIsBroken) {
+  // A typo'd held list and an unreadable config refuse sessions only: what
+  // opens none is the real rbd's own output and status, byte for byte.
+  env["NETNS_EXEC_HELD_CLUSTERS"] = "Ceph-A";
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--version"},
+                                               {"help", "map"},
+                                               {"device", "list"},
+                                               {"showmapped"},
+                                               {"-m", "198.18.1.1", "--version"}}) {
+    auto mine = rbd(args);
+    auto theirs = real(args);
+    EXPECT_EQ(mine.exit_code, theirs.exit_code) << args.front() << ": " << mine.describe();
+    EXPECT_EQ(mine.out, theirs.out) << args.front();
+    EXPECT_EQ(without_stamps(mine.err), without_stamps(theirs.err)) << args.front();
+  }
+  env["NETNS_EXEC_HELD_CLUSTERS"] = "ceph-a";
+  std::ofstream(tmp / "broken.json") << "{not json";
+  ASSERT_EQ(::chmod((tmp / "broken.json").c_str(), 0644), 0);
+  env["NETNS_EXEC_CONFIG"] = tmp / "broken.json";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--version"}, {"-m", kMon, "--version"}}) {
+    auto mine = rbd(args);
+    auto theirs = real(args);
+    EXPECT_EQ(mine.exit_code, theirs.exit_code) << args.back() << ": " << mine.describe();
+    EXPECT_EQ(mine.out, theirs.out) << args.back();
+  }
+}
+
+// `rbd ... map` without an image spec exits 22 before it connects anywhere:
+// had the shim run it, the status would say so, and no packet left.
+TEST_F(Shim, AMapThatCannotBeMatchedNeverRunsTheRealRbd) {
+  env["CEPH_CONF"] = tmp / "missing.conf";
+  env["HOME"] = tmp.path();
+  struct Case {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;
+    std::vector<std::string> needles;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"-m", "198.18.9.9", "map"}, {}, {"\"198.18.9.9\"", "NETNS_EXEC_UNMATCHED=own-netns"}},
+           {{"--id", "admin", "map"}, {}, {tmp / "missing.conf"}},
+           {{"-m", kMon, "map"},
+            {{"NETNS_EXEC_HELD_CLUSTERS", "Ceph-A"}},
+            {"did you mean \"ceph-a\"?"}},
+           {{"-m", std::string(kMon) + ",198.18.1.1", "map"}, {}, {"ambiguous"}},
+           // Ceph parses CEPH_ARGS after argv: its monitors are the ones used.
+           {{"-m", "198.18.1.1", "map"}, {{"CEPH_ARGS", "-m 198.18.9.9"}}, {"CEPH_ARGS -m"}},
+       }) {
+    auto saved = env;
+    for (const auto& [k, v] : c.env) env[k] = v;
+    auto r = rbd(c.args);
+    env = saved;
+    SCOPED_TRACE(c.args.front() + " " + c.args[1]);
+    EXPECT_EQ(r.exit_code, 125) << r.describe();
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.find("image name was not specified"), std::string::npos) << "the real rbd ran";
+    for (const auto& n : c.needles)
+      EXPECT_NE(r.err.find(n), std::string::npos) << "missing " << n << " in " << r.err;
+  }
+  // The operator's opt-out: the real rbd runs in the caller's namespace, with a warning.
+  env["NETNS_EXEC_UNMATCHED"] = "own-netns";
+  auto r = rbd({"-m", "198.18.9.9", "map"});
+  EXPECT_EQ(r.exit_code, 22) << r.describe();
+  EXPECT_NE(r.err.find("netns-exec: warning: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("image name was not specified"), std::string::npos) << r.err;
+}
+
 TEST_F(Shim, AHeldClustersCommandRunsInPlaceInItsHolder) {
   // Routed: every check passes, and the real rbd runs (what it entered is
-  // shown by explain here, and by strace and inspect in scenario j).
+  // shown by explain here, and by strace and inspect in scenario j). A
+  // `--version` opens no session, but names a held cluster: served from its
+  // holder like every call of that cluster.
   auto r = rbd({"-m", kMon, "--version"});
   ASSERT_TRUE(r.ok()) << r.describe();
   EXPECT_EQ(r.out, real({"--version"}).out);

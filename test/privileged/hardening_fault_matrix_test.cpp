@@ -1093,8 +1093,8 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     make_dir(real);
     for (const char* tool : {"rbd", "nvme"})
       write_file(real + "/" + tool, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
-    const std::string config = tmp / "shim-config.json";
-    write_file(config, R"([{"clusterID": "ceph-a", "monitors": ["198.18.0.1:6789"]},
+    const std::string shim_config = tmp / "shim-config.json";
+    write_file(shim_config, R"([{"clusterID": "ceph-a", "monitors": ["198.18.0.1:6789"]},
                             {"clusterID": "ceph-b", "monitors": ["198.18.0.10:6789"]}])");
     auto shim = [&](const std::string& fault, const std::string& tool,
                     const std::vector<std::string>& args, std::map<std::string, std::string> env,
@@ -1104,7 +1104,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
       argv.insert(argv.end(), args.begin(), args.end());
       netns::test::RunOptions options = holder_test::within(20s);
       env.emplace("PATH", bin + ":" + real + ":/usr/sbin:/usr/bin:/sbin:/bin");
-      env.emplace("NETNS_EXEC_CONFIG", config);
+      env.emplace("NETNS_EXEC_CONFIG", shim_config);
       env.emplace("NETNS_EXEC_HOLDER_DIR", tmp / "shim-holders");
       env.emplace("CEPH_CONF", tmp / "no-ceph.conf");
       options.env = env;
@@ -1119,13 +1119,13 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     };
     shim("shim: held list names an ID config.json lacks (Ceph-A for ceph-a)", "rbd",
          {"-m", "198.18.0.1:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "Ceph-A"}},
-         {"\"Ceph-A\"", "did you mean \"ceph-a\"", config});
+         {"\"Ceph-A\"", "did you mean \"ceph-a\"", shim_config});
     shim("shim: rbd map naming no monitors, no Ceph config file to name them", "rbd",
          {"map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
          {"cannot be told", "no-ceph.conf", "NETNS_EXEC_UNMATCHED=own-netns"});
     shim("shim: rbd map to monitors no cluster of config.json has", "rbd",
          {"-m", "198.18.0.9:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
-         {"\"198.18.0.9:6789\"", config});
+         {"\"198.18.0.9:6789\"", shim_config});
     shim("shim: rbd map to the monitors of two clusters", "rbd",
          {"-m", "198.18.0.1:6789,198.18.0.10:6789", "map", "rbd/img"},
          {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}}, {"ambiguous", "\"ceph-a\"", "\"ceph-b\""});
@@ -1147,7 +1147,7 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
          {"connect-all"}, {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}}, {"discovery.conf"});
     // The CLI's --cluster-id takes the same decision.
     refused("run --cluster-id with a held list naming an ID config.json lacks",
-            {"run", "--cluster-id", "ceph-a", "--config", config}, {"did you mean \"ceph-a\""},
+            {"run", "--cluster-id", "ceph-a", "--config", shim_config}, {"did you mean \"ceph-a\""},
             std::nullopt,
             {"env", "NETNS_EXEC_HELD_CLUSTERS=Ceph-A",
              "NETNS_EXEC_HOLDER_DIR=" + (tmp / "shim-holders")});

@@ -63,12 +63,6 @@ std::string lower_name(std::string_view host) {
   return h;
 }
 
-bool looks_numeric(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
-    return std::isxdigit(c) || c == '.' || c == ':' || c == 'x' || c == 'X';
-  }) && text.find_first_of("0123456789") != std::string_view::npos;
-}
-
 // Prefix bits of `a` and `b` (16 bytes each; IPv4 in the first 4) equal.
 bool same_prefix(const unsigned char* a, const unsigned char* b, unsigned bits) {
   const unsigned whole = bits / 8;
@@ -140,9 +134,9 @@ Declared parse_declared(std::string_view text, std::string_view what) {
     d.ipv6 = d.address.find(':') != std::string::npos;
   } else if (len) {
     throw bad("is no network (ADDR/LEN with an IPv4 or IPv6 address)");
-  } else if (looks_numeric(a)) {
-    throw bad("is no address as inet_pton reads it, and consumers read it differently (" +
-              read_host(a).text + ")");
+  } else if (const AddressReadings r = read_host(a); !r.addresses.empty()) {
+    throw bad("is no address as inet_pton reads it, and consumers read it differently (" + r.text +
+              ")");
   } else {
     d.name = lower_name(a);
     if (d.name.empty()) throw bad("is empty");

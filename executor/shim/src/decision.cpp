@@ -500,8 +500,10 @@ Decision decide(std::string_view invoked_as, const std::vector<std::string>& arg
   try {
     d.options = in_place_options(env.identity, env.allow_unrecorded, env.wait_holder);
   } catch (const Error& e) {
+    // The checks' opt-ins cannot be read: no holder can be entered as the
+    // operator meant, so nothing is routed (a session-opening call refused).
     judge.problem(Errc::invalid_argument, e.describe(), e.hint());
-    if (d.verdict == Verdict::refused) return d;
+    return d;
   }
   // ceph-csi with a netNamespaceFilePath still calls `nsenter --net=HOLDER --
   // rbd ...`: then this process is already in the holder's namespace, and

@@ -139,6 +139,8 @@ Named nfs_server(const std::vector<std::string>& args) {
     std::string_view options;
     if (arg == "-o" && i + 1 < args.size()) {
       options = args[++i];
+    } else if (starts_with(arg, "-o") && arg.size() > 2) {
+      options = arg.substr(2);
     } else if (arg == "-t" || arg == "-O") {  // an option with a value
       ++i;
       continue;
