@@ -99,9 +99,11 @@ TEST(GeneratedPluginEnv, LeadsTheNvmeAndNfsShimsToTheHolders) {
     std::ofstream(path) << "#!/bin/sh\nreadlink /proc/self/ns/net\n";
     ASSERT_EQ(::chmod(path.c_str(), 0755), 0);
   }
-  auto shim = [&](const std::string& driver, std::vector<std::string> argv) {
+  auto shim = [&](const std::string& driver, std::vector<std::string> argv,
+                  const std::map<std::string, std::string>& extra = {}) {
     RunOptions options;
     options.env = chart.plugin_env.at(driver);
+    for (const auto& [k, v] : extra) (*options.env)[k] = v;
     (*options.env)["PATH"] = bin + ":" + real + ":/usr/bin:/bin";
     argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$@\"", "sh"});
     return run_command(argv, options);
@@ -140,8 +142,13 @@ TEST(GeneratedPluginEnv, LeadsTheNvmeAndNfsShimsToTheHolders) {
   EXPECT_EQ(r.out, link_of(pod.ns_path()) + "\n") << r.describe();
   r = shim("nfs.csi.ceph.com", mount);
   EXPECT_EQ(r.out, link_of(pod.ns_path()) + "\n") << r.describe();
-  // Control: a gateway the chart's targets do not declare is the plugin's own.
+  // Control: a gateway the chart's targets do not declare is refused (the
+  // shim fails closed), and runs in the plugin's own namespace only with the
+  // operator's opt-out.
   r = shim("nvmeof.csi.ceph.com", connect("198.18.9.10"));
+  EXPECT_EQ(r.exit_code, 125) << r.describe();
+  EXPECT_EQ(r.out, "") << r.describe();
+  r = shim("nvmeof.csi.ceph.com", connect("198.18.9.10"), {{"NETNS_EXEC_UNMATCHED", "own-netns"}});
   EXPECT_EQ(r.out, own + "\n") << r.describe();
   for (auto& h : holders) {
     h->kill(SIGTERM);

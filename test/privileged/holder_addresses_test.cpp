@@ -62,11 +62,11 @@ TEST(HolderAddresses, RecordFollowsTheNamespacesAddressesWithoutARestart) {
 
   // An IPv4 address of link scope is a source the kernel uses like any
   // other: a fence that left it out would be incomplete.
-  ip_in(h.ns_path(), {"addr", "add", "198.18.7.6/24", "dev", "stor0", "scope", "link"});
+  ip_in(h.ns_path(), {"addr", "add", "198.18.8.6/24", "dev", "stor0", "scope", "link"});
   EXPECT_TRUE(netns::test::wait_until(
-      [&] { return published_text(record).find("198.18.7.6/24%stor0") != std::string::npos; }, 10s))
+      [&] { return published_text(record).find("198.18.8.6/24%stor0") != std::string::npos; }, 10s))
       << published_text(record);
-  ip_in(h.ns_path(), {"addr", "del", "198.18.7.6/24", "dev", "stor0"});
+  ip_in(h.ns_path(), {"addr", "del", "198.18.8.6/24", "dev", "stor0"});
 
   ip_in(h.ns_path(), {"addr", "del", "198.18.7.5/24", "dev", "stor0"});
   EXPECT_TRUE(netns::test::wait_until(
