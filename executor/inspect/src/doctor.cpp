@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
@@ -10,6 +11,7 @@
 #include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/netns_thread.hpp"
 #include "netns_exec/rtnl.hpp"
+#include "netns_exec/shim/monitors.hpp"
 #include "netns_exec/tcp_probe.hpp"
 #include "netns_exec/text_table.hpp"
 
@@ -194,9 +196,29 @@ std::vector<Endpoint> monitors_from_config(const std::string& config,
     throw Error(Errc::not_found,
                 "ceph-csi config " + quote(config) + ": no cluster " + quote(cluster_id),
                 "check the clusterID in the StorageClass and the ceph-csi-config ConfigMap");
+  // A monitor as ceph-csi writes it (v1:/v2: prefixes, address vectors,
+  // lists in one string): the shim's reading, the one home of that syntax.
+  const std::string what = "ceph-csi config " + quote(config) + " monitor ";
   std::vector<Endpoint> out;
-  for (const auto& m : entry->monitors)
-    out.push_back(Endpoint::parse(m, "ceph-csi config " + quote(config) + " monitor", 6789));
+  for (const auto& m : entry->monitors) {
+    const exec::shim::MonitorList list = exec::shim::parse_monitors(m);
+    for (const auto& bad : list.bad)
+      throw Error(Errc::invalid_argument, what + quote(bad) + ": not a monitor address",
+                  "write ADDR:PORT, e.g. 198.18.0.10:6789 or [fd00::10]:3300");
+    for (const auto& server : list.monitors) {
+      if (server.host.addresses.empty())
+        throw Error(Errc::invalid_argument,
+                    what + quote(server.text) + ": not a numeric IPv4 or IPv6 address",
+                    "doctor connects to addresses; pass --mon ADDR:PORT");
+      // No port written: the legacy 6789, which every monitor listens on.
+      const std::set<uint16_t> unwritten{exec::shim::kMsgr2Port, exec::shim::kMsgr1Port};
+      const std::set<uint16_t> ports =
+          server.ports == unwritten ? std::set<uint16_t>{exec::shim::kMsgr1Port} : server.ports;
+      for (const auto& a : server.host.addresses)
+        for (uint16_t port : ports)
+          if (auto ip = IpAddr::parse(a)) out.push_back(Endpoint{*ip, port});
+    }
+  }
   return out;
 }
 
