@@ -35,6 +35,10 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
 {{- end }}
 {{- end }}
 
+   The node plugin pod needs the storage network too (a Multus attachment with the route to
+   the Ceph public network): ceph-csi opens its own RADOS connection from the plugin's
+   namespace before any rbd map. Only the kernel sessions live in the holders.
+
 2. Or the nsenter form (netNamespaceFilePath for every cluster and kind):
      kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
    Copy its netNamespaceFilePath entries into your own csiConfig (a second -f replaces the
