@@ -74,6 +74,12 @@ bool same_prefix(const unsigned char* a, const unsigned char* b, unsigned bits) 
 
 }  // namespace
 
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
 AddressReadings read_host(std::string_view host) {
   if (host.size() > 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);

@@ -29,12 +29,6 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-std::string trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 std::string lowered(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -228,7 +222,7 @@ std::string held_list_problem(const std::vector<std::string>& held,
       continue;
     std::string guess;
     for (const auto& e : entries)
-      if (lowered(trimmed(e.id)) == lowered(trimmed(id))) guess = e.id;
+      if (lowered(std::string(trimmed(e.id))) == lowered(std::string(trimmed(id)))) guess = e.id;
     std::vector<std::string> ids;
     for (const auto& e : entries) ids.push_back(e.id);
     return "NETNS_EXEC_HELD_CLUSTERS names " + quote(id) + ", which is no clusterID of " +

@@ -196,12 +196,6 @@ CephOptions scan_ceph_options(const std::vector<std::string>& args, const CephEn
   return out;
 }
 
-std::string trimmed(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // Ceph's config key spelling: blanks, dashes and underscores are alike.
 std::string conf_key(std::string_view key) {
   std::string out;
@@ -305,7 +299,7 @@ std::vector<std::string> config_file_monitors(std::string_view text) {
     std::string line(text.substr(start, end - start));
     start = end + 1;
     if (auto c = line.find_first_of("#;"); c != std::string::npos) line.resize(c);
-    line = trimmed(line);
+    line = std::string(trimmed(line));
     if (line.empty()) continue;
     if (line.front() == '[') {
       section = conf_key(line.substr(
@@ -315,7 +309,7 @@ std::vector<std::string> config_file_monitors(std::string_view text) {
     auto eq = line.find('=');
     if (eq == std::string::npos) continue;
     const std::string key = conf_key(line.substr(0, eq));
-    std::string value = trimmed(line.substr(eq + 1));
+    std::string value(trimmed(std::string_view(line).substr(eq + 1)));
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
     const bool client =

@@ -23,6 +23,10 @@
 
 namespace netns::exec::shim {
 
+// `text` without the blanks around it (the shim's readers of lists and
+// config files).
+std::string_view trimmed(std::string_view text);
+
 struct AddressReadings {
   // Every distinct address a consumer may read `host` as, in inet_ntop form
   // (IPv4 for a mapped IPv6 address).
