@@ -139,17 +139,7 @@ KTEST_CEPHCSI_RESTARTS=${KTEST_CEPHCSI_RESTARTS:-3}
 # and must show 0 I/O errors, no write over KTEST_HOLDER_STALL_MS, its data read back as written.
 # Sets KTEST_W_* (ktest_workload_stop) and KTEST_RESTARTS.
 ktest_cephcsi_holder_restarts() {
-  local name=$1 restarts=$2 r
-  for r in $(seq 1 "$restarts"); do
-    ktest_cephcsi_restart
-    ktest_wait_writes "$name" 3 30 || e2e_die "writes stalled after plugin restart $r"
-    e2e_log "restart $r: cephcsi answering in $KTEST_PLUGIN_NS, $(ktest_writes "$name") writes"
-  done
-  KTEST_RESTARTS=$r
-  ktest_workload_stop "$name"
-  [ "$KTEST_W_ERRORS" -eq 0 ] || e2e_die "$KTEST_W_ERRORS I/O errors"
-  [ "$KTEST_W_STALL" -le "$KTEST_HOLDER_STALL_MS" ] || e2e_die "a write stalled for $KTEST_W_STALL ms (limit $KTEST_HOLDER_STALL_MS)"
-  [ "$KTEST_W_VERIFIED" = yes ] || e2e_die "the data read back does not match what was written"
+  ktest_holder_restarts "$1" "$2" ktest_cephcsi_restart
 }
 
 # ktest_cephcsi_volume_down — NodeUnpublishVolume and NodeUnstageVolume through the (restarted)

@@ -185,10 +185,13 @@ ktest_workload_stop() {
 # writes, the plugin pod restarts RESTARTS times, each restart followed by 3 more writes (bounded);
 # then the workload is stopped and must show 0 I/O errors, no write over KTEST_HOLDER_STALL_MS, and
 # its data read back as written. Sets KTEST_W_* (ktest_workload_stop) and KTEST_RESTARTS.
+# RESTART (default `ktest_plugin_restart plugin`) is the command one restart is.
 ktest_holder_restarts() {
   local name=$1 restarts=$2 r
+  local restart=("${@:3}")
+  [ ${#restart[@]} -gt 0 ] || restart=(ktest_plugin_restart plugin)
   for r in $(seq 1 "$restarts"); do
-    ktest_plugin_restart plugin
+    "${restart[@]}"
     ktest_wait_writes "$name" 3 30 || e2e_die "writes stalled after plugin restart $r"
     e2e_log "restart $r: plugin namespace now $KTEST_PLUGIN_NS, $(ktest_writes "$name") writes"
   done
