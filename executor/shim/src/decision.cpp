@@ -202,14 +202,8 @@ class Judge {
 
 std::vector<std::string> held_list(const std::string& text) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string id = text.substr(start, end - start);
-    if (!trimmed(id).empty()) out.push_back(id);
-    start = end + 1;
-  }
+  for (std::string_view id : split(text, ','))
+    if (!trimmed(id).empty()) out.emplace_back(id);
   return out;
 }
 

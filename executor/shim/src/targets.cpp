@@ -10,18 +10,6 @@ namespace netns::exec::shim {
 
 namespace {
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(sep, start);
-    if (end == std::string_view::npos) end = s.size();
-    out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 Error bad_entry(std::string_view entry, const std::string& why) {
   return Error(Errc::invalid_argument,
                std::string("environment variable ") + kTargetsVariable + ": entry " + quote(entry) +

@@ -27,6 +27,9 @@ namespace netns::exec::shim {
 // config files).
 std::string_view trimmed(std::string_view text);
 
+// `text` cut at every `sep`, empty pieces kept.
+std::vector<std::string_view> split(std::string_view text, char sep);
+
 struct AddressReadings {
   // Every distinct address a consumer may read `host` as, in inet_ntop form
   // (IPv4 for a mapped IPv6 address).
