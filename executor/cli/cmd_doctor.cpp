@@ -1,7 +1,9 @@
 // netns-exec doctor SOURCE [--mon ADDR:PORT ...] [--connect-timeout D] [--json]
 //                   [--holder-dir DIR ...] [--node-netns PATH] [kernel roots]
 // One line per check, PASS/FAIL/SKIP with a hint under each FAIL (or, with
-// --json, one document with an entry per check). Then one line per kernel
+// --json, one document with an entry per check). With --cluster-id and a
+// holder, a "plugin's route to MON" line per monitor from doctor's own
+// namespace (the plugin container's). Then one line per kernel
 // rbd mapping and ceph mount on the node: FAIL when no live holder (nor the
 // node) has its client address, so a node check alerts on stranded
 // mappings. Exit 0 when nothing failed, 1 when a check failed (the source
@@ -91,10 +93,17 @@ class DoctorCommand final : public Command {
 
     if (monitors.empty() && !source_.cluster_id.empty())
       monitors = inspect::monitors_from_config(source_.config, source_.cluster_id);
+    const bool elsewhere = static_cast<bool>(ns.fd);
     UniqueFd fd = ns.fd ? std::move(ns.fd) : open_fd("/proc/thread-self/ns/net", O_RDONLY);
     auto inside = inspect::check_inside(fd.get(), ns.path.empty() ? "own namespace" : ns.path,
                                         monitors, timeout);
     checks.insert(checks.end(), inside.begin(), inside.end());
+    // A cluster's plugin reaches the monitors itself too (ceph-csi's own
+    // RADOS); checked here when the sessions' namespace is another one.
+    if (source.kind == exec::Source::Kind::cluster && elsewhere) {
+      auto own = inspect::check_plugin_route(monitors);
+      checks.insert(checks.end(), own.begin(), own.end());
+    }
     checks.insert(checks.end(), node.begin(), node.end());
     print(checks);
     return inspect::all_passed(checks) ? 0 : 1;

@@ -2,7 +2,9 @@
 // end against the two-namespace storage network (inspect_fixture.hpp).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <memory>
@@ -176,10 +178,35 @@ TEST(InspectCli, DoctorTakesMonitorsFromTheCephCsiConfig) {
                   R"("],"rbd":{"netNamespaceFilePath":")" + (dir / (id + ".net.ns")) + R"("}}])",
               config);
   }
+  // doctor as an operator runs it: in the plugin container, whose namespace
+  // has its own route to the monitors (ceph-csi's in-process RADOS needs it).
+  StorageNet plugin;
+  UniqueFd plugin_ns = plugin.inspected_fd();
+  RunOptions in_plugin;
+  in_plugin.child_setup = [fd = plugin_ns.get()] {
+    if (::setns(fd, CLONE_NEWNET) != 0) ::_exit(126);
+  };
   // The link has no record (a Rook-era holder's): --identity if-present.
-  auto r = exec({"doctor", "--cluster-id", id, "--config", config, "--identity", "if-present"});
+  const std::vector<std::string> doctor{kExec,      "doctor", "--cluster-id", id,
+                                        "--config", config,   "--identity",   "if-present"};
+  auto r = run_command(doctor, in_plugin);
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_THAT(r.out, HasSubstr("PASS  connect to " + kMon));
+  EXPECT_THAT(r.out, HasSubstr("PASS  plugin's route to " + kMon));
+  EXPECT_THAT(r.out, HasSubstr("via 198.18.1.2 dev " + plugin.va));
+
+  // The plugin pod without the storage network: the holder's lines still
+  // pass, the plugin's own line fails and says what to give it.
+  plugin.del_route();
+  auto cut = run_command(doctor, in_plugin);
+  EXPECT_EQ(cut.exit_code, 1) << cut.describe();
+  auto lines = fail_lines(cut.out);
+  ASSERT_EQ(lines.size(), 1u) << cut.out;
+  EXPECT_THAT(lines[0], HasSubstr("plugin's route to " + kMon));
+  EXPECT_THAT(lines[0], HasSubstr("no route from doctor's own namespace net:[" +
+                                  std::to_string(plugin.inspected.ns_id().ino) + "]"));
+  EXPECT_THAT(cut.out, HasSubstr("hint: ceph-csi opens its own RADOS connections"));
+  EXPECT_THAT(cut.out, HasSubstr("PASS  connect to " + kMon));
 }
 
 TEST(InspectCli, GuardCountsAndWaitsUntilTheSessionCloses) {

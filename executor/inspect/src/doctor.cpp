@@ -1,5 +1,7 @@
 #include "netns_exec/doctor.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <nlohmann/json.hpp>
@@ -159,6 +161,30 @@ std::vector<Check> check_inside(int nsfd, std::string_view shown,
         c.push_back(fail(name, r.describe(), ""));
         break;
     }
+  }
+  return c;
+}
+
+std::vector<Check> check_plugin_route(const std::vector<Endpoint>& monitors) {
+  UniqueFd own = open_fd("/proc/thread-self/ns/net", O_RDONLY);
+  const std::string shown = "doctor's own namespace net:[" +
+                            std::to_string(ns_id_of_fd(own.get(), "own namespace").ino) + "]";
+  RtnlClient rtnl(netlink_sockets_in_netns(own.get(), shown).route);
+  std::vector<Check> c;
+  for (const auto& mon : monitors) {
+    std::string name = "plugin's route to " + mon.str();
+    auto route = rtnl.route_to(mon.addr);
+    if (!route) {
+      c.push_back(fail(name, "no route from " + shown,
+                       "ceph-csi opens its own RADOS connections (CreateVolume, NodeStageVolume "
+                       "before rbd map) from the plugin pod: give the node plugin pod the storage "
+                       "network too (Multus annotation k8s.v1.cni.cncf.io/networks), and run "
+                       "doctor in the plugin container"));
+      continue;
+    }
+    std::string via = route->gateway.empty() ? "direct" : "via " + route->gateway.str();
+    if (!route->dev.empty()) via += " dev " + route->dev;
+    c.push_back(pass(name, via + " (" + shown + ")"));
   }
   return c;
 }

@@ -37,6 +37,13 @@ std::vector<Check> check_inside(int nsfd, std::string_view shown,
                                 const std::vector<Endpoint>& monitors,
                                 std::chrono::milliseconds connect_timeout);
 
+// The plugin's own line per monitor, from doctor's own namespace (the plugin
+// container's, where an operator runs it): "plugin's route to ADDR:PORT". A
+// route lookup only, no packet sent. ceph-csi opens its own RADOS connections
+// (CreateVolume, NodeStageVolume before any `rbd map`) from there, so a
+// plugin without that route stages nothing, whatever the holder has.
+std::vector<Check> check_plugin_route(const std::vector<Endpoint>& monitors);
+
 // "PASS  name  detail" lines, aligned, each FAIL followed by "      hint: ...".
 std::string render_checks(const std::vector<Check>& checks);
 bool all_passed(const std::vector<Check>& checks);  // no FAIL (SKIP is not a failure)
