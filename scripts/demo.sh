@@ -26,7 +26,7 @@ build=$(cd "$build" && pwd)
 if [ "${2:-}" = --kernel ] || [ "${2:-}" = --cephcsi ]; then
   rc=0
   tests='krbd_holder|krbd_control|nvme_holder|nvme_control'
-  [ "$2" = --kernel ] || tests='cephcsi_transparent_rbd_holder|cephcsi_transparent_rbd_control'
+  [ "$2" = --kernel ] || tests='cephcsi_transparent_rbd_holder|cephcsi_rbd_control'
   (cd "$build" && ctest -R "^kernel\\.(setup|$tests|cleanup)\$" -V) 2>&1 |
     grep -E '^[0-9]+: (\[e2e|FIGURE|workload|/dev|[a-z]+ ok ms=)|Test +#' || rc=$?
   cat "$build/test/kernel/kernel-figures.txt" 2>/dev/null || true

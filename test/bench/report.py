@@ -882,6 +882,56 @@ class Report:
                 "`setns`, and the noise of a shared machine.")
         self.sections[-1] = (9, "`nvme connect` through the holder (kernel suite, VM)", notes)
 
+    # --- figure 10: ceph-csi's NodeStage + NodePublish through the holder, in the VM ---
+    def figure10(self):
+        """Not measured by run.sh: the kernel suite's scenario kernel.cephcsi_bench (the real
+        ceph-csi RBD plugin in the VM) writes its FIGURE lines to kernel-figures.txt."""
+        path = os.path.join(self.args.build, "test/kernel/kernel-figures.txt")
+        text = read_text(path) or ""
+        m = re.search(r"^FIGURE kernel\.cephcsi\.bench: pairs (\d+), own_ms ([0-9.]+), "
+                      r"holder_ms ([0-9.]+), ratio ([0-9.]+)", text, re.M)
+        title = ("ceph-csi's NodeStageVolume + NodePublishVolume through the holder vs the plugin "
+                 "mapping from its own namespace (VM, paired rounds)")
+        if not m:
+            self.add(10, title, "–", "–", None, "≤ 1.05×", "not measured",
+                     [f"No `kernel.cephcsi.bench` figure in `{path}`: the kernel suite's scenario "
+                      "`kernel.cephcsi_bench` (`ctest -L kernel -R 'kernel\\.(setup|cephcsi_bench|cleanup)'`) "
+                      "has not run in this build tree. `./dev bench` does not run it: it needs the "
+                      "kernel suite's VM."])
+            return
+        pairs, own_ms, holder_ms, ratio = int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4))
+        when = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+        self.add(10, title, f"{holder_ms:.0f} ms", f"{own_ms:.0f} ms", ratio, "≤ 1.05×",
+                 verdict(ratio, 1.05), None)
+        notes = [
+            "From the kernel suite (`kernel.cephcsi_bench`, `BUILD_DIR/test/kernel/kernel-figures.txt`, "
+            f"written {when.strftime('%Y-%m-%d %H:%M UTC')}; not a figure of this run of run.sh). In "
+            "the suite's VM (Debian's kernel under qemu TCG), the real ceph-csi RBD node plugin "
+            "(cephcsi v3.12.2, unmodified) in two plugin pods, each with its own storage interface "
+            "(ceph-csi's own RADOS needs it) and its own cephcsi and volume: **own**, no shim, "
+            "ceph-csi's `rbd map` in the pod's namespace; **holder**, the `rbd` shim first on "
+            f"PATH (transparent mode), the map in the holder's namespace. {pairs} pairs, the order "
+            "alternating, after one warm-up of each arm; timed: NodeStageVolume + NodePublishVolume "
+            "as the kubelet calls them over the CSI socket (the two calls' latencies); the "
+            "unpublish and unstage after each round are untimed. Each round checks where the kernel "
+            "session is (the holder's namespace for the holder arm, none in its pod's).",
+            f"Medians: own {own_ms:.0f} ms, holder {holder_ms:.0f} ms; median of the per-pair ratios "
+            f"holder/own {ratio:.3f}× (goal ≤ 1.05×: {verdict(ratio, 1.05)}). A stage is ceph-csi's "
+            "own RADOS connection, the map, a file-system check and mounts, all emulated, on two "
+            "shared cores: the pairs' spread is wide, so read the ratio with it (the per-pair lines "
+            "are in the test's log).",
+        ]
+        su = re.search(r"^FIGURE kernel\.cephcsi\.bench_startup: pairs (\d+), real_ms ([0-9.]+), "
+                       r"shim_ms ([0-9.]+)", text, re.M)
+        if su:
+            real_ms, shim_ms = float(su.group(2)), float(su.group(3))
+            notes.append(
+                f"The shim's own start, in the same pairs: `rbd --version` from the plugin's pod took "
+                f"{real_ms:.1f} ms with the real rbd and {shim_ms:.1f} ms through the shim (which routes "
+                "nothing there: it starts, decides and execs the real rbd), so the shim costs "
+                f"{shim_ms - real_ms:.1f} ms per call in that VM; a stage runs one shimmed `rbd map`.")
+        self.sections[-1] = (10, "ceph-csi's NodeStage + NodePublish through the holder (kernel suite, VM)", notes)
+
     def trust_checks(self):
         b = self.bench.get("trust_checks_bench")
         if not b or not b.names():
@@ -1035,6 +1085,7 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
         self.figure7()
         self.figure8()
         self.figure9()
+        self.figure10()
         self.render_plots()
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         md = ["# Benchmarks", ""]
@@ -1094,7 +1145,8 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
                "installed), each with its own directory first on `PATH`.",
                "- Figure 9 is not measured by run.sh: it is the kernel suite's `kernel.nvme_bench` "
                "figure (test/kernel/scenarios/nvme_bench.sh, in the suite's qemu TCG VM), read from "
-               "`BUILD_DIR/test/kernel/kernel-figures.txt` when the suite has run in that build tree.",
+               "`BUILD_DIR/test/kernel/kernel-figures.txt` when the suite has run in that build tree; "
+               "figure 10 likewise (`kernel.cephcsi_bench`, test/kernel/scenarios/cephcsi_bench.sh).",
                "- Raw results (Google Benchmark JSON, hyperfine JSON, script output, plot data) are "
                "written next to the build (`BUILD_DIR/bench-results/`).", ""]
         with open(os.path.join(self.args.out, "REPORT.md"), "w") as f:

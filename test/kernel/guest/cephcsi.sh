@@ -10,6 +10,8 @@
 # One cephcsi process serves the node and the controller calls, as a single-node cluster's plugin
 # and provisioner would; a restart restarts both.
 
+# The plugin pod the CSI calls go to (ktest_cephcsi_pod): "plugin" unless a scenario runs two.
+KTEST_CSI_POD=plugin
 KTEST_CSI_RUN=$KTEST_W/csi/plugin
 KTEST_CSI_SOCK=$KTEST_CSI_RUN/csi.sock
 KTEST_CSI_SECRETS=$KTEST_W/csi/secrets.json
@@ -55,6 +57,16 @@ ktest_cephcsi_setup() {
   KTEST_CSI_TARGET=/var/lib/kubelet/pods/pod-$KTEST_TAG/volumes/kubernetes.io~csi/pvc-$KTEST_TAG/mount
 }
 
+# ktest_cephcsi_pod NAME — the calls that follow go to the cephcsi of plugin pod NAME
+# (ktest_plugin_start NAME): its socket directory and socket, and its namespace once it has one.
+ktest_cephcsi_pod() {
+  KTEST_CSI_POD=$1
+  KTEST_CSI_RUN=$KTEST_W/csi/$1
+  KTEST_CSI_SOCK=$KTEST_CSI_RUN/csi.sock
+  install -d -m 0755 "$KTEST_CSI_RUN"
+  [ ! -f "$KTEST_W/plugin-$1.ns" ] || KTEST_PLUGIN_NS=$(cat "$KTEST_W/plugin-$1.ns")
+}
+
 # ktest_cephcsi_start — cephcsi in the plugin's pod namespace (KTEST_PLUGIN_NS), with the plugin
 # container's PATH and environment (ktest_plugin_call: the shims first once installed), tracked in
 # the pod's scope so a restart kills it; returns once it answers NodeGetInfo (bounded). Appends
@@ -66,7 +78,7 @@ ktest_cephcsi_start() {
   ktest_plugin_env
   # A log per start (ktest_on_failure shows each one's end).
   KTEST_CSI_LOG=$KTEST_W/cephcsi.$((${#KTEST_CSI_STARTS[@]} + 1)).log
-  e2e_spawn "$KTEST_W/plugin-plugin" cephcsi "$KTEST_PLUGIN_NS" "$KTEST_CSI_LOG" \
+  e2e_spawn "$KTEST_W/plugin-$KTEST_CSI_POD" cephcsi "$KTEST_PLUGIN_NS" "$KTEST_CSI_LOG" \
     env "${KTEST_PLUGIN_ENV[@]}" "$KTEST_CEPHCSI_BIN" -type="$KTEST_CSI_TYPE" \
     -nodeserver=true -controllerserver=true -endpoint="unix://$KTEST_CSI_SOCK" \
     -drivername="$KTEST_CSI_DRIVER" -nodeid="$KTEST_CSI_NODE" -pluginpath=/var/lib/kubelet/plugins \
@@ -91,7 +103,7 @@ ktest_csi() {
 # its processes killed, CNI DEL, the namespace deleted, a new one with a new net1 on storage), then
 # cephcsi started in it and its NodeGetInfo answered.
 ktest_cephcsi_restart() {
-  ktest_plugin_restart plugin storage
+  ktest_plugin_restart "$KTEST_CSI_POD" storage
   ktest_cephcsi_start
 }
 
@@ -126,12 +138,12 @@ ktest_cephcsi_volume_up() {
   grep -F " $KTEST_CSI_TARGET " /proc/mounts >/dev/null || e2e_die "NodePublishVolume left nothing mounted at $KTEST_CSI_TARGET"
 }
 
-# How many times a holder run restarts the real plugin: 3, not the 10 of the other holder runs.
-# Under TCG a cephcsi start (to NodeGetInfo answered) takes 13-28 s and a whole restart cycle
-# 45-55 s on two shared cores at load ~13 (2.6-9.5 s and 9-23 s at load ~6-8), so ten made this
-# one scenario 11+ min there, past its 600 s limit; three keep it at 3-4.5 min. Every restart is the same full one (killed, CNI DEL, a new
-# namespace, cephcsi started, NodeGetInfo answered).
-KTEST_CEPHCSI_RESTARTS=${KTEST_CEPHCSI_RESTARTS:-3}
+# How many times a holder run restarts the real plugin: 10, as the other holder runs. Every restart
+# is the same full one (killed, CNI DEL, a new namespace, cephcsi started, NodeGetInfo answered);
+# under TCG a cycle takes 9-23 s on two shared cores at load ~6-8 (45-55 s at load ~13), most of
+# it cephcsi's start. A smaller number (KTEST_CEPHCSI_RESTARTS in the guest's environment) is for
+# trying a change, never for the suite.
+KTEST_CEPHCSI_RESTARTS=${KTEST_CEPHCSI_RESTARTS:-10}
 
 # ktest_cephcsi_holder_restarts NAME RESTARTS — the ceph-csi holder runs' core: while the workload
 # NAME (started) writes to the published path, the plugin restarts RESTARTS times
@@ -255,4 +267,114 @@ ktest_cephcsi_cephfs_readback_copy() {
       cp "$src" "$(printf '%s-readback.%08x' "$ino" "$i")" || e2e_die "rados cp $pool/$src failed"
   done
   echo "KTEST-VERIFY $fig $kind $pool $ino-readback $objsize $sha $size"
+}
+
+# --- csi-sanity, differential ------------------------------------------------------------------
+# kubernetes-csi's csi-sanity (built and cached by scripts/setup.d/cephcsi.sh) against the real
+# plugin, its Node Service and Controller Service specs (KTEST_SANITY_FOCUS), once in each layout
+# the scenario sets up; ktest_cephcsi_sanity_compare then holds the two runs' passing sets equal.
+KTEST_SANITY_FOCUS=${KTEST_SANITY_FOCUS:-'Node Service|Controller Service'}
+
+# ktest_cephcsi_sanity NAME — one csi-sanity run on the plugin's socket, its specs' results in
+# $KTEST_W/sanity-NAME/results.tsv (STATE<TAB>SPEC, one line per spec). While it runs a sampler
+# counts, every second, the kernel client's TCP sessions (sockets no process owns) in the holder's
+# namespace and in the plugin's: in sanity-NAME/kernel_in_holder and kernel_in_plugin (samples
+# that saw one). The secrets and the StorageClass parameters are those of ktest_cephcsi_volume_up.
+ktest_cephcsi_sanity() {
+  local name=$1 dir=$KTEST_W/sanity-$1 key rc=0 sampler
+  install -d -m 0700 "$dir"
+  ktest_at_cleanup ktest_sanity_leftovers "$dir"
+  key=$(cat "$KTEST_KEYFILE")
+  # Every secret field csi-sanity passes (a YAML map of maps); ceph-csi reads userID/userKey on the
+  # node and adminID/adminKey in the controller.
+  {
+    local f
+    for f in CreateVolumeSecret DeleteVolumeSecret ControllerPublishVolumeSecret \
+      ControllerUnpublishVolumeSecret ControllerValidateVolumeCapabilitiesSecret NodeStageVolumeSecret \
+      NodePublishVolumeSecret ControllerExpandVolumeSecret NodeExpandVolumeSecret CreateSnapshotSecret \
+      DeleteSnapshotSecret ListSnapshotsSecret; do
+      printf '%s:\n  userID: admin\n  userKey: "%s"\n  adminID: admin\n  adminKey: "%s"\n' "$f" "$key" "$key"
+    done
+  } >"$dir/secrets.yaml"
+  case $KTEST_CSI_TYPE in
+    rbd) printf 'clusterID: "%s"\npool: rbd\nimageFeatures: layering\n' "$KTEST_CID" ;;
+    cephfs) printf 'clusterID: "%s"\nfsName: "%s"\n' "$KTEST_CID" "$KTEST_CEPH_FS" ;;
+  esac >"$dir/parameters.yaml"
+  [ -x "${KTEST_CSI_SANITY_BIN:-}" ] || e2e_die "no csi-sanity at '${KTEST_CSI_SANITY_BIN:-}': run sudo ./dev setup (scripts/setup.d/cephcsi.sh)"
+  : >"$dir/kernel_in_holder"
+  : >"$dir/kernel_in_plugin"
+  ktest_sanity_sampler "$dir" &
+  sampler=$!
+  ktest_at_cleanup kill "$sampler"
+  timeout 900 "$KTEST_CSI_SANITY_BIN" -csi.endpoint "unix://$KTEST_CSI_SOCK" \
+    -csi.secrets "$dir/secrets.yaml" -csi.testvolumeparameters "$dir/parameters.yaml" \
+    -csi.testvolumesize $((64 << 20)) -csi.testvolumeexpandsize $((128 << 20)) \
+    -csi.mountdir "$dir/mount" -csi.stagingdir "$dir/staging" \
+    -ginkgo.focus "$KTEST_SANITY_FOCUS" -ginkgo.no-color -ginkgo.timeout 14m \
+    -ginkgo.json-report "$dir/report.json" >"$dir/sanity.log" 2>&1 || rc=$?
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
+  # 0 all passed, 1 some failed: both are results; anything else (a timeout, a crash) is not.
+  [ "$rc" -le 1 ] && [ -s "$dir/report.json" ] ||
+    e2e_die "csi-sanity ($name) ended with $rc and no report: $(tail -n 30 "$dir/sanity.log")"
+  jq -r '.[].SpecReports[] | select(.LeafNodeType == "It")
+         | [.State, ((.ContainerHierarchyTexts + [.LeafNodeText]) | join(" / "))] | @tsv' \
+    "$dir/report.json" | sort -t "$(printf '\t')" -k2 >"$dir/results.tsv"
+  e2e_log "csi-sanity ($name): $(cut -f1 "$dir/results.tsv" | sort | uniq -c | awk '{ printf "%s %s, ", $2, $1 }')kernel sessions seen in the holder's namespace in $(wc -l <"$dir/kernel_in_holder") samples, in the plugin's in $(wc -l <"$dir/kernel_in_plugin")"
+}
+
+# ktest_sanity_leftovers DIR — what a failed spec may leave: mounts below DIR (deepest first) and
+# mappings of ceph-csi's images (csi-vol-*), undone bounded.
+ktest_sanity_leftovers() {
+  local m d
+  for m in $(awk -v p="$1/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r); do
+    ktest_bounded 20 "umount -l $m" umount -l "$m"
+  done
+  for d in /sys/bus/rbd/devices/*; do
+    [ -e "$d/name" ] || continue
+    case $(cat "$d/name") in csi-vol-*) ktest_unmap_image_force "$(cat "$d/name")" ;; esac
+  done
+}
+
+# ktest_sanity_sampler DIR — the sampler of ktest_cephcsi_sanity (runs until killed).
+ktest_sanity_sampler() {
+  local dir=$1
+  while sleep 1; do
+    if [ -n "${KTEST_HOLDER_NS:-}" ] && [ -n "$(ktest_kernel_sessions "$KTEST_HOLDER_NS")" ]; then
+      echo x >>"$dir/kernel_in_holder"
+    fi
+    if [ -n "$(ktest_kernel_sessions "$KTEST_PLUGIN_NS")" ]; then
+      echo x >>"$dir/kernel_in_plugin"
+    fi
+  done
+}
+
+# ktest_kernel_sessions NS — NS's established TCP sessions that no process owns: the kernel
+# clients' (a userspace client's socket, cephcsi's own RADOS connections included, shows its
+# process in `ss -p`).
+ktest_kernel_sessions() {
+  ss -N "$1" -Htnp state established | awk '!/users:/'
+}
+
+# ktest_cephcsi_sanity_compare FIGURE WITHOUT WITH — the differential: the specs that passed in the
+# run WITHOUT (no holder) must be exactly those that passed in the run WITH (through the holder);
+# the run WITH must have had the kernel sessions in the holder's namespace and never in the
+# plugin's, the run WITHOUT in the plugin's (the sampler's control). Prints FIGURE's line and the
+# specs ceph-csi itself fails.
+ktest_cephcsi_sanity_compare() {
+  local figure=$1 a=$KTEST_W/sanity-$2 b=$KTEST_W/sanity-$3 diff_n
+  awk -F'\t' '$1 == "passed" { print $2 }' "$a/results.tsv" >"$a/passed"
+  awk -F'\t' '$1 == "passed" { print $2 }' "$b/results.tsv" >"$b/passed"
+  cut -f2 "$a/results.tsv" >"$a/specs"
+  cut -f2 "$b/results.tsv" >"$b/specs"
+  cmp -s "$a/specs" "$b/specs" || e2e_die "the two csi-sanity runs ran different specs: $(diff "$a/specs" "$b/specs")"
+  diff_n=$({ diff "$a/passed" "$b/passed" || true; } | grep -c '^[<>]' || true)
+  awk -F'\t' '$1 == "failed" { print "csi-sanity without the holder, failed: " $2 }' "$a/results.tsv"
+  [ "$diff_n" -eq 0 ] || e2e_die "csi-sanity's passing specs differ with the holder ($diff_n): $(diff "$a/passed" "$b/passed")"
+  [ -s "$b/kernel_in_holder" ] || e2e_die "csi-sanity through the holder: no kernel session was ever seen in the holder's namespace"
+  [ ! -s "$b/kernel_in_plugin" ] || e2e_die "csi-sanity through the holder: kernel sessions seen in the plugin's namespace ($(wc -l <"$b/kernel_in_plugin") samples)"
+  [ -s "$a/kernel_in_plugin" ] || e2e_die "csi-sanity without the holder: no kernel session ever seen in the plugin's namespace (the sampler sees nothing?)"
+  local count
+  count() { awk -F'\t' -v s="$2" '$1 == s' "$1/results.tsv" | wc -l; }
+  echo "FIGURE $figure: specs $(wc -l <"$a/specs"), passed_without $(count "$a" passed), passed_with $(count "$b" passed), failed_without $(count "$a" failed), failed_with $(count "$b" failed), skipped $(count "$a" skipped), differ $diff_n"
 }

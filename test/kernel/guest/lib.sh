@@ -65,8 +65,10 @@ ktest_csi_config() {
   esac >"$KTEST_CONFIG"
 }
 
-# ktest_plugin_start NAME [storage] — the plugin pod: a fresh pod namespace with the pod network
-# only (or, for a control, also net1 on storage), and a process of the plugin in it.
+# ktest_plugin_start NAME [storage] — the plugin pod: a fresh pod namespace with the pod network,
+# and with `storage` also net1 on the storage network (a Multus attachment: what a real ceph-csi
+# plugin needs for its own RADOS connections; without it, the routing alone is shown), and a
+# process of the plugin in it.
 # Sets KTEST_PLUGIN_NS.
 ktest_plugin_start() {
   local name=$1 storage=${2:-} ns
@@ -453,6 +455,12 @@ ktest_plain_rbd_map() {
 ktest_plain_rbd_create() {
   # shellcheck disable=SC2046
   ktest_plugin_call "$1" timeout 60 rbd $(ktest_rbd_auth) --client-mount-timeout 10 create --size 64 "rbd/$2"
+}
+
+# ktest_median NUMBER... — the median (the mean of the middle two for an even count); the bench
+# scenarios' figures.
+ktest_median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # --- Cleanup steps of a scenario's own ---------------------------------------------------------

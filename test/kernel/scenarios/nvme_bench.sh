@@ -92,14 +92,10 @@ done
 e2e_wait_until 30 "the own arm's sockets to finish closing" ktest__no_closing_sockets "$own_ns" ||
   e2e_log "bench: sockets still closing in $own_ns after 30 s: $(ss -N "$own_ns" -tanoe)"
 
-# median LIST... — the median of the numbers (the mean of the middle two for an even count).
-median() {
-  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-own_ms=$(awk -v u="$(median "${own_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-holder_ms=$(awk -v u="$(median "${holder_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-ratio=$(awk -v r="$(median "${ratios[@]}")" 'BEGIN { printf "%.3f", r }')
+own_ms=$(awk -v u="$(ktest_median "${own_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
+holder_ms=$(awk -v u="$(ktest_median "${holder_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
+ratio=$(awk -v r="$(ktest_median "${ratios[@]}")" 'BEGIN { printf "%.3f", r }')
 echo "FIGURE kernel.nvme.bench: pairs ${#ratios[@]}, own_ms $own_ms, holder_ms $holder_ms, ratio $ratio"
-real_ms=$(awk -v u="$(median "${real_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-shim_ms=$(awk -v u="$(median "${shim_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
+real_ms=$(awk -v u="$(ktest_median "${real_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
+shim_ms=$(awk -v u="$(ktest_median "${shim_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
 echo "FIGURE kernel.nvme.bench_startup: pairs ${#shim_all[@]}, real_ms $real_ms, shim_ms $shim_ms"
