@@ -144,7 +144,8 @@ contents() {
 # --- the chart -------------------------------------------------------------
 
 chart_origin() { echo "netns-holder $version (manifests/chart/netns-holder)"; }
-tracked "$work/src" manifests/chart/netns-holder manifests/kustomize/plugin manifests/kustomize/socket-mode \
+tracked "$work/src" manifests/chart/netns-holder manifests/kustomize/plugin \
+  manifests/kustomize/plugin-pod-network-reaches-ceph manifests/kustomize/socket-mode \
   manifests/images/rootfs.sh manifests/images/build-plugin-image.sh
 export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
 "$helm" package "$work/src/manifests/chart/netns-holder" -d "$work/helm-out" >/dev/null
@@ -247,10 +248,13 @@ linked_section "$kit_name.tar.gz" "$work/bin/netns-exec"
 
 kz_name=netns-holder-kustomize-$version
 mkdir -p "$work/kz/$kz_name"
-cp -r "$work/src/manifests/kustomize/plugin" "$work/src/manifests/kustomize/socket-mode" "$work/kz/$kz_name/"
+# plugin includes plugin-pod-network-reaches-ceph by its relative path: keep them side by side.
+for component in plugin plugin-pod-network-reaches-ceph socket-mode; do
+  cp -r "$work/src/manifests/kustomize/$component" "$work/kz/$kz_name/"
+done
 repro_tar "$out/$kz_name.tar.gz" "$work/kz" "$kz_name"
 kz_origin() { echo "netns-holder $version (manifests/kustomize)"; }
-contents "$kz_name.tar.gz" "the Kustomize components: unpack next to your kustomization and name them by relative path ($kz_name/plugin, $kz_name/socket-mode)" \
+contents "$kz_name.tar.gz" "the Kustomize components: unpack next to your kustomization and name them by relative path ($kz_name/plugin or $kz_name/plugin-pod-network-reaches-ceph, $kz_name/socket-mode)" \
   "$work/kz/$kz_name" kz_origin
 
 (cd "$out" && sha256sum -- netns-* >SHA256SUMS)

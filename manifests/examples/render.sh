@@ -11,6 +11,9 @@ manifests=$(cd "$here/.." && pwd)
 helm=${1:-helm}
 out=${2:-$here}
 plugin_image=registry.example.com/cephcsi-netns-exec:v3.14.0
+# The plugin pod's own storage network (ceph-csi's in-process RADOS): the
+# Multus networks of the values' clusters (ceph-b's pod network reaches it).
+plugin_multus=ceph-csi/ceph-public,storage/ceph-c-public
 
 for mode in symlink socket; do
   dir=$out/$mode
@@ -25,9 +28,10 @@ for mode in symlink socket; do
   for kind in rbd cephfs; do
     {
       echo "# Rendered by manifests/examples/render.sh:"
-      echo "#   manifests/plugin/render-patch --driver=$kind.csi.ceph.com --mode=$mode --plugin-image=$plugin_image"
+      echo "#   manifests/plugin/render-patch --driver=$kind.csi.ceph.com --mode=$mode --plugin-image=$plugin_image \\"
+      echo "#     --multus=$plugin_multus"
       NETNS_HELM=$helm "$manifests/plugin/render-patch" --driver="$kind.csi.ceph.com" --mode="$mode" \
-        --plugin-image="$plugin_image"
+        --plugin-image="$plugin_image" --multus="$plugin_multus"
     } >"$dir/patches/csi-${kind}plugin.yaml"
   done
 done

@@ -22,6 +22,7 @@ plugin_args() {
   for arg in "$@"; do
     case $arg in
       --host-network) helm_args+=(--set hostNetwork=true); continue ;;
+      --pod-network-reaches-ceph) helm_args+=(--set podNetworkReachesCeph=true); continue ;;
       --*=*) key=${arg%%=*} value=${arg#*=} ;;
       *)
         echo "$(basename "$0"): unknown argument '$arg': flags are --name=value (e.g. --mode=socket)" >&2

@@ -6,10 +6,11 @@
 // prints {"holders": [{"driver", "dir", "command", "check", "guard"}], "config": [...],
 //         "pluginEnv": {DRIVER: {NAME: VALUE}}}
 // pluginEnv is the netns-exec environment of each driver's node plugin as the
-// kubelet gives it: the env of the Kustomize component's patch for that kind
-// (manifests/kustomize/plugin/<kind>.yaml), its configMapKeyRefs resolved in
-// the netns-exec-env this chart renders (a missing key is an error, as for the
-// kubelet: the refs are not optional).
+// kubelet gives it: the env of the Kustomize components' patch for that kind
+// (manifests/kustomize/plugin-pod-network-reaches-ceph/<kind>.yaml, which
+// ../plugin includes), its configMapKeyRefs resolved in the netns-exec-env
+// this chart renders (a missing key is an error, as for the kubelet: the refs
+// are not optional).
 import { join } from "node:path";
 import { SOURCE_DIR, configMapOf, holdersOf, render } from "./lib/helm.mjs";
 import { readYaml } from "./lib/kustomize.mjs";
@@ -51,7 +52,7 @@ const pluginEnv = {};
 for (const { driver } of holders) {
   const kind = KIND_OF.exec(driver)?.[1];
   if (!kind) continue;
-  const patch = readYaml(join(SOURCE_DIR, "manifests", "kustomize", "plugin", `${kind}.yaml`))[0];
+  const patch = readYaml(join(SOURCE_DIR, "manifests", "kustomize", "plugin-pod-network-reaches-ceph", `${kind}.yaml`))[0];
   const container = patch.spec.template.spec.containers.find((c) => c.name === `csi-${kind}plugin`);
   pluginEnv[driver] = Object.fromEntries(
     container.env.map((e) => {

@@ -192,7 +192,15 @@ describe("NOTES.txt", () => {
       assert.equal(readFileSync(join(CHART, "templates", "NOTES.txt"), "utf8").trim(), '{{ include "netns-holder.notes" . }}');
       assert.match(notes, /netns-holder-rbd-ceph-west-2-28b8be01 +cluster Ceph_West\.2, rbd\.csi\.ceph\.com -> \/var\/lib\/kubelet\/plugins\/rbd\.csi\.ceph\.com\/Ceph_West\.2\.net\.sock/);
       assert.match(notes, /get configmap netns-ceph-csi/);
-      assert.match(notes, /--post-renderer manifests\/plugin\/post-renderer --post-renderer-args --mode=socket/);
+      assert.match(notes, /--post-renderer manifests\/plugin\/post-renderer --post-renderer-args --mode=socket \\\n +--post-renderer-args --multus=NAMESPACE\/NETWORK\n/);
+      // The plugin pod's own storage network: required, and how to give it.
+      assert.match(notes, /Required for ceph-csi: the node plugin pod's own storage network/);
+      assert.match(notes, /ConfigMap\n +netns-exec-plugin-network \(key networks\)/);
+      assert.match(notes, /list manifests\/kustomize\/plugin-pod-network-reaches-ceph/);
+      assert.doesNotMatch(notes, /holders use/, "no cluster with multus, no hint");
+      const multus = render({ mode: "socket", image: IMAGE, clusters: [{ id: "a", multus: "ceph-csi/ceph-public" }, { id: "b", multus: "ceph-csi/ceph-public" }] },
+        { chart: copy, showOnly: ["templates/notes-test.yaml"] })[0].data.notes;
+      assert.match(multus, /\n +This release's holders use: ceph-csi\/ceph-public\.\n/);
       const image = `${IMAGE.repository}:${IMAGE.tag}`;
       assert.ok(notes.includes(`scripts/upgrade-holders.sh -n ceph-csi --image ${image}\n`), notes);
       assert.ok(notes.includes(`kubectl -n ceph-csi set image pod/<holder pod> holder=${image}\n`), notes);

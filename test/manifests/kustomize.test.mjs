@@ -7,8 +7,10 @@
 // Each result: the node plugin has the transparent-mode environment (from the
 // holder chart's ConfigMap netns-exec-env: rbd and cephfs route by monitors,
 // nvmeof and nfs by NETNS_EXEC_TARGETS), pod networking, the Multus
-// annotation and image from plain values, sees the holder directories through
-// ceph-csi's own mounts, passes the plugin rules, and nothing else changed.
+// annotation from the component's one value (and the image from ceph-csi's),
+// sees the holder directories through ceph-csi's own mounts, passes the plugin
+// rules, and nothing else changed. Without that value the build fails; the
+// plugin-pod-network-reaches-ceph component is the same without it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,7 +19,10 @@ import { describe, test } from "node:test";
 import { stringify } from "yaml";
 import { DRIVERS, FIXTURES, SAMPLE_CLUSTERS, SOURCE_DIR, configMapOf, render, sampleValues } from "./lib/helm.mjs";
 import { argoWorkdir, fixtureTemplate, localComponents } from "./lib/examples.mjs";
-import { EXAMPLES, KUSTOMIZE_DIR, build, componentPath, readYaml, workdir, writeYaml } from "./lib/kustomize.mjs";
+import {
+  EXAMPLES, KUSTOMIZE_DIR, MULTUS_KEY, PLUGIN_NETWORK, build, buildFails, componentPath, networkGenerator, pluginNetworkOf, readYaml,
+  withoutComponents, workdir, writeYaml,
+} from "./lib/kustomize.mjs";
 import { parseYaml } from "./lib/load.mjs";
 import { nodePlugin, renderCephCsi } from "./lib/plugin.mjs";
 import { pluginRules, runRules, seesHostPath } from "./lib/rules.mjs";
@@ -25,6 +30,8 @@ import { validateObject } from "./lib/schema.mjs";
 
 const IMAGE = "registry.example.com/cephcsi-netns-exec:v3.12.2";
 const MULTUS = "ceph-csi/ceph-public";
+// The changes without the network, and the component that adds it.
+const PATCHES = "plugin-pod-network-reaches-ceph";
 // ceph-csi's charts: rbd and cephfs; its plain YAML has nvmeof and nfs too.
 const KINDS = ["rbd", "cephfs"];
 const ALL_KINDS = [...KINDS, "nvmeof", "nfs"];
@@ -66,7 +73,7 @@ function checkPlugin(ds, kind, { socket, image = IMAGE, multus = MULTUS, envMap 
   assert.equal(spec.hostNetwork, false, "hostNetwork");
   assert.equal(spec.dnsPolicy, "ClusterFirst", "dnsPolicy");
   assert.equal(spec.hostPID, !socket, "hostPID");
-  assert.equal(ds.spec.template.metadata.annotations?.["k8s.v1.cni.cncf.io/networks"], multus, "Multus annotation");
+  assert.equal(ds.spec.template.metadata.annotations?.[MULTUS_KEY], multus, "Multus annotation");
   const c = spec.containers.find((x) => x.name === pluginName(kind));
   assert.equal(c.image, image);
   const env = Object.fromEntries(c.env.map((e) => [e.name, e]));
@@ -102,10 +109,15 @@ function checkPlugin(ds, kind, { socket, image = IMAGE, multus = MULTUS, envMap 
 }
 
 // `after` with what the component adds taken out again; must equal `before`
-// (the image and the Multus annotation are the install's own: values or the
-// example's patch, in `before` too).
+// (the image is the install's own: values or the example's patch, in `before`
+// too; so is Flux's network patch).
 function undo(after, before) {
   const ds = structuredClone(after);
+  const meta = ds.spec.template.metadata;
+  const was = before.spec.template.metadata?.annotations;
+  if (was?.[MULTUS_KEY] !== undefined) meta.annotations[MULTUS_KEY] = was[MULTUS_KEY];
+  else delete meta.annotations?.[MULTUS_KEY];
+  if (was === undefined && Object.keys(meta.annotations ?? {}).length === 0) delete meta.annotations;
   const spec = ds.spec.template.spec;
   const base = before.spec.template.spec;
   for (const f of ["hostNetwork", "dnsPolicy", "hostPID"]) spec[f] = base[f];
@@ -176,7 +188,7 @@ describe("the holder chart renders the plugin's environment", () => {
 
 describe("Flux: helm, then the HelmRelease's postRenderers kustomize patches", () => {
   const releases = parseYaml(readFileSync(join(EXAMPLES, "flux", "helmreleases.yaml"), "utf8"));
-  const component = readYaml(join(KUSTOMIZE_DIR, "plugin", "kustomization.yaml"))[0];
+  const component = readYaml(join(KUSTOMIZE_DIR, PATCHES, "kustomization.yaml"))[0];
   const hostPid = readYaml(join(KUSTOMIZE_DIR, "socket-mode", "host-pid.yaml"))[0];
   for (const kind of KINDS) {
     const hr = releases.find((r) => r.metadata.name === `ceph-csi-${kind}`);
@@ -193,16 +205,17 @@ describe("Flux: helm, then the HelmRelease's postRenderers kustomize patches", (
     cpSync(join(dir, "rendered.yaml"), join(ndir, "rendered.yaml"));
     writeYaml(join(ndir, "kustomization.yaml"), { resources: ["rendered.yaml"], patches: [patches[2]] });
     const before = build(ndir);
+    // The plugin's network, as Flux's third patch gives it.
+    const [network] = parseYaml(patches[2].patch);
     test(`${kind}: the inline patches are the component's, then the plugin's network`, () => {
       const chartTarget = component.patches.find((p) => p.path === `${kind}.yaml` && p.target.labelSelector);
       assert.equal(patches.length, 3);
       assert.deepEqual(patches[0].target, chartTarget.target);
-      assert.deepEqual(parseYaml(patches[0].patch), readYaml(join(KUSTOMIZE_DIR, "plugin", `${kind}.yaml`)));
+      assert.deepEqual(parseYaml(patches[0].patch), readYaml(join(KUSTOMIZE_DIR, PATCHES, `${kind}.yaml`)));
       assert.deepEqual(parseYaml(patches[1].patch), [hostPid]);
-      // The Argo CD example's plugin-network.yaml, as text.
-      const [network] = parseYaml(patches[2].patch);
-      const [argo] = readYaml(join(EXAMPLES, "argocd", "plugin-network.yaml"));
-      assert.deepEqual(network.spec, argo.spec);
+      // Only the annotation, with the Argo CD example's value.
+      assert.deepEqual(network.spec, { template: { metadata: { annotations: { [MULTUS_KEY]: MULTUS } } } });
+      assert.equal(pluginNetworkOf(readYaml(join(EXAMPLES, "argocd", "kustomization.yaml"))[0]), MULTUS);
       assert.deepEqual(patches[2].target, chartTarget.target);
     });
     test(`${kind}: the chart alone keeps the host network (control)`, () => {
@@ -218,12 +231,12 @@ describe("Flux: helm, then the HelmRelease's postRenderers kustomize patches", (
       nothingElseChanged(out, before);
       await allValid(out);
     });
-    test(`${kind}: the same result as the component itself (with the example's network patch)`, () => {
+    test(`${kind}: the same result as the components themselves (with the network as their value)`, () => {
       const cdir = workdir();
       cpSync(join(dir, "rendered.yaml"), join(cdir, "rendered.yaml"));
       writeYaml(join(cdir, "kustomization.yaml"), {
         resources: ["rendered.yaml"], components: [componentPath(cdir, "plugin"), componentPath(cdir, "socket-mode")],
-        patches: [patches[2]],
+        configMapGenerator: [networkGenerator(network.spec.template.metadata.annotations[MULTUS_KEY])],
       });
       assert.deepEqual(byKey(build(cdir)), byKey(out));
     });
@@ -298,11 +311,11 @@ describe("plain YAML: ceph-csi's DaemonSets + the component", () => {
       return m[2];
     });
     if (withComponents) k.components = localComponents(dir, k.components);
-    else delete k.components;
+    else withoutComponents(k);
     writeYaml(join(dir, "kustomization.yaml"), k);
     return dir;
   }
-  // Without the component: only the example's own image/Multus patches.
+  // Without the component: only the example's own image patches.
   const before = build(plainWorkdir({ withComponents: false }));
   const out = build(plainWorkdir({ withComponents: true }));
   const names = ALL_KINDS.map(pluginName).sort();
@@ -358,12 +371,69 @@ describe("the component touches nothing that is not a ceph-csi node plugin", () 
       },
     };
     writeFileSync(join(dir, "rendered.yaml"), `${rendered}\n---\n${stringify(foreign)}`);
-    writeYaml(join(dir, "kustomization.yaml"), { resources: ["rendered.yaml"], components: [componentPath(dir, "plugin")] });
+    writeYaml(join(dir, "kustomization.yaml"), {
+      resources: ["rendered.yaml"], components: [componentPath(dir, "plugin")], configMapGenerator: [networkGenerator(MULTUS)],
+    });
     const out = byKey(build(dir));
     assert.deepEqual(out.get("DaemonSet/ceph-csi/csi-rbdplugin-other"), foreign);
     const provisioner = out.get("Deployment/ceph-csi/ceph-csi-rbd-provisioner");
     assert.deepEqual(provisioner, parseYaml(rendered).find((d) => d.kind === "Deployment"));
     assert.equal(out.get("DaemonSet/ceph-csi/ceph-csi-rbd-nodeplugin").spec.template.spec.hostNetwork, false);
+  });
+});
+
+describe("the plugin's storage network is the plugin component's one value", () => {
+  const PLUGIN_KEY = "DaemonSet/ceph-csi/ceph-csi-rbd-nodeplugin";
+  // ceph-csi-rbd's chart output with `components` and the kustomization's `extra`.
+  function chartDir(components, extra = {}, rendered = helmTemplate("rbd", "ceph-csi-rbd", [])) {
+    const dir = workdir();
+    writeFileSync(join(dir, "rendered.yaml"), rendered);
+    writeYaml(join(dir, "kustomization.yaml"), {
+      resources: ["rendered.yaml"], components: components.map((c) => componentPath(dir, c)), ...extra,
+    });
+    return dir;
+  }
+  const networkOf = (docs) => byKey(docs).get(PLUGIN_KEY).spec.template.metadata.annotations?.[MULTUS_KEY];
+  const applied = (docs) => docs.filter((d) => d.kind === "ConfigMap" && d.metadata.name.startsWith(PLUGIN_NETWORK));
+  test("without the ConfigMap the build fails, naming it and its key", () => {
+    const stderr = buildFails(chartDir(["plugin", "socket-mode"]));
+    assert.match(stderr, /nothing selected by ConfigMap\.\[noVer\]\.\[noGrp\]\/netns-exec-plugin-network\.\[noNs\]:data\.networks/);
+  });
+  test("a ConfigMap without the key fails too", () => {
+    const stderr = buildFails(chartDir(["plugin"], { configMapGenerator: [{ name: PLUGIN_NETWORK, literals: ["network=a/b"] }] }));
+    assert.match(stderr, /fieldPath `data\.networks` is missing for replacement source ConfigMap\.\[noVer\]\.\[noGrp\]\/netns-exec-plugin-network/);
+  });
+  test("the value becomes the annotation, on a pod template that had none; the ConfigMap is never applied", () => {
+    const before = parseYaml(helmTemplate("rbd", "ceph-csi-rbd", [])).find((d) => d.kind === "DaemonSet");
+    assert.equal(before.spec.template.metadata.annotations, undefined, "v3.12.2's pod template has no annotations");
+    const out = build(chartDir(["plugin"], { configMapGenerator: [networkGenerator("storage/a,storage/b@net9")] }));
+    assert.equal(networkOf(out), "storage/a,storage/b@net9");
+    assert.deepEqual(applied(out), []);
+  });
+  test("a ConfigMap resource serves as well as a generator, and is not applied either", () => {
+    const dir = chartDir(["plugin"]);
+    writeYaml(join(dir, "network.yaml"), { apiVersion: "v1", kind: "ConfigMap", metadata: { name: PLUGIN_NETWORK }, data: { networks: MULTUS } });
+    const k = readYaml(join(dir, "kustomization.yaml"))[0];
+    k.resources.push("network.yaml");
+    writeYaml(join(dir, "kustomization.yaml"), k);
+    const out = build(dir);
+    assert.equal(networkOf(out), MULTUS);
+    assert.deepEqual(applied(out), []);
+  });
+  test("it replaces a Multus annotation from the chart's nodeplugin.podAnnotations (devel) and keeps the others", () => {
+    const dir = workdir();
+    writeYaml(join(dir, "values.yaml"), { nodeplugin: { podAnnotations: { [MULTUS_KEY]: "x/y", team: "storage" } } });
+    const rendered = fixtureTemplate("rbd", "ceph-csi-rbd", { upstream: "devel", valuesFiles: [join(dir, "values.yaml")] });
+    const out = build(chartDir(["plugin"], { configMapGenerator: [networkGenerator(MULTUS)] }, rendered));
+    assert.deepEqual(byKey(out).get(PLUGIN_KEY).spec.template.metadata.annotations, { [MULTUS_KEY]: MULTUS, team: "storage" });
+  });
+  test(`${PATCHES}: the same changes without the network, and no ConfigMap to give`, () => {
+    const opt = build(chartDir([PATCHES, "socket-mode"]));
+    const full = byKey(build(chartDir(["plugin", "socket-mode"], { configMapGenerator: [networkGenerator(MULTUS)] })));
+    assert.equal(networkOf(opt), undefined);
+    assert.equal(byKey(opt).get(PLUGIN_KEY).spec.template.spec.hostNetwork, false);
+    delete full.get(PLUGIN_KEY).spec.template.metadata.annotations;
+    assert.deepEqual(byKey(opt), full);
   });
 });
 

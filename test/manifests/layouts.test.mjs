@@ -14,16 +14,16 @@ import {
   LAYOUTS, SHARED_ONLY_VALUES, UPSTREAMS, argoWorkdir, duplicates, fixtureTemplate, keyOf, localComponents, missingConfigMaps, upstreamOf,
 } from "./lib/examples.mjs";
 import { DRIVERS, FIXTURES, render, sampleValues } from "./lib/helm.mjs";
-import { EXAMPLES, build, readYaml, workdir, writeYaml } from "./lib/kustomize.mjs";
+import { EXAMPLES, MULTUS_KEY, build, pluginNetworkOf, readYaml, workdir, writeYaml } from "./lib/kustomize.mjs";
 import { parseYaml } from "./lib/load.mjs";
 
-const MULTUS_KEY = "k8s.v1.cni.cncf.io/networks";
 const KINDS = ["rbd", "cephfs"];
 // The releases the examples are built against here: the newest v3.12 and devel.
 const BUILT = ["v3.12.2", "devel"];
 const nodePlugins = (docs) =>
   docs.filter((d) => d.kind === "DaemonSet" && d.spec.template.spec.containers.some((c) => (c.args ?? []).includes("--nodeserver=true")));
-const networkOf = () => readYaml(join(EXAMPLES, "argocd", "plugin-network.yaml"))[0].spec.template.metadata.annotations[MULTUS_KEY];
+// The plugin pod's own storage network, as the Argo CD example gives it.
+const networkOf = () => pluginNetworkOf(readYaml(join(EXAMPLES, "argocd", "kustomization.yaml"))[0]);
 
 // The holder chart as each layout installs it: one release per namespace
 // that has node plugins (the plugin reads netns-exec-env from its own

@@ -22,6 +22,9 @@ const KINDS = { rbd: DRIVERS.rbd, cephfs: DRIVERS.cephfs };
 const IMAGE = "registry.example.com/cephcsi-netns-exec:v3.14.0";
 const options = (driver, socket, extra = {}) => ({ socket, holderDirs: [`/var/lib/kubelet/plugins/${driver}`], ...extra });
 const withoutPlugin = (docs) => docs.filter((d) => !(d.kind === "DaemonSet" && d.metadata.name.endsWith("-nodeplugin")));
+// The plugin pod's own storage network, which both scripts require.
+const NET = "--multus=ceph-csi/ceph-public";
+const MULTUS_KEY = "k8s.v1.cni.cncf.io/networks";
 
 describe("ceph-csi chart + post-renderer", () => {
   for (const [kind, driver] of Object.entries(KINDS)) {
@@ -41,7 +44,7 @@ describe("ceph-csi chart + post-renderer", () => {
         assert.deepEqual(runRules(pluginRules, ds, options(driver, socket)), []);
         const c = ds.spec.template.spec.containers.find((x) => x.name === `csi-${kind}plugin`);
         assert.equal(c.image, IMAGE);
-        assert.equal(ds.spec.template.metadata.annotations["k8s.v1.cni.cncf.io/networks"], "ceph-csi/ceph-public,storage/extra");
+        assert.equal(ds.spec.template.metadata.annotations[MULTUS_KEY], "ceph-csi/ceph-public,storage/extra");
         assert.equal(ds.spec.template.spec.dnsPolicy, "ClusterFirst");
         // ceph-csi's own liveness-prometheus container and its metrics port stay.
         const names = ds.spec.template.spec.containers.map((x) => x.name);
@@ -71,8 +74,20 @@ describe("ceph-csi chart + post-renderer", () => {
     assert.equal(ds.spec.template.spec.hostNetwork, true);
     assert.deepEqual(runRules(pluginRules, ds, options(DRIVERS.rbd, false, { hostNetwork: true })), []);
   });
+  test("--pod-network-reaches-ceph: pod networking without a Multus attachment, as render-patch does it", () => {
+    const flags = ["--mode=socket", "--pod-network-reaches-ceph"];
+    const plain = nodePlugin(renderCephCsi("rbd", null).docs);
+    const ds = nodePlugin(renderCephCsi("rbd", flags).docs);
+    assert.equal(ds.spec.template.spec.hostNetwork, false);
+    assert.equal(ds.spec.template.metadata?.annotations?.[MULTUS_KEY], undefined);
+    assert.deepEqual(ds.spec.template.metadata, plain.spec.template.metadata, "the pod template's metadata stays as ceph-csi's");
+    assert.deepEqual(runRules(pluginRules, ds, options(DRIVERS.rbd, true)), []);
+    const [patch] = renderPatch([`--driver=${DRIVERS.rbd}`, ...flags, `--daemonset=${plain.metadata.name}`, "--container=csi-rbdplugin"]);
+    assert.equal(patch.spec.template.metadata, undefined, "the patch adds no annotation");
+    assert.deepEqual(applyPatch(patch, plain).spec, ds.spec);
+  });
   test("another release name is found too", () => {
-    const ds = nodePlugin(renderCephCsi("rbd", ["--mode=socket"], { release: "storage-rbd" }).docs);
+    const ds = nodePlugin(renderCephCsi("rbd", ["--mode=socket", NET], { release: "storage-rbd" }).docs);
     // ceph-csi's naming rule: the chart's name is added when the release's lacks it.
     assert.equal(ds.metadata.name, "storage-rbd-ceph-csi-rbd-nodeplugin");
     assert.deepEqual(runRules(pluginRules, ds, options(DRIVERS.rbd, true)), []);
@@ -84,6 +99,10 @@ describe("post-renderer refusals", () => {
   const refusals = [
     [["--mode=sockets"], /mode/],
     [["--host-network", "--multus=a/b"], /hostNetwork pod gets no Multus/],
+    // The plugin's own route to Ceph is required, and said once.
+    [["--mode=socket"], /the node plugin pod needs its own route to Ceph: ceph-csi opens RADOS connections in-process .* Pass --multus=NAMESPACE\/NETWORK .* or --pod-network-reaches-ceph if the cluster's pod network routes to the Ceph public network/],
+    [["--pod-network-reaches-ceph", "--multus=a/b"], /--pod-network-reaches-ceph with --multus or --host-network: say one way/],
+    [["--pod-network-reaches-ceph", "--host-network"], /--pod-network-reaches-ceph with --multus or --host-network: say one way/],
     [["--liveness-port=http"], /not a port number/],
     [["--nope=1"], /unknown flag '--nope'/],
     [["socket"], /unknown argument 'socket'/],
@@ -96,14 +115,18 @@ describe("post-renderer refusals", () => {
     });
   }
   test("manifests without a ceph-csi node plugin", () => {
-    const { stderr } = postRenderFails("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", []);
+    const { stderr } = postRenderFails("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", [NET]);
     assert.match(stderr, /no ceph-csi node plugin DaemonSet/);
   });
   test("render-patch needs a driver and a known kind", () => {
-    assert.match(renderPatchFails([]).stderr, /--driver is required/);
-    assert.match(renderPatchFails(["--driver=block.example.com"]).stderr, /--kind rbd\|cephfs\|nfs/);
-    const [patch] = renderPatch(["--driver=block.example.com", "--kind=rbd"]);
+    assert.match(renderPatchFails([NET]).stderr, /--driver is required/);
+    assert.match(renderPatchFails(["--driver=block.example.com", NET]).stderr, /--kind rbd\|cephfs\|nfs/);
+    const [patch] = renderPatch(["--driver=block.example.com", "--kind=rbd", NET]);
     assert.equal(patch.metadata.name, "csi-rbdplugin");
+  });
+  test("render-patch needs the plugin's own route to Ceph too (the same rule)", () => {
+    const { stderr } = renderPatchFails([`--driver=${DRIVERS.rbd}`, "--mode=socket"]);
+    assert.match(stderr, /the node plugin pod needs its own route to Ceph: .* Pass --multus=NAMESPACE\/NETWORK .* or --pod-network-reaches-ceph/);
   });
 });
 
@@ -113,7 +136,7 @@ describe("the holders' csi-values.yaml configures ceph-csi's chart", () => {
       const cm = configMapOf(render(sampleValues(mode)), "netns-ceph-csi");
       const file = join(scratch, `csi-values-${mode}.yaml`);
       writeFileSync(file, cm.data["csi-values.yaml"]);
-      const { docs } = renderCephCsi("rbd", [`--mode=${mode}`], { valuesFiles: [file] });
+      const { docs } = renderCephCsi("rbd", [`--mode=${mode}`, NET], { valuesFiles: [file] });
       const config = configMapOf(docs, "ceph-csi-config");
       assert.deepEqual(
         configProblems(config, { kubeletDir: "/var/lib/kubelet", socket: mode === "socket", drivers: DRIVERS }), []);

@@ -143,7 +143,8 @@ describe("each holder rule can fail", () => {
   });
 });
 
-function patched(driver, { mode = "symlink", hostNetwork = false, multus = "" } = {}) {
+// The plugin's own storage network is required: Multus unless the host's.
+function patched(driver, { mode = "symlink", hostNetwork = false, multus = hostNetwork ? "" : "storage/ceph-east" } = {}) {
   const flags = [`--driver=${driver}`, `--mode=${mode}`];
   if (hostNetwork) flags.push("--host-network");
   if (multus) flags.push(`--multus=${multus}`);

@@ -3,10 +3,11 @@
 # local artefacts of release.artefacts (BUILD_DIR/release-dist), as far as a
 # machine without a registry or a cluster can go: the values block and the
 # chart command as written (`helm upgrade --install` becomes `helm template`:
-# no cluster), REGISTRY a local name; the kustomization's components, as
-# written, from the unpacked Kustomize archive next to it, on a ceph-csi-like
-# node plugin DaemonSet. The control: the same components by absolute path
-# fail as the README says.
+# no cluster), REGISTRY a local name; the kustomization's components and the
+# plugin's storage network, as written, from the unpacked Kustomize archive
+# next to it, on a ceph-csi-like node plugin DaemonSet. The controls: the same
+# components by absolute path fail as the README says, and so does the plugin
+# component without its network.
 #   quick_start_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2
@@ -60,17 +61,33 @@ spec:
       containers:
         - {name: csi-rbdplugin, image: quay.io/cephcsi/cephcsi:v3.14.0}
 YAML
+# From the components to the end: the plugin's network follows them.
 components=$(sed -n '/^components:/,$p' <<<"$kustomization")
 [ -n "$components" ] || fail "the README's kustomization has no components list"
+grep -F 'name: netns-exec-plugin-network' <<<"$components" >/dev/null ||
+  fail "the README's kustomization gives the plugin component no netns-exec-plugin-network after its components"
 printf 'resources: [nodeplugin.yaml]\n%s\n' "$components" >"$work/op/kustomization.yaml"
 "$kustomize" build "$work/op" >"$work/plugin.yaml" || fail "kustomize build with the README's components failed"
 grep -E '^ +hostNetwork: false$' "$work/plugin.yaml" >/dev/null || fail "the plugin component did not apply (hostNetwork)"
 if grep -E '^ +hostPID: true$' "$work/plugin.yaml" >/dev/null; then fail "the socket-mode component did not apply (hostPID)"; fi
+grep -E '^ +k8s\.v1\.cni\.cncf\.io/networks: [^ ]+' "$work/plugin.yaml" >/dev/null ||
+  fail "the plugin component did not give the node plugin its storage network (Multus annotation)"
+if grep -F 'netns-exec-plugin-network' "$work/plugin.yaml" >/dev/null; then fail "the plugin's network ConfigMap was rendered (it is local-config)"; fi
+
+# A control: the kustomization as it is now must fail to build, saying SAYS.
+build_fails() {  # WHAT SAYS
+  local rc=0 out
+  out=$("$kustomize" build "$work/op" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] && grep -F "$2" <<<"$out" >/dev/null || fail "control: $1 did not fail as the README says (exit $rc: $out)"
+}
+
+# Control: the plugin component without its network fails, naming the ConfigMap.
+cp "$work/op/kustomization.yaml" "$work/op/kustomization.yaml.full"
+sed -i '/^configMapGenerator:/,$d' "$work/op/kustomization.yaml"
+build_fails "the plugin component without netns-exec-plugin-network" 'netns-exec-plugin-network'
+mv "$work/op/kustomization.yaml.full" "$work/op/kustomization.yaml"
 
 # Control: absolute component paths, which the README warns about.
-sed -i "s|^  - |  - $work/op/|" "$work/op/kustomization.yaml"
-rc=0
-out=$("$kustomize" build "$work/op" 2>&1) || rc=$?
-[ "$rc" -ne 0 ] && grep -F 'cannot be absolute' <<<"$out" >/dev/null ||
-  fail "control: absolute component paths did not fail as the README says (exit $rc: $out)"
+sed -i "/^components:/,/^[^ ]/ s|^  - |  - $work/op/|" "$work/op/kustomization.yaml"
+build_fails "absolute component paths" 'cannot be absolute'
 echo "quick_start_test: ok"

@@ -73,8 +73,10 @@ artefacts)
   if grep -P '^file\t.*\t-$' "$dist/$image.contents.txt" "$dist/$kit.tar.gz.contents.txt"; then
     fail "files of unknown origin (above)"
   fi
-  tar -tzf "$dist/$kustomize" | grep -x "netns-holder-kustomize-$version/plugin/kustomization.yaml" >/dev/null ||
-    fail "$kustomize has no plugin component"
+  for component in plugin plugin-pod-network-reaches-ceph socket-mode; do
+    tar -tzf "$dist/$kustomize" | grep -x "netns-holder-kustomize-$version/$component/kustomization.yaml" >/dev/null ||
+      fail "$kustomize has no $component component"
+  done
   tar -tzf "$dist/$kit.tar.gz" | grep -x "$kit/build-plugin-image.sh" >/dev/null || fail "$kit.tar.gz has no build script"
 
   # Control: an uncommitted change is refused.

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { helm } from "./helm.mjs";
-import { EXAMPLES, KUSTOMIZE_DIR, REMOTE, REMOTE_FORM, localComponent, readYaml, workdir, writeYaml } from "./kustomize.mjs";
+import { EXAMPLES, KUSTOMIZE_DIR, REMOTE, REMOTE_FORM, localComponent, readYaml, withoutComponents, workdir, writeYaml } from "./kustomize.mjs";
 import { CEPH_CSI_CHART } from "./plugin.mjs";
 
 // The releases of ceph-csi's charts the fixture renders (fixtures/README.md):
@@ -83,7 +83,7 @@ export function argoWorkdir({ withComponents = true, upstream, layout = "shared"
   }
   k.helmGlobals = { chartHome: "charts" };
   if (withComponents) k.components = localComponents(dir, k.components);
-  else delete k.components;
+  else withoutComponents(k);
   writeYaml(join(dir, "kustomization.yaml"), k);
   return dir;
 }

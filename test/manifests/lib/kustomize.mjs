@@ -42,7 +42,8 @@ export function writeYaml(file, value) {
 
 export const readYaml = (file) => parseYaml(readFileSync(file, "utf8"), file);
 
-// The component directory `name` (plugin, socket-mode) as a path relative to
+// The component directory `name` (plugin, plugin-pod-network-reaches-ceph,
+// socket-mode) as a path relative to
 // `dir`: kustomize takes no absolute component paths.
 export const componentPath = (dir, name) => relative(dir, join(KUSTOMIZE_DIR, name));
 
@@ -51,6 +52,36 @@ export function localComponent(dir, ref) {
   const m = REMOTE.exec(ref);
   if (!m) throw new Error(`component ${ref} is not a remote path into this repository (${REMOTE_FORM})`);
   return componentPath(dir, m[1]);
+}
+
+// The plugin component's one input: the ConfigMap whose `networks` becomes
+// the node plugins' Multus annotation (the plugin pod's own storage network).
+export const MULTUS_KEY = "k8s.v1.cni.cncf.io/networks";
+export const PLUGIN_NETWORK = "netns-exec-plugin-network";
+export const networkGenerator = (networks) => ({ name: PLUGIN_NETWORK, literals: [`networks=${networks}`] });
+
+// The `networks` value a kustomization `k` gives the plugin component.
+export function pluginNetworkOf(k) {
+  const gen = (k.configMapGenerator ?? []).find((g) => g.name === PLUGIN_NETWORK);
+  const literal = gen?.literals?.find((l) => l.startsWith("networks="));
+  if (!literal) throw new Error(`no configMapGenerator ${PLUGIN_NETWORK} with a networks= literal`);
+  return literal.slice("networks=".length);
+}
+
+// Kustomization `k` without the netns-holder components and their input.
+export function withoutComponents(k) {
+  delete k.components;
+  k.configMapGenerator = (k.configMapGenerator ?? []).filter((g) => g.name !== PLUGIN_NETWORK);
+  if (k.configMapGenerator.length === 0) delete k.configMapGenerator;
+  return k;
+}
+
+// `kustomize build dir`, expecting it to fail; its stderr.
+export function buildFails(dir) {
+  const r = spawnSync(kustomizePath(), ["build", dir], { encoding: "utf8" });
+  if (r.error) throw r.error;
+  if (r.status === 0) throw new Error(`kustomize build ${dir} succeeded but should have failed`);
+  return r.stderr;
 }
 
 // `kustomize build dir` (with --enable-helm and the tests' helm when asked).

@@ -8,6 +8,10 @@
 {{- if $h.targets }}{{ $_ := set $e "with" (append $e.with $h.cluster) }}{{ else }}{{ $_ := set $e "without" (append $e.without $h.cluster) }}{{ end }}
 {{- $_ := set $byTarget $h.driver $e }}
 {{- end }}{{ end -}}
+{{- /* The holders' Multus networks: a hint for the plugin's own. */ -}}
+{{- $networks := list -}}
+{{- range .Values.clusters }}{{ with .multus }}{{ $networks = append $networks . }}{{ end }}{{ end -}}
+{{- $networks = uniq $networks -}}
 netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) in namespace {{ .Release.Namespace }}:
 {{- range $holders }}
   {{ .name }}  cluster {{ .cluster }}, {{ .driver }} -> {{ .path }}
@@ -35,9 +39,16 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
 {{- end }}
 {{- end }}
 
-   The node plugin pod needs the storage network too (a Multus attachment with the route to
-   the Ceph public network): ceph-csi opens its own RADOS connection from the plugin's
-   namespace before any rbd map. Only the kernel sessions live in the holders.
+   Required for ceph-csi: the node plugin pod's own storage network (a Multus attachment with
+   the route to the Ceph public network). ceph-csi opens RADOS connections in-process from
+   the plugin pod (CreateVolume, and NodeStageVolume before any rbd map); only the kernel
+   sessions live in the holders. The component takes it from ConfigMap
+   netns-exec-plugin-network (key networks) in your kustomization, and fails without it.
+   {{- with $networks }}
+   This release's holders use: {{ join "; " . }}.
+   {{- end }}
+   Where the pod network routes to Ceph, list manifests/kustomize/plugin-pod-network-reaches-ceph
+   instead.
 
 2. Or the nsenter form (netNamespaceFilePath for every cluster and kind):
      kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
@@ -46,7 +57,9 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
    config.json key of the same ConfigMap
    {{- if .Values.cephCsiConfig.create }} (this release also manages ConfigMap {{ .Values.cephCsiConfig.name }}){{ end }}.
    The node plugin then: the component above, or every helm install/upgrade of ceph-csi with
-     --post-renderer manifests/plugin/post-renderer --post-renderer-args --mode={{ .Values.mode }}
+     --post-renderer manifests/plugin/post-renderer --post-renderer-args --mode={{ .Values.mode }} \
+     --post-renderer-args --multus=NAMESPACE/NETWORK
+   (or --pod-network-reaches-ceph where the pod network routes to Ceph; one is required).
 
 3. Upgrading the holders needs no drain. updateStrategy is OnDelete, so `helm upgrade`
    changes only the DaemonSet templates and the controller never replaces a running
