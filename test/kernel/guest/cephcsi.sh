@@ -276,7 +276,8 @@ ktest_cephcsi_cephfs_readback_copy() {
 KTEST_SANITY_FOCUS=${KTEST_SANITY_FOCUS:-'Node Service|Controller Service'}
 
 # ktest_cephcsi_sanity NAME — one csi-sanity run on the plugin's socket, its specs' results in
-# $KTEST_W/sanity-NAME/results.tsv (STATE<TAB>SPEC, one line per spec). While it runs a sampler
+# $KTEST_W/sanity-NAME/results.tsv (STATE<TAB>SPEC<TAB>the failure's first line, one line per spec;
+# a spec the focus leaves out is "skipped" too). While it runs a sampler
 # counts, every second, the kernel client's TCP sessions (sockets no process owns) in the holder's
 # namespace and in the plugin's: in sanity-NAME/kernel_in_holder and kernel_in_plugin (samples
 # that saw one). The secrets and the StorageClass parameters are those of ktest_cephcsi_volume_up.
@@ -318,7 +319,8 @@ ktest_cephcsi_sanity() {
   [ "$rc" -le 1 ] && [ -s "$dir/report.json" ] ||
     e2e_die "csi-sanity ($name) ended with $rc and no report: $(tail -n 30 "$dir/sanity.log")"
   jq -r '.[].SpecReports[] | select(.LeafNodeType == "It")
-         | [.State, ((.ContainerHierarchyTexts + [.LeafNodeText]) | join(" / "))] | @tsv' \
+         | [.State, ((.ContainerHierarchyTexts + [.LeafNodeText]) | join(" / ")),
+            ((.Failure.Message // "") | split("\n") | map(select(. != "")) | (.[0] // "") | .[0:200])] | @tsv' \
     "$dir/report.json" | sort -t "$(printf '\t')" -k2 >"$dir/results.tsv"
   e2e_log "csi-sanity ($name): $(cut -f1 "$dir/results.tsv" | sort | uniq -c | awk '{ printf "%s %s, ", $2, $1 }')kernel sessions seen in the holder's namespace in $(wc -l <"$dir/kernel_in_holder") samples, in the plugin's in $(wc -l <"$dir/kernel_in_plugin")"
 }
@@ -369,7 +371,7 @@ ktest_cephcsi_sanity_compare() {
   cut -f2 "$b/results.tsv" >"$b/specs"
   cmp -s "$a/specs" "$b/specs" || e2e_die "the two csi-sanity runs ran different specs: $(diff "$a/specs" "$b/specs")"
   diff_n=$({ diff "$a/passed" "$b/passed" || true; } | grep -c '^[<>]' || true)
-  awk -F'\t' '$1 == "failed" { print "csi-sanity without the holder, failed: " $2 }' "$a/results.tsv"
+  awk -F'\t' '$1 == "failed" { print "csi-sanity without the holder, failed: " $2 " (" $3 ")" }' "$a/results.tsv"
   [ "$diff_n" -eq 0 ] || e2e_die "csi-sanity's passing specs differ with the holder ($diff_n): $(diff "$a/passed" "$b/passed")"
   [ -s "$b/kernel_in_holder" ] || e2e_die "csi-sanity through the holder: no kernel session was ever seen in the holder's namespace"
   [ ! -s "$b/kernel_in_plugin" ] || e2e_die "csi-sanity through the holder: kernel sessions seen in the plugin's namespace ($(wc -l <"$b/kernel_in_plugin") samples)"
