@@ -5,6 +5,7 @@
 #   check.sh clang-format SOURCE_DIR
 #   check.sh gofmt SOURCE_DIR
 #   check.sh pipe-grep SOURCE_DIR
+#   check.sh version-script SOURCE_DIR
 set -euo pipefail
 tool=$1
 src=$2
@@ -69,5 +70,34 @@ case "$tool" in
     fi
     echo "pipe-grep: no 'grep -q' at the end of a pipeline in ${#files[@]} shell scripts"
     ;;
-  *) echo "usage: check.sh clang-format|gofmt|pipe-grep SOURCE_DIR" >&2; exit 2 ;;
+  version-script)
+    # Every name the library's version script exports is declared in a header: a pattern left
+    # behind by a removed function exports nothing and hides that the API changed. The name a
+    # pattern stands for is its last component (netns::exec::Source::* -> Source,
+    # netns::trust::pass* -> pass, "vtable for netns::Error" -> Error), looked up as a word in
+    # the headers the library installs (test/abi checks the other direction on the built .so).
+    map=executor/lib/exports.map
+    mapfile -t headers < <(list 'executor/*/include/*.h' 'executor/*/include/*.hpp' 'common/include/*.hpp')
+    [ ${#headers[@]} -gt 0 ] || { echo "no installed headers found in $src" >&2; exit 1; }
+    mapfile -t patterns < <(sed -e 's,/\*.*\*/,,' -e '/\/\*/,/\*\//d' "$map" |
+      sed -nE 's/^[[:space:]]*("?[A-Za-z_][^;]*);[[:space:]]*$/\1/p' | grep -vE '^(local|global):')
+    [ ${#patterns[@]} -gt 10 ] || { echo "only ${#patterns[@]} names read from $map: is it still a version script?" >&2; exit 1; }
+    missing=()
+    for p in "${patterns[@]}"; do
+      name=${p//\"/}
+      name=${name##* for }
+      name=${name%\*}
+      name=${name%::}
+      name=${name##*::}
+      name=${name%_}
+      [ "$name" = netns_exec ] && name=netns_exec_run
+      grep -qw -- "$name" "${headers[@]}" || missing+=("$p ($name)")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+      printf "in $map but declared in no installed header: %s\n" "${missing[@]}" >&2
+      exit 1
+    fi
+    echo "version-script: ${#patterns[@]} names in $map, each declared in an installed header"
+    ;;
+  *) echo "usage: check.sh clang-format|gofmt|pipe-grep|version-script SOURCE_DIR" >&2; exit 2 ;;
 esac
