@@ -9,10 +9,13 @@
 //            namespaces, and a node without udevd never sends them; the
 //            device node comes from devtmpfs either way)
 //   unmap    rbd unmap DEVICE|SPEC --device-type krbd --options noudev
-//   [--options USER] mount    mount -t ceph MONS:PATH TARGET -o
-//   name=ID,secretfile=F[,mds_namespace=FS][,...] fuse     ceph-fuse TARGET -m
-//   MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...] nfs      mount -t
-//   nfs SERVER:PATH TARGET [-o ...] umount   umount TARGET
+//              [--options USER]
+//   mount    mount -t ceph MONS:PATH TARGET
+//              -o name=ID,secretfile=F[,mds_namespace=FS][,...]
+//   fuse     ceph-fuse TARGET -m MONS -n client.ID --keyfile=F -r PATH
+//              -o nonempty[,...]
+//   nfs      mount -t nfs SERVER:PATH TARGET [-o ...]
+//   umount   umount TARGET
 //   nvme connect  nvme connect -t tcp -n NQN -a ADDR -s PORT [-l SECONDS]
 //              [--hostnqn H] [--dhchap-secret S] [--dhchap-ctrl-secret S]
 //            (ceph-csi's nvmeof node plugin's call; not Ceph-specific: any
