@@ -236,7 +236,8 @@ struct OperationResult {
 using exec::redact;
 using exec::redact_argv;
 
-// The argv each operation runs, without running it (tests, --dry-run).
+// The argv each operation runs, built without running it: the operations
+// run these, and the unit tests check them.
 std::vector<std::string> map_argv(const MapRequest& request, const Target& target,
                                   const Settings& settings = {});
 std::vector<std::string> unmap_argv(const UnmapRequest& request, const Target& target,
