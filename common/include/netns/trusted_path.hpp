@@ -8,7 +8,8 @@
 // passes through is seen and checked, whatever fs.protected_symlinks says
 // (that sysctl only governs symlinks the kernel follows).
 //
-// The rule for each hop (trust::hop_finding below, the one copy):
+// The rule for each hop (walk_path below; a directory's is
+// trust::directory_problem, the one copy, shared with directory_chain):
 //   - a directory is owned by a trusted uid and not writable by group or
 //     others, unless it is sticky (like /tmp: nobody else can rename or
 //     replace what a trusted uid put there) or on a read-only mount (a

@@ -9,10 +9,13 @@
 //            namespaces, and a node without udevd never sends them; the
 //            device node comes from devtmpfs either way)
 //   unmap    rbd unmap DEVICE|SPEC --device-type krbd --options noudev
-//   [--options USER] mount    mount -t ceph MONS:PATH TARGET -o
-//   name=ID,secretfile=F[,mds_namespace=FS][,...] fuse     ceph-fuse TARGET -m
-//   MONS -n client.ID --keyfile=F -r PATH -o nonempty[,...] nfs      mount -t
-//   nfs SERVER:PATH TARGET [-o ...] umount   umount TARGET
+//              [--options USER]
+//   mount    mount -t ceph MONS:PATH TARGET
+//              -o name=ID,secretfile=F[,mds_namespace=FS][,...]
+//   fuse     ceph-fuse TARGET -m MONS -n client.ID --keyfile=F -r PATH
+//              -o nonempty[,...]
+//   nfs      mount -t nfs SERVER:PATH TARGET [-o ...]
+//   umount   umount TARGET
 //   nvme connect  nvme connect -t tcp -n NQN -a ADDR -s PORT [-l SECONDS]
 //              [--hostnqn H] [--dhchap-secret S] [--dhchap-ctrl-secret S]
 //            (ceph-csi's nvmeof node plugin's call; not Ceph-specific: any
@@ -233,7 +236,8 @@ struct OperationResult {
 using exec::redact;
 using exec::redact_argv;
 
-// The argv each operation runs, without running it (tests, --dry-run).
+// The argv each operation runs, built without running it: the operations
+// run these, and the unit tests check them.
 std::vector<std::string> map_argv(const MapRequest& request, const Target& target,
                                   const Settings& settings = {});
 std::vector<std::string> unmap_argv(const UnmapRequest& request, const Target& target,

@@ -121,8 +121,10 @@ ResolvedNamespace resolve(const Source& source, const ResolveOptions& options = 
 
 // The same checks as resolve(), in the same order, without stopping at a
 // failure that leaves something else to check: what `netns-exec doctor`
-// prints. `complete` is false when a failure left nothing further to check
-// (then `ns` holds no descriptor); `error` is resolve()'s refusal, if any.
+// prints, one finding per check made. `error` is resolve()'s refusal when a
+// check or a step between checks (opening, reading, receiving) failed; a
+// failure that leaves nothing further to check ends the list there. `ns`
+// holds the validated descriptor only when `error` is empty.
 struct Inspection {
   std::vector<trust::Finding> findings;
   ResolvedNamespace ns;

@@ -2,15 +2,15 @@
 // The spawn engine: runs one command, optionally inside a network namespace,
 // without copying the caller's address space, and waits for it.
 //
-//   clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_CLEAR_SIGHAND) on a
-//   small private stack (the calling thread's, reused; glibc's clone where
-//   clone3 is refused). The child shares the caller's memory until execve, so
-//   the cost does not grow with the caller's RSS, and it only makes
-//   async-signal-safe system calls:
-//     signals     every disposition back to SIG_DFL (with CLONE_CLEAR_SIGHAND
-//                 the kernel resets the handled ones and the child the
-//                 ignored standard signals; an ignored real-time signal then
-//                 stays ignored, as with posix_spawn), then an empty mask
+//   glibc's clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) on a small private
+//   stack (the calling thread's, reused), on every architecture and kernel;
+//   fork only in ThreadSanitizer builds and the engine's own benchmarks
+//   (design/adr/0009). The child's code is the same either way; it shares
+//   the caller's memory until execve, so the cost does not grow with the
+//   caller's RSS, and it only makes async-signal-safe system calls:
+//     signals     every disposition back to SIG_DFL, standard and real-time,
+//                 ignored ones included (the caller's, e.g. a Go runtime's,
+//                 are not the command's); PR_SET_PDEATHSIG (below)
 //     group       setpgid(0, 0) or setsid() (the timeout kills the group)
 //     setns       setns(fd, CLONE_NEWNET), only when a namespace fd is given;
 //                 no other namespace is touched, so a mount the command makes
@@ -18,6 +18,7 @@
 //     chdir       only when a directory is given
 //     stdio       dup2 of the prepared descriptors onto 0, 1, 2
 //     close_fds   every other descriptor closed (or marked close-on-exec)
+//     mask        the signal mask emptied, last, so nothing is delivered early
 //     exec        execve of each PATH candidate, built before the clone
 //   A failure before exec comes back as {stage, errno}: stored in memory the
 //   caller shares (read when the clone returns), or over a close-on-exec pipe

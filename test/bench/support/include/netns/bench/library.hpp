@@ -43,9 +43,10 @@ const char* library_entry_point();
 // else the fork + setns + execve anchor.
 void spawn_fork_based(const TargetNs& ns);
 
-// Waits through the executor's API until `ns_file` (a holder's <ID>.net.ns)
-// exists and is validated, as `--wait-holder` does; returns when the executor
-// would proceed. Throws on timeout or validation failure.
+// wait_for_holder: waits through the executor's API until the holder's
+// `dir`/<cluster_id>.net.ns exists and is validated, as `--wait-holder` does;
+// returns when the executor would proceed. Throws on timeout or validation
+// failure. holder_wait_available: whether the executor library was built in.
 bool holder_wait_available();
 void wait_for_holder(const std::string& dir, const std::string& cluster_id,
                      std::chrono::milliseconds timeout);
