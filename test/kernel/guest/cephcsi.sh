@@ -276,7 +276,7 @@ ktest_cephcsi_cephfs_readback_copy() {
 KTEST_SANITY_FOCUS=${KTEST_SANITY_FOCUS:-'Node Service|Controller Service'}
 
 # ktest_cephcsi_sanity NAME — one csi-sanity run on the plugin's socket, its specs' results in
-# $KTEST_W/sanity-NAME/results.tsv (STATE<TAB>SPEC<TAB>the failure's first line, one line per spec;
+# $KTEST_W/sanity-NAME/results.tsv (STATE<TAB>SPEC<TAB>the failure's message on one line, one line per spec;
 # a spec the focus leaves out is "skipped" too). While it runs a sampler
 # counts, every second, the kernel client's TCP sessions (sockets no process owns) in the holder's
 # namespace and in the plugin's: in sanity-NAME/kernel_in_holder and kernel_in_plugin (samples
@@ -320,7 +320,7 @@ ktest_cephcsi_sanity() {
     e2e_die "csi-sanity ($name) ended with $rc and no report: $(tail -n 30 "$dir/sanity.log")"
   jq -r '.[].SpecReports[] | select(.LeafNodeType == "It")
          | [.State, ((.ContainerHierarchyTexts + [.LeafNodeText]) | join(" / ")),
-            ((.Failure.Message // "") | split("\n") | map(select(. != "")) | (.[0] // "") | .[0:200])] | @tsv' \
+            ((.Failure.Message // "") | split("\n") | map(gsub("^\\s+"; "")) | map(select(. != "")) | join(" ") | .[0:240])] | @tsv' \
     "$dir/report.json" | sort -t "$(printf '\t')" -k2 >"$dir/results.tsv"
   e2e_log "csi-sanity ($name): $(cut -f1 "$dir/results.tsv" | sort | uniq -c | awk '{ printf "%s %s, ", $2, $1 }')kernel sessions seen in the holder's namespace in $(wc -l <"$dir/kernel_in_holder") samples, in the plugin's in $(wc -l <"$dir/kernel_in_plugin")"
 }
