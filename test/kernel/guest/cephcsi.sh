@@ -304,17 +304,18 @@ ktest_cephcsi_sanity() {
   [ -x "${KTEST_CSI_SANITY_BIN:-}" ] || e2e_die "no csi-sanity at '${KTEST_CSI_SANITY_BIN:-}': run sudo ./dev setup (scripts/setup.d/cephcsi.sh)"
   : >"$dir/kernel_in_holder"
   : >"$dir/kernel_in_plugin"
+  # Stopped by its stop file (never by a PID that may have been reused by then).
+  ktest_at_cleanup touch "$dir/stop"
   ktest_sanity_sampler "$dir" &
   sampler=$!
-  ktest_at_cleanup kill "$sampler"
   timeout 900 "$KTEST_CSI_SANITY_BIN" -csi.endpoint "unix://$KTEST_CSI_SOCK" \
     -csi.secrets "$dir/secrets.yaml" -csi.testvolumeparameters "$dir/parameters.yaml" \
     -csi.testvolumesize $((64 << 20)) -csi.testvolumeexpandsize $((128 << 20)) \
     -csi.mountdir "$dir/mount" -csi.stagingdir "$dir/staging" \
     -ginkgo.focus "$KTEST_SANITY_FOCUS" -ginkgo.no-color -ginkgo.timeout 14m \
     -ginkgo.json-report "$dir/report.json" >"$dir/sanity.log" 2>&1 || rc=$?
-  kill "$sampler" 2>/dev/null || true
-  wait "$sampler" 2>/dev/null || true
+  touch "$dir/stop"
+  wait "$sampler" || true
   # 0 all passed, 1 some failed: both are results; anything else (a timeout, a crash) is not.
   [ "$rc" -le 1 ] && [ -s "$dir/report.json" ] ||
     e2e_die "csi-sanity ($name) ended with $rc and no report: $(tail -n 30 "$dir/sanity.log")"
@@ -338,10 +339,10 @@ ktest_sanity_leftovers() {
   done
 }
 
-# ktest_sanity_sampler DIR — the sampler of ktest_cephcsi_sanity (runs until killed).
+# ktest_sanity_sampler DIR — the sampler of ktest_cephcsi_sanity (runs until DIR/stop exists).
 ktest_sanity_sampler() {
   local dir=$1
-  while sleep 1; do
+  while [ ! -e "$dir/stop" ] && sleep 1; do
     if [ -n "${KTEST_HOLDER_NS:-}" ] && [ -n "$(ktest_kernel_sessions "$KTEST_HOLDER_NS")" ]; then
       echo x >>"$dir/kernel_in_holder"
     fi
@@ -376,7 +377,8 @@ ktest_cephcsi_sanity_compare() {
   [ -s "$b/kernel_in_holder" ] || e2e_die "csi-sanity through the holder: no kernel session was ever seen in the holder's namespace"
   [ ! -s "$b/kernel_in_plugin" ] || e2e_die "csi-sanity through the holder: kernel sessions seen in the plugin's namespace ($(wc -l <"$b/kernel_in_plugin") samples)"
   [ -s "$a/kernel_in_plugin" ] || e2e_die "csi-sanity without the holder: no kernel session ever seen in the plugin's namespace (the sampler sees nothing?)"
-  local count
-  count() { awk -F'\t' -v s="$2" '$1 == s' "$1/results.tsv" | wc -l; }
-  echo "FIGURE $figure: specs $(wc -l <"$a/specs"), passed_without $(count "$a" passed), passed_with $(count "$b" passed), failed_without $(count "$a" failed), failed_with $(count "$b" failed), skipped $(count "$a" skipped), differ $diff_n"
+  echo "FIGURE $figure: specs $(wc -l <"$a/specs"), passed_without $(ktest__sanity_count "$a" passed), passed_with $(ktest__sanity_count "$b" passed), failed_without $(ktest__sanity_count "$a" failed), failed_with $(ktest__sanity_count "$b" failed), skipped $(ktest__sanity_count "$a" skipped), differ $diff_n"
 }
+
+# ktest__sanity_count DIR STATE — how many of a csi-sanity run's specs ended in STATE.
+ktest__sanity_count() { awk -F'\t' -v s="$2" '$1 == s' "$1/results.tsv" | wc -l; }
