@@ -33,6 +33,33 @@ e2e_sessions() {
     )] | length' <<<"$1"
 }
 
+# e2e_ceph_session_count JSON IP — the established sessions to the Ceph cluster at IP (monitor on
+# 3300 or 6789, OSDs on 6800-7568) in an `inspect --json` document. A Ceph CLI's closed
+# connections (TIME-WAIT) are not sessions: a plugin that ran one itself still has none.
+e2e_ceph_session_count() {
+  jq --arg ip "$2" '[.ceph_sessions[] | select(.peer_address == $ip and (.peer_port == 3300 or
+    .peer_port == 6789 or (.peer_port >= 6800 and .peer_port <= 7568))) | .established] | add // 0' <<<"$1"
+}
+
+# e2e_rbd_watchers CLUSTER POOL/IMAGE — the IP addresses of an image's watchers as Ceph sees them
+# (`rbd status`, run by the cluster's admin from the cluster's own namespace): the address the
+# watching client's sessions come from, so the storage interface of the namespace it runs in.
+e2e_rbd_watchers() {
+  e2e_ceph_run "$E2E_RUN/$1" "$(e2e_cluster_var "$1" E2E_CEPH_NETNS)" \
+    rbd --client-mount-timeout 5 status --format json "$2" |
+    jq -r '.watchers[].address | sub("^[a-z]+[0-9]*:"; "") | split(":")[0]'
+}
+
+# e2e_rbd_watched_from CLUSTER POOL/IMAGE IP — Ceph lists a watcher of the image at IP.
+e2e_rbd_watched_from() { e2e_rbd_watchers "$1" "$2" | grep -xF "$3" >/dev/null; }
+
+# e2e_link_in_holder_only LINK — LINK (made through the executor) is in the holder's namespace
+# ($E2E_HOLDER_NS) and not in the plugin's ($E2E_PLUGIN_NS), which could have made it as well.
+e2e_link_in_holder_only() {
+  ip -n "$E2E_HOLDER_NS" -br addr show "$1" || e2e_die "$1 is not in the holder's namespace"
+  ! ip -n "$E2E_PLUGIN_NS" link show "$1" >/dev/null 2>&1 || e2e_die "$1 was created in the plugin's namespace"
+}
+
 # e2e_bg SCOPE NAME LOG CMD... — a background helper process of the scenario, tracked by PID
 # (also left in E2E_BG_PID); its exit status lands in LOG.rc. Call it without redirections and
 # outside $(...): see e2e_close_inherited_fds.
