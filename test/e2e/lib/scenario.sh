@@ -20,25 +20,26 @@ e2e_expect_fail_fast() {
   e2e_log "$what: failed as expected in ${ms} ms (exit $rc): $(tail -n 1 "$E2E_SCOPE/out")"
 }
 
-# e2e_sessions JSON IP LO HI — how many TCP sessions in an `inspect --json` document go to IP on a
-# port in [LO, HI]. Accepts "IP:PORT" strings, or an object holding the IP and the port as fields.
-e2e_sessions() {
-  jq --arg ip "$2" --argjson lo "$3" --argjson hi "$4" '
-    def inrange: . >= $lo and . <= $hi;
-    [.. | objects | select(
-      ([.[] | strings | select(startswith($ip + ":")) | split(":") | last | tonumber? // empty]
-        | any(inrange))
-      or (([.[] | strings | select(. == $ip)] | length > 0)
-        and ([.[] | numbers] | any(inrange)))
-    )] | length' <<<"$1"
+# e2e_ceph_established JSON IP LO HI — the established sessions to IP on a port in [LO, HI] in an
+# `inspect --json` document. A Ceph CLI's closed connections (TIME-WAIT) are not sessions: a
+# namespace where one just ran still has none.
+e2e_ceph_established() {
+  jq --arg ip "$2" --argjson lo "$3" --argjson hi "$4" '[.ceph_sessions[]
+    | select(.peer_address == $ip and .peer_port >= $lo and .peer_port <= $hi) | .established] | add // 0' <<<"$1"
 }
 
-# e2e_ceph_session_count JSON IP — the established sessions to the Ceph cluster at IP (monitor on
-# 3300 or 6789, OSDs on 6800-7568) in an `inspect --json` document. A Ceph CLI's closed
-# connections (TIME-WAIT) are not sessions: a plugin that ran one itself still has none.
+# e2e_ceph_session_count JSON IP — the established sessions to the Ceph cluster at IP: monitor
+# (3300, 6789) and OSDs (6800-7568).
 e2e_ceph_session_count() {
-  jq --arg ip "$2" '[.ceph_sessions[] | select(.peer_address == $ip and (.peer_port == 3300 or
-    .peer_port == 6789 or (.peer_port >= 6800 and .peer_port <= 7568))) | .established] | add // 0' <<<"$1"
+  echo $(($(e2e_ceph_established "$1" "$2" 3300 3300) + $(e2e_ceph_established "$1" "$2" 6789 6789) +
+    $(e2e_ceph_established "$1" "$2" 6800 7568)))
+}
+
+# e2e_mon_and_osd_sessions JSON IP — established sessions to IP's monitor and to an OSD, as a live
+# client (rbd watch) keeps them.
+e2e_mon_and_osd_sessions() {
+  [ $(($(e2e_ceph_established "$1" "$2" 3300 3300) + $(e2e_ceph_established "$1" "$2" 6789 6789))) -ge 1 ] &&
+    [ "$(e2e_ceph_established "$1" "$2" 6800 7568)" -ge 1 ]
 }
 
 # e2e_rbd_watchers CLUSTER POOL/IMAGE — the IP addresses of an image's watchers as Ceph sees them

@@ -22,7 +22,10 @@ mon_ip=$(e2e_cluster_var c1 E2E_CEPH_IP)
 mon2=$(e2e_cluster_var c2 E2E_CEPH_MON)
 holder=$E2E_ID-j-holder
 plugin=$E2E_ID-j-plugin
+img=j-img-$E2E_TAG
 work=$E2E_KUBELET/scn-j
+# Fresh each run: an earlier run's files (its watch's pid file) must not be read as this run's.
+rm -rf "$work"
 mkdir -p "$work"
 
 e2e_images
@@ -100,33 +103,33 @@ grep 'did you mean "j-c1"' "$E2E_SCOPE/typo.err" >/dev/null || e2e_die "no did-y
 
 e2e_section "plain rbd create/ls/info from the plugin: each one setns into the holder's namespace, then rbd"
 plug sh -c 'command -v rbd'
-traced create rbd "${rbd_auth[@]}" create --size 64 rbd/j-img
+traced create rbd "${rbd_auth[@]}" create --size 64 rbd/$img
 entered create /usr/bin/rbd
 traced ls rbd "${rbd_auth[@]}" ls rbd | tee "$E2E_SCOPE/ls"
-grep -qx j-img "$E2E_SCOPE/ls" || e2e_die "rbd ls through the shim does not list j-img"
+grep -qx "$img" "$E2E_SCOPE/ls" || e2e_die "rbd ls through the shim does not list $img"
 entered ls /usr/bin/rbd
-traced info rbd "${rbd_auth[@]}" info rbd/j-img | tee "$E2E_SCOPE/info"
+traced info rbd "${rbd_auth[@]}" info rbd/$img | tee "$E2E_SCOPE/info"
 grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the shim does not show the 64 MiB image"
 entered info /usr/bin/rbd
 traced monhost rbd --mon-host "[v2:$(e2e_cluster_var c1 E2E_CEPH_MONV2),v1:$mon]" --id admin --keyfile "$key" \
-  --client-mount-timeout 5 ls rbd | grep -x j-img >/dev/null || e2e_die "rbd --mon-host with an address vector does not list j-img"
+  --client-mount-timeout 5 ls rbd | grep -x "$img" >/dev/null || e2e_die "rbd --mon-host with an address vector does not list $img"
 entered monhost /usr/bin/rbd
 
 # The control for the traces: the real rbd itself, not through the shim, works from the plugin's
 # own storage interface, and its trace has no setns.
-traced direct /usr/bin/rbd "${rbd_auth[@]}" ls rbd | grep -x j-img >/dev/null ||
-  e2e_die "/usr/bin/rbd ls directly (no shim) does not list j-img from the plugin's own namespace"
+traced direct /usr/bin/rbd "${rbd_auth[@]}" ls rbd | grep -x "$img" >/dev/null ||
+  e2e_die "/usr/bin/rbd ls directly (no shim) does not list $img from the plugin's own namespace"
 untouched direct /usr/bin/rbd
 
 e2e_section "a long-running plain rbd watch: its sessions are in the holder's namespace"
 e2e_bg "$E2E_SCOPE" watch "$E2E_SCOPE/watch.log" \
-  plug sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd ${rbd_auth[*]} watch rbd/j-img <>/tmp/stdin.\$\$"
+  plug sh -c "echo \$\$ >'$work/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd ${rbd_auth[*]} watch rbd/$img <>/tmp/stdin.\$\$"
 watch_pid=$(e2e_pid_from_file "$work/watch.pid" 15) || e2e_die "rbd watch did not start: $(cat "$E2E_SCOPE/watch.log")"
 e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 has_sessions() {
   local json
   json=$("$E2E_EXEC_BIN" inspect --netns "$E2E_HOLDER_DIR/$cid.net.ns" --json) || return 1
-  [ "$(e2e_sessions "$json" "$mon_ip" 6789 6789)" -ge 1 ] && [ "$(e2e_sessions "$json" "$mon_ip" 6800 7568)" -ge 1 ]
+  e2e_mon_and_osd_sessions "$json" "$mon_ip"
 }
 e2e_wait_until 20 "inspect to show the watch's sessions in the holder's namespace" has_sessions ||
   e2e_die "no mon and OSD sessions of the plain rbd watch in the holder's namespace"
@@ -142,7 +145,7 @@ kill -TERM "$watch_pid"
 e2e_section "plain rbd map: routed, and fails fast (this kernel has no rbd module)"
 rc=0
 t0=$(date +%s%N)
-traced map rbd "${rbd_auth[@]}" map rbd/j-img >"$E2E_SCOPE/map.out" 2>&1 || rc=$?
+traced map rbd "${rbd_auth[@]}" map rbd/$img >"$E2E_SCOPE/map.out" 2>&1 || rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 cat "$E2E_SCOPE/map.out"
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 125 ] || e2e_die "rbd map exited $rc (want the real rbd's failure)"
