@@ -2,9 +2,10 @@
 # The demo (`sudo ./dev demo`): one simulated Kubernetes node with a real Ceph cluster, a
 # netns-holder pod and a Ceph CSI plugin pod (real runc containers), in about a minute.
 #   scripts/demo.sh BUILD_DIR [--kernel | --cephcsi]
-# It shows a Ceph command working through the executor from a plugin pod that has no route to the
-# storage network, `netns-exec inspect` with the live sessions, a plugin restart that the sessions
-# survive, and then removes everything it created. Everything stays inside network namespaces it
+# It shows the field's topology: a plugin pod with its own storage interface (ceph-csi's own RADOS
+# connection) whose Ceph sessions run through the executor in the holder's namespace instead
+# (`netns-exec inspect` of both namespaces, the address Ceph sees), a plugin restart that a
+# kernel-owned flow in the holder survives, and then removes everything it created. Everything stays inside network namespaces it
 # creates, on 198.18.0.0/15; nothing leaves the machine.
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -106,7 +107,7 @@ plugin=$E2E_ID-plugin
 e2e_section "1. A real Ceph cluster on its own storage network"
 explain "Ceph 16 from the Debian packages: one monitor and one OSD (memstore), cephx on, all running in
 the network namespace $E2E_ID-st1 with the address 198.18.0.1. Only pods with a storage interface
-can reach it."
+(a Multus attachment) can reach it."
 mkdir -p "$E2E_HOLDER_DIR"
 e2e_node_create "$scope" >/dev/null
 mount --bind "$E2E_KUBELET" "$E2E_KUBELET"
@@ -140,15 +141,16 @@ else
   echo "-> exit $?: the probe fails"
 fi
 
-e2e_section "3. The plugin pod: pod network only"
+e2e_section "3. The plugin pod: pod network + its own storage interface"
 e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 e2e_plugin_start "$scope" "$plugin"
-explain "The ceph-csi node plugin runs with pod networking (hostNetwork: false): no route to 198.18.0.0/20."
-show "$plugin" ip route
-explain "So a Ceph command run directly in the plugin cannot reach the monitor:"
-rc=0
-show "$plugin" ceph -c "$conf" --connect-timeout 5 health || rc=$?
-echo "-> exit $rc after the 5 s connect timeout"
+explain "The ceph-csi node plugin runs with pod networking (hostNetwork: false). It opens its own RADOS
+connection (NodeStageVolume's RADOS calls, before any map), so in the field its pod has a Multus
+attachment to the storage network too: net1 here. Only the kernel's sessions (krbd, kernel CephFS)
+must not live in this namespace, because it is torn down with the pod."
+show host ip -n "$E2E_PLUGIN_NS" -br addr
+explain "A Ceph command run directly in the plugin works, from the plugin's own namespace:"
+show "$plugin" ceph -c "$conf" --connect-timeout 5 health
 explain "ceph-csi's config names the holder's namespace for this cluster:"
 show host jq -c . "$cfg"
 
@@ -160,15 +162,17 @@ fi
 run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- "$@"; }
 show_run() { show "$plugin" "$E2E_PLUGIN_EXEC" run --cluster-id "$cid" --config "$cfg" -- "$@"; }
 
-e2e_section "4. The same command through the executor"
+e2e_section "4. Commands through the executor run in the holder's namespace"
 explain "netns-exec opens the holder's namespace file once, validates the descriptor (nsfs, a network
 namespace, not its own, the holder record matches a live holder), then runs the command in a child
-that entered the namespace with setns(CLONE_NEWNET) — nothing else changes."
+that entered the namespace with setns(CLONE_NEWNET) — nothing else changes. The command sees the
+holder's interfaces, not the plugin's:"
+show_run ip -br addr
 show_run ceph -c "$conf" --connect-timeout 5 -s
 show_run rbd -c "$conf" --client-mount-timeout 5 create --size 64 rbd/demo-img
 show_run rbd -c "$conf" --client-mount-timeout 5 ls -l rbd
 
-e2e_section "5. Live sessions, and what inspect sees"
+e2e_section "5. Live sessions: in the holder's namespace, none in the plugin's"
 explain "A long-running client started through the executor (rbd watch keeps sessions to the monitor
 and the OSD). netns-exec inspect reads the holder's namespace from inside (netlink, sock_diag)
 without spawning anything:"
@@ -177,7 +181,8 @@ e2e_bg "$scope" watch-exec "$E2E_RUN/watch.log" \
   run sh -c "echo \$\$ >'$E2E_KUBELET/demo/watch.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/demo-img <>/tmp/stdin.\$\$"
 watch_pid=$(e2e_pid_from_file "$E2E_KUBELET/demo/watch.pid" 15) || e2e_die "rbd watch did not start"
 e2e_track_pid "$scope" rbd-watch "$watch_pid"
-sleep 2
+e2e_wait_until 20 "Ceph to list the watch" e2e_rbd_watched_from c1 rbd/demo-img "$E2E_HOLDER_ADDR" ||
+  e2e_die "Ceph does not list the watch at the holder's address $E2E_HOLDER_ADDR"
 inspect_holder() {
   if has_sub inspect; then
     show "$plugin" "$E2E_PLUGIN_EXEC" inspect --cluster-id "$cid" --config "$cfg"
@@ -187,6 +192,11 @@ inspect_holder() {
   fi
 }
 inspect_holder
+explain "The plugin's own namespace, although it reaches the storage network, holds none of them:"
+show host nsenter --net="/run/netns/$E2E_PLUGIN_NS" -- ss -tn state established
+explain "And Ceph sees the watch come from the holder's storage address ($E2E_HOLDER_ADDR), not the
+plugin's ($E2E_PLUGIN_ADDR):"
+show host nsenter --net="/run/netns/$E2E_ID-st1" -- rbd -c "$conf" status rbd/demo-img
 kill -TERM "$watch_pid"
 
 e2e_section "6. A kernel-owned flow survives a plugin restart"

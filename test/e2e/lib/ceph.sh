@@ -22,7 +22,13 @@ e2e_ceph_create() {
   local conf=$dir/ceph.conf
 
   e2e_netns_add "$scope" "$ns"
-  ip -n "$ns" link add storage0 type bridge
+  # A bridge whose address was never set takes its lowest port's: a plugin pod's storage interface
+  # coming and going would change it under the holder's ARP entry for the cluster and cost a
+  # kernel-owned flow its packets until that entry is resolved again. A set address stays.
+  local mac a b c d
+  IFS=. read -r a b c d <<<"$ip"
+  mac=$(printf '02:00:%02x:%02x:%02x:%02x' "$a" "$b" "$c" "$d")
+  ip -n "$ns" link add storage0 address "$mac" type bridge
   ip -n "$ns" addr add "$cidr" dev storage0
   ip -n "$ns" link set storage0 up
 

@@ -5,9 +5,10 @@
 #
 #   node namespace   "<id>-node": bridge cni0 198.19.0.1/17 — the pod network. No route to storage.
 #   pod namespace    eth0 (veth, peer on cni0) 198.19.x.y/17 — no default route, so a pod reaches
-#                    nothing but other pods: in particular no route to any storage network.
-#   Multus interface net1 (veth, peer on the cluster's storage0 bridge) — only for pods that
-#                    should reach the storage network (the holder, or the control plugin of c).
+#                    nothing but other pods: no storage network but through a Multus interface.
+#   Multus interface net1 (veth, peer on the cluster's storage0 bridge) — for pods that reach a
+#                    storage network: the holder, and the plugin (ceph-csi opens its own RADOS
+#                    connection), which has net1 and net2 for the node's first and second cluster.
 #
 # Veth pairs are created with both ends already inside their namespaces, so no interface ever
 # appears in the root namespace, and names only need to be unique within each namespace.
@@ -67,23 +68,23 @@ e2e_podnet_create() {
   echo "$ns"
 }
 
-# e2e_podnet_attach_storage POD_NS CEPH_ENV_FILE — the Multus-like second interface net1 on the
-# cluster's storage network. Prints the address given to net1.
+# e2e_podnet_attach_storage POD_NS CEPH_ENV_FILE [IFNAME] — a Multus-like interface IFNAME (net1
+# unless given) on the cluster's storage network. Prints the address given to it.
 e2e_podnet_attach_storage() {
-  local ns=$1 envfile=$2 idx E2E_CEPH_NETNS E2E_CEPH_IP
+  local ns=$1 envfile=$2 ifname=${3:-net1} idx E2E_CEPH_NETNS E2E_CEPH_IP
   # shellcheck disable=SC1090
   . "$envfile"
   idx=$(e2e_alloc_index)
   # Storage networks are /20s; the cluster sits at .1, pods from .16 upwards.
   local addr
   addr=$(e2e_ip_add "$E2E_CEPH_IP" $((15 + idx % 4000)))
-  ip -n "$ns" link add net1 type veth peer name "s$idx" netns "$E2E_CEPH_NETNS"
+  ip -n "$ns" link add "$ifname" type veth peer name "s$idx" netns "$E2E_CEPH_NETNS"
   ip -n "$E2E_CEPH_NETNS" link set "s$idx" master storage0 up
-  ip -n "$ns" addr add "$addr/20" dev net1
-  ip -n "$ns" link set net1 up
+  ip -n "$ns" addr add "$addr/20" dev "$ifname"
+  ip -n "$ns" link set "$ifname" up
   # Like a CNI ADD, return once the interface is usable.
-  e2e_wait_until 10 "net1 in $ns to come up" e2e__link_up "$ns" net1 ||
-    e2e_die "net1 in $ns did not come up within 10 s: $(ip -n "$ns" -o link show net1)"
+  e2e_wait_until 10 "$ifname in $ns to come up" e2e__link_up "$ns" "$ifname" ||
+    e2e_die "$ifname in $ns did not come up within 10 s: $(ip -n "$ns" -o link show "$ifname")"
   echo "$addr"
 }
 

@@ -139,35 +139,40 @@ e2e_holder_stop() {
   e2e_podnet_delete "$scope" "$ns"
 }
 
-# e2e_plugin_start SCOPE POD [--own-pid] [--storage CLUSTER] [--ro SRC:DST] [--env K=V] — the CSI node plugin's pod: pod
-# networking with no route to any storage network (unless --storage gives it a Multus interface,
-# the configuration this project replaces), hostPID unless --own-pid, the kubelet directory with
-# Bidirectional propagation, the executor from the build tree. Its init just sleeps; scenarios
-# run the plugin's commands in it with e2e_pod_exec. Sets E2E_PLUGIN_NS and E2E_PLUGIN_ADDR
-# (storage address, with --storage).
+# e2e_plugin_start SCOPE POD [--own-pid] [--no-storage] [--ro SRC:DST] [--env K=V] — the CSI node
+# plugin's pod as the field runs it: pod networking plus a Multus-like interface on each storage
+# network of the node (net1 for c1, net2 for c2: ceph-csi opens its own RADOS connection before
+# any map), hostPID unless --own-pid, the kubelet directory with Bidirectional propagation, the
+# plugin image's executor. --no-storage leaves it without any route to storage (the routing alone,
+# scenario a). Its init just sleeps; scenarios run the plugin's commands in it with e2e_pod_exec.
+# Sets E2E_PLUGIN_NS and E2E_PLUGIN_ADDR (its address on c1's storage network; empty with
+# --no-storage).
 e2e_plugin_start() {
   local scope=$1 pod=$2
   shift 2
-  local opts=() storage=''
+  local opts=() storage=yes
   while [ $# -gt 0 ]; do
     case $1 in
     --own-pid) opts+=(--own-pid) ;;
-    --storage) storage=$2; shift ;;
+    --no-storage) storage=no ;;
     --ro | --env) opts+=("$1" "$2"); shift ;;
     *) e2e_die "e2e_plugin_start: unknown option $1" ;;
     esac
     shift
   done
   e2e_images
-  local ns
+  local ns c n=0 addr ro=()
   ns=$(e2e_podnet_create "$scope" "plugin")
   E2E_PLUGIN_ADDR=
-  [ -n "$storage" ] && E2E_PLUGIN_ADDR=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/$storage/env")
-  mkdir -p "$E2E_RUN/csi"
-  local c ro=()
   for c in c1 c2; do
-    [ -d "$E2E_RUN/$c" ] && ro+=(--ro "$E2E_RUN/$c:$E2E_RUN/$c")
+    [ -d "$E2E_RUN/$c" ] || continue
+    ro+=(--ro "$E2E_RUN/$c:$E2E_RUN/$c")
+    [ "$storage" = yes ] || continue
+    n=$((n + 1))
+    addr=$(e2e_podnet_attach_storage "$ns" "$E2E_RUN/$c/env" "net$n")
+    if [ "$c" = c1 ]; then E2E_PLUGIN_ADDR=$addr; fi
   done
+  mkdir -p "$E2E_RUN/csi"
   e2e_pod_run "$scope" "$pod" "/run/netns/$ns" "${opts[@]}" "${ro[@]}" "${E2E_PLUGIN_MOUNTS[@]}" \
     --ro "$E2E_RUN/csi:$E2E_RUN/csi" --bidir "$E2E_KUBELET" \
     -- sleep infinity

@@ -20,17 +20,45 @@ e2e_expect_fail_fast() {
   e2e_log "$what: failed as expected in ${ms} ms (exit $rc): $(tail -n 1 "$E2E_SCOPE/out")"
 }
 
-# e2e_sessions JSON IP LO HI — how many TCP sessions in an `inspect --json` document go to IP on a
-# port in [LO, HI]. Accepts "IP:PORT" strings, or an object holding the IP and the port as fields.
-e2e_sessions() {
-  jq --arg ip "$2" --argjson lo "$3" --argjson hi "$4" '
-    def inrange: . >= $lo and . <= $hi;
-    [.. | objects | select(
-      ([.[] | strings | select(startswith($ip + ":")) | split(":") | last | tonumber? // empty]
-        | any(inrange))
-      or (([.[] | strings | select(. == $ip)] | length > 0)
-        and ([.[] | numbers] | any(inrange)))
-    )] | length' <<<"$1"
+# e2e_ceph_established JSON IP LO HI — the established sessions to IP on a port in [LO, HI] in an
+# `inspect --json` document. A Ceph CLI's closed connections (TIME-WAIT) are not sessions: a
+# namespace where one just ran still has none.
+e2e_ceph_established() {
+  jq --arg ip "$2" --argjson lo "$3" --argjson hi "$4" '[.ceph_sessions[]
+    | select(.peer_address == $ip and .peer_port >= $lo and .peer_port <= $hi) | .established] | add // 0' <<<"$1"
+}
+
+# e2e_ceph_session_count JSON IP — the established sessions to the Ceph cluster at IP: monitor
+# (3300, 6789) and OSDs (6800-7568).
+e2e_ceph_session_count() {
+  echo $(($(e2e_ceph_established "$1" "$2" 3300 3300) + $(e2e_ceph_established "$1" "$2" 6789 6789) +
+    $(e2e_ceph_established "$1" "$2" 6800 7568)))
+}
+
+# e2e_mon_and_osd_sessions JSON IP — established sessions to IP's monitor and to an OSD, as a live
+# client (rbd watch) keeps them.
+e2e_mon_and_osd_sessions() {
+  [ $(($(e2e_ceph_established "$1" "$2" 3300 3300) + $(e2e_ceph_established "$1" "$2" 6789 6789))) -ge 1 ] &&
+    [ "$(e2e_ceph_established "$1" "$2" 6800 7568)" -ge 1 ]
+}
+
+# e2e_rbd_watchers CLUSTER POOL/IMAGE — the IP addresses of an image's watchers as Ceph sees them
+# (`rbd status`, run by the cluster's admin from the cluster's own namespace): the address the
+# watching client's sessions come from, so the storage interface of the namespace it runs in.
+e2e_rbd_watchers() {
+  e2e_ceph_run "$E2E_RUN/$1" "$(e2e_cluster_var "$1" E2E_CEPH_NETNS)" \
+    rbd --client-mount-timeout 5 status --format json "$2" |
+    jq -r '.watchers[].address | sub("^[a-z]+[0-9]*:"; "") | split(":")[0]'
+}
+
+# e2e_rbd_watched_from CLUSTER POOL/IMAGE IP — Ceph lists a watcher of the image at IP.
+e2e_rbd_watched_from() { e2e_rbd_watchers "$1" "$2" | grep -xF "$3" >/dev/null; }
+
+# e2e_link_in_holder_only LINK — LINK (made through the executor) is in the holder's namespace
+# ($E2E_HOLDER_NS) and not in the plugin's ($E2E_PLUGIN_NS), which could have made it as well.
+e2e_link_in_holder_only() {
+  ip -n "$E2E_HOLDER_NS" -br addr show "$1" || e2e_die "$1 is not in the holder's namespace"
+  ! ip -n "$E2E_PLUGIN_NS" link show "$1" >/dev/null 2>&1 || e2e_die "$1 was created in the plugin's namespace"
 }
 
 # e2e_bg SCOPE NAME LOG CMD... — a background helper process of the scenario, tracked by PID

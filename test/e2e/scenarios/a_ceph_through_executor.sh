@@ -1,7 +1,10 @@
 # shellcheck shell=bash
-# a. From the plugin pod (no route to the storage network), `netns-exec run --cluster-id` runs
-#    ceph -s, rbd create, rbd ls, rbd info in the holder's namespace; the same commands without
-#    the executor fail within a bounded time.
+# a. The routing alone. In the field the plugin pod has its own storage interface (ceph-csi opens
+#    its own RADOS connection) and every other scenario's plugin has one; here it has none, so
+#    nothing but the executor's routing can take a command to the storage network. From that
+#    plugin pod `netns-exec run --cluster-id` runs ceph -s, rbd create, rbd ls, rbd info in the
+#    holder's namespace, as does ceph-csi's unchanged `nsenter --net=` call; the same commands
+#    without the executor fail within a bounded time.
 e2e_require_holder
 e2e_require_exec run
 
@@ -19,9 +22,11 @@ e2e_pod_exec "$holder" "$E2E_HOLDER_CMD" check --cluster-id "$cid" --dir "$E2E_H
   e2e_die "the holder's exec probe (netns-holder check) fails in its own pod"
 e2e_csi_config "$cfg" "$cid" c1 "$E2E_HOLDER_DIR/$cid.net.ns"
 
-e2e_section "plugin pod: pod network only, no route to 198.18.0.0/20"
-e2e_plugin_start "$E2E_SCOPE" "$plugin"
+e2e_section "plugin pod without a storage interface (the routing alone): no route to 198.18.0.0/20"
+e2e_plugin_start "$E2E_SCOPE" "$plugin" --no-storage
 e2e_pod_exec "$plugin" ip route
+! e2e_pod_exec "$plugin" ip route get "$(e2e_cluster_var c1 E2E_CEPH_IP)" >/dev/null 2>&1 ||
+  e2e_die "the plugin pod has a route to the storage network: this scenario shows the routing alone"
 
 run() { e2e_plugin_exec "$plugin" run --cluster-id "$cid" --config "$cfg" --timeout 60s -- "$@"; }
 

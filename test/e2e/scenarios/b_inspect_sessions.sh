@@ -1,6 +1,10 @@
 # shellcheck shell=bash
 # b. While a long-running Ceph client runs through the executor, `netns-exec inspect` shows its
-#    sessions to the monitor and the OSD in the holder's namespace, and none in the plugin's.
+#    sessions to the monitor and the OSD in the holder's namespace, and none in the plugin's
+#    (which has its own storage interface, as in the field), and Ceph sees the watch coming from
+#    the holder's storage address. Control: the same watch started without the executor has its
+#    sessions in the plugin's namespace and Ceph sees the plugin's address, so both checks tell
+#    the two namespaces apart.
 e2e_require_holder
 e2e_require_exec run
 e2e_require_exec inspect
@@ -35,8 +39,7 @@ e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 has_sessions() {
   local json
   json=$(e2e_plugin_exec "$plugin" inspect --cluster-id "$cid" --config "$cfg" --json) || return 1
-  [ "$(e2e_sessions "$json" "$mon_ip" 3300 3300)" -ge 1 ] || [ "$(e2e_sessions "$json" "$mon_ip" 6789 6789)" -ge 1 ] || return 1
-  [ "$(e2e_sessions "$json" "$mon_ip" 6800 7568)" -ge 1 ]
+  e2e_mon_and_osd_sessions "$json" "$mon_ip"
 }
 e2e_wait_until 20 "inspect to show sessions to the mon and the OSD" has_sessions || {
   e2e_plugin_exec "$plugin" inspect --cluster-id "$cid" --config "$cfg" --json || true
@@ -47,10 +50,32 @@ e2e_section "netns-exec inspect --cluster-id $cid (from the plugin pod)"
 e2e_plugin_exec "$plugin" inspect --cluster-id "$cid" --config "$cfg"
 
 e2e_section "netns-exec inspect of the plugin's own pod namespace: no Ceph sessions"
-own=$("$E2E_EXEC_BIN" inspect --allow-unrecorded-netns --netns "/run/netns/$E2E_PLUGIN_NS" --json)
+plugin_sessions() {
+  "$E2E_EXEC_BIN" inspect --allow-unrecorded-netns --netns "/run/netns/$E2E_PLUGIN_NS" --json >"$E2E_SCOPE/own.json" &&
+    e2e_ceph_session_count "$(cat "$E2E_SCOPE/own.json")" "$mon_ip"
+}
 "$E2E_EXEC_BIN" inspect --allow-unrecorded-netns --netns "/run/netns/$E2E_PLUGIN_NS"
-n=$(($(e2e_sessions "$own" "$mon_ip" 3300 3300) + $(e2e_sessions "$own" "$mon_ip" 6789 6789) + $(e2e_sessions "$own" "$mon_ip" 6800 7568)))
+n=$(plugin_sessions)
 [ "$n" -eq 0 ] || e2e_die "inspect shows $n Ceph sessions in the plugin's own namespace"
 e2e_log "holder namespace: sessions to mon and OSD present; plugin namespace: none"
 
+e2e_section "Ceph's view: the watch comes from the holder's address $E2E_HOLDER_ADDR"
+e2e_wait_until 10 "Ceph to list the watch" e2e_rbd_watched_from c1 "rbd/b-img-$E2E_TAG" "$E2E_HOLDER_ADDR" ||
+  e2e_die "Ceph lists the watchers $(e2e_rbd_watchers c1 "rbd/b-img-$E2E_TAG" | xargs), not the holder's $E2E_HOLDER_ADDR"
+! e2e_rbd_watched_from c1 "rbd/b-img-$E2E_TAG" "$E2E_PLUGIN_ADDR" ||
+  e2e_die "Ceph lists a watcher at the plugin's own address $E2E_PLUGIN_ADDR"
+e2e_log "watchers: $(e2e_rbd_watchers c1 "rbd/b-img-$E2E_TAG" | xargs)"
 kill -TERM "$watch_pid"
+
+e2e_section "control: the same watch without the executor, from the plugin's own namespace"
+e2e_bg "$E2E_SCOPE" watch-direct "$E2E_SCOPE/direct.log" \
+  e2e_pod_exec "$plugin" timeout 90 sh -c "echo \$\$ >'$work/direct.pid'; mkfifo /tmp/stdin.\$\$; exec rbd -c '$conf' --client-mount-timeout 5 watch rbd/b-img-$E2E_TAG <>/tmp/stdin.\$\$"
+direct_pid=$(e2e_pid_from_file "$work/direct.pid" 15) || e2e_die "the direct rbd watch did not start: $(cat "$E2E_SCOPE/direct.log")"
+e2e_track_pid "$E2E_SCOPE" rbd-watch-direct "$direct_pid"
+e2e_wait_until 20 "Ceph to list the direct watch at the plugin's address" \
+  e2e_rbd_watched_from c1 "rbd/b-img-$E2E_TAG" "$E2E_PLUGIN_ADDR" ||
+  e2e_die "control: Ceph does not list the direct watch at the plugin's $E2E_PLUGIN_ADDR: $(e2e_rbd_watchers c1 "rbd/b-img-$E2E_TAG" | xargs)"
+n=$(plugin_sessions)
+[ "$n" -ge 1 ] || e2e_die "control: inspect shows no Ceph session of the direct watch in the plugin's namespace"
+e2e_log "control: the direct watch has $n sessions in the plugin's namespace, Ceph sees $E2E_PLUGIN_ADDR"
+kill -TERM "$direct_pid"

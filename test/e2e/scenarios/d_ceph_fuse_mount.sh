@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # d. ceph-fuse mounted through the executor from the plugin (`netns-exec mount --type ceph-fuse`):
-#    its sessions are in the holder's namespace, the mount is visible in the host's mount namespace
+#    the daemon runs in the holder's namespace (the plugin has its own storage interface, so a
+#    working mount alone proves nothing), the mount is visible in the host's mount namespace
 #    (the plugin's kubelet volume is Bidirectional and the executor changes no namespace but the
 #    network one), and it reads back what was written, from either side; a second CephFS client
 #    (its own ceph-fuse, from the cluster's namespace) reads the same bytes from Ceph.

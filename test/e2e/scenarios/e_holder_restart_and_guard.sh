@@ -66,8 +66,7 @@ e2e_track_pid "$E2E_SCOPE" rbd-watch "$watch_pid"
 has_sessions() {
   local json
   json=$(e2e_plugin_exec "$plugin" inspect --cluster-id "$cid" --config "$cfg" --json) || return 1
-  [ "$(e2e_sessions "$json" "$mon_ip" 3300 3300)" -ge 1 ] || [ "$(e2e_sessions "$json" "$mon_ip" 6789 6789)" -ge 1 ] || return 1
-  [ "$(e2e_sessions "$json" "$mon_ip" 6800 7568)" -ge 1 ]
+  e2e_mon_and_osd_sessions "$json" "$mon_ip"
 }
 e2e_wait_until 20 "inspect to show the watch's sessions to the mon and the OSD" has_sessions ||
   e2e_die "the rbd watch has no sessions to $mon_ip (mon 3300/6789, OSD 6800-7568)"

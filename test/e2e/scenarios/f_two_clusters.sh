@@ -1,6 +1,8 @@
 # shellcheck shell=bash
 # f. Two Ceph clusters (two storage namespaces, two holders, one ceph-csi config): each cluster's
-#    commands land in its own holder's namespace.
+#    commands land in its own holder's namespace. The plugin has a storage interface on each
+#    network (net1, net2), so it reaches both clusters itself; each holder reaches only its own,
+#    and that is what a command through the executor must see.
 e2e_require_holder
 e2e_require_exec run
 
@@ -36,6 +38,12 @@ for c in c1 c2; do
   e2e_log "f-$c: namespace ${ns[$c]}, fsid $got, rbd create/ls work"
 done
 
-e2e_section "each holder reaches only its own cluster"
+e2e_section "each holder reaches only its own cluster (the plugin's own namespace reaches both)"
 e2e_expect_fail_fast 20 "cluster c2's ceph through f-c1's holder" run f-c1 ceph -c "${conf[c2]}" --connect-timeout 5 fsid
 e2e_expect_fail_fast 20 "cluster c1's ceph through f-c2's holder" run f-c2 ceph -c "${conf[c1]}" --connect-timeout 5 fsid
+for c in c1 c2; do
+  got=$(e2e_pod_exec "$plugin" timeout 30 ceph -c "${conf[$c]}" --connect-timeout 5 fsid) ||
+    e2e_die "the plugin's own namespace does not reach cluster $c: the failures above would prove nothing"
+  [ "$got" = "${fsid[$c]}" ] || e2e_die "the plugin's own ceph fsid for $c is '$got', expected ${fsid[$c]}"
+done
+e2e_log "the plugin's own namespace reaches both clusters; each holder only its own"

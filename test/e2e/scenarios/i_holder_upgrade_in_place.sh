@@ -58,6 +58,7 @@ ip -n "$st" addr add 198.19.202.1/24 dev ivx-h
 ip -n "$st" link set ivx-h up
 run --timeout 10s -- sh -c \
   "ip link add vx0 type vxlan id 4301 remote $st_ip dstport 4789 dev net1 && ip addr add 198.19.202.2/24 dev vx0 && ip link set vx0 up"
+e2e_link_in_holder_only vx0
 e2e_wait_until 10 "the vxlan peer in the holder to answer" reachable 198.19.202.2 ||
   e2e_die "no answer across the vxlan link created through the executor"
 

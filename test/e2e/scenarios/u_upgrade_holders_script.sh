@@ -50,6 +50,7 @@ ip -n "$st" addr add 198.19.212.1/24 dev uvx-h
 ip -n "$st" link set uvx-h up
 run --timeout 10s -- sh -c \
   "ip link add vx0 type vxlan id 4311 remote $st_ip dstport 4789 dev net1 && ip addr add 198.19.212.2/24 dev vx0 && ip link set vx0 up"
+e2e_link_in_holder_only vx0
 e2e_wait_until 10 "the vxlan peer in the holder to answer" reachable 198.19.212.2 ||
   e2e_die "no answer across the vxlan link created through the executor"
 
