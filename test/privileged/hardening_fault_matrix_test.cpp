@@ -1,15 +1,22 @@
 // The fault matrix (design/fault-matrix.md): every fault listed there against a
-// live holder. For each: the command never ran (it would have left a marker
-// file), the exit status is 125, and the message names the cause. The rows
-// become a Markdown table, compared with the committed design/fault-matrix.md:
-// the test fails when the document is out of date, and
+// live holder, one test case per row, so that one fault runs alone
+// (--gtest_filter='*/missing_file') and a row that fails hides no other. For
+// each refusal: the command never ran (it would have left a marker file), the
+// exit status is 125, and the message names the cause. Two more tables follow
+// the refusals: cancelled map / unmap / mount / umount (stand-in programs
+// ordered by FIFO events; what netns-exec exits with, its --json "cancel"
+// word, what the node holds afterwards), and doctor's and fence-info's answers
+// for mappings nobody serves, with their controls.
+//
+// The tables below are the one home of each row's facts; every row sets up
+// what it alone needs in a fixture of its own (its own temporary directory
+// and live holder), so the rows run in any order. Each row's line of the
+// document is compared with the committed design/fault-matrix.md (the test
+// fails when the document is out of date), and
 //   NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix
-// rewrites it. Temp paths and numbers (pids, inodes, start times) are
-// normalized so the table is the same on every run and machine.
-// Two more tables follow the refusals: cancelled map / unmap / mount / umount
-// (stand-in programs ordered by FIFO events; what netns-exec exits with, its
-// --json "cancel" word, what the node holds afterwards), and doctor's and
-// fence-info's answers for mappings nobody serves, with their controls.
+// rewrites it, a row's line at a time (fault_matrix_doc.hpp). Temp paths and
+// numbers (pids, inodes, start times) are normalized so the table is the same
+// on every run and machine.
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -33,6 +40,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fault_matrix_doc.hpp"
 #include "holder_helpers.hpp"
 #include "netns/fd.hpp"
 #include "netns/holder_record.hpp"
@@ -45,6 +53,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
+using fault_matrix_doc::Section;
 using holder_test::Holder;
 using netns::test::ip_in;
 using netns::test::NetnsChild;
@@ -53,29 +62,10 @@ using netns::test::TempDir;
 
 constexpr const char* kId = "ceph-a";  // the holder's dir is private, so the ID need not be unique
 constexpr uid_t kNobody = 65534;
+constexpr int kRefused = 125;  // every row of the first table: nothing ran
 
-struct Row {
-  std::string fault;
-  int exit_status = -1;
-  std::string message;  // first line, raw
-};
-
-// A cancelled Ceph operation: how netns-exec ended, the --json "cancel"
-// word, what the node holds afterwards, and the message (stderr, first line).
-struct CancelRow {
-  std::string when;
-  int exit_status = -1;
-  std::string cancel;
-  std::string left;
-  std::string message;
-};
-
-// doctor or fence-info on a node: the exit status and the line that answers.
-struct NodeRow {
-  std::string what;
-  int exit_status = -1;
-  std::string line;
-};
+// The three tables' cells, for the document (defined after the tables).
+fault_matrix_doc::Cells table_cells();
 
 // Numbers that differ between runs (pids, start times), each with the
 // placeholder the table shows instead.
@@ -137,6 +127,19 @@ std::string normalize(std::string text, const std::string& tmp, const Placeholde
   return out;
 }
 
+// A thread that answers one client of `listener` with `header` and the
+// descriptor `fd`. Bounded: the CLI's connect comes within seconds.
+std::thread answer_once(int listener, const netns::FdHeader& header, int fd) {
+  return std::thread([listener, header, fd] {
+    pollfd pfd{listener, POLLIN, 0};
+    if (::poll(&pfd, 1, 10000) != 1) return;
+    netns::UniqueFd conn = netns::accept_fd(listener);
+    try {
+      netns::send_fd(conn.get(), header, fd);
+    } catch (const netns::Error&) {}
+  });
+}
+
 // fs.protected_symlinks set for a scope and put back: the sysctl is the
 // machine's, and a row needs the value that check must not depend on.
 class ProtectedSymlinks {
@@ -158,8 +161,31 @@ class ProtectedSymlinks {
   std::string saved_;
 };
 
-class FaultMatrix : public ::testing::Test {
- protected:
+// "$TMP" in a row's expected text: the row's temporary directory.
+std::string in_tmp(std::string text, const std::string& tmp) {
+  for (size_t at; (at = text.find("$TMP")) != std::string::npos;) text.replace(at, 4, tmp);
+  return text;
+}
+
+// What a refused call left: its exit status and stderr (or the library's
+// error), whether the command ran, and, for the CLI run directly, whether
+// it was stopped by a signal or the timeout.
+struct Refusal {
+  int exit_status = -1;
+  std::string err;
+  bool ran = false;
+  bool cli = false;
+  bool stopped = false;
+  std::string describe;
+};
+
+// What a cancellation or node row saw: the exit status and its line.
+struct Seen {
+  int exit_status = -1;
+  std::string line;
+};
+
+struct FaultMatrix : ::testing::Test {
   void SetUp() override {
     NETNS_REQUIRE_ROOT();
     // Traversable by the unprivileged row's uid; the marker dir is writable
@@ -170,6 +196,13 @@ class FaultMatrix : public ::testing::Test {
     holder = std::make_unique<Holder>(holder_dir, kId, std::vector<std::string>{"--socket"});
     ASSERT_TRUE(holder->wait_ready()) << holder->err();
     record_text = netns::read_file(holder_dir + "/" + kId + ".holder.json");
+    holder_ns = "/proc/" + std::to_string(holder->pid()) + "/ns/";
+    numbers.emplace_back(std::to_string(holder->pid()), "<holder-pid>");
+    numbers.emplace_back(std::to_string(live_record().pid_start_time), "<holder-start-time>");
+    numbers.emplace_back(std::to_string(live_record().pidns_ino), "<our-pidns-ino>");
+    numbers.emplace_back(std::to_string(netns::current_netns_id().ino), "<our-netns-ino>");
+    numbers.emplace_back(std::to_string(::getpid()), "<test-pid>");
+    numbers.emplace_back(std::to_string(holder->ns_id().ino), "<holder-netns-ino>");
   }
 
   std::string marker() const { return marker_dir + "/ran"; }
@@ -193,21 +226,13 @@ class FaultMatrix : public ::testing::Test {
     return netns::test::run_command(argv, options);
   }
 
-  // One faulty row through the CLI: refused with 125, the command never ran,
-  // the one-line message names every `cause`.
-  void refused(const std::string& fault, const std::vector<std::string>& args,
-               const std::vector<std::string>& causes, std::optional<uid_t> uid = std::nullopt,
+  // The row's refused call through the CLI: the marker is looked at at once,
+  // before a control that follows may leave it.
+  void refused(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt,
                const std::vector<std::string>& wrapper = {}) {
     RunResult r = exec(args, uid, wrapper);
-    EXPECT_FALSE(marker_exists()) << fault << ": the command ran";
-    EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
-    EXPECT_FALSE(r.signaled || r.timed_out) << fault << ": " << r.describe();
-    for (const auto& cause : causes)
-      EXPECT_NE(r.err.find(cause), std::string::npos)
-          << fault << ": message lacks " << cause << ":\n"
-          << r.err;
-    EXPECT_EQ(holder_test::line_count(r.err), 1u) << fault << ": not one line:\n" << r.err;
-    rows.push_back({fault, r.exit_code, first_line(r.err)});
+    refusal =
+        Refusal{r.exit_code, r.err, marker_exists(), true, r.signaled || r.timed_out, r.describe()};
   }
 
   // netns-exec ARGS with stub rbd, mount, umount and ceph-fuse first in PATH,
@@ -221,27 +246,30 @@ class FaultMatrix : public ::testing::Test {
         std::map<std::string, std::string>{{"PATH", stub_dir() + ":/usr/sbin:/usr/bin:/sbin:/bin"}};
     return netns::test::run_command(argv, options);
   }
-  void refused_op(const std::string& fault, const std::vector<std::string>& args,
-                  const std::vector<std::string>& causes) {
-    record_refusal(fault, exec_op(args), causes);
-  }
-  // A run that must have been refused: 125, the marker absent, every cause
-  // named; its first line becomes the row.
-  void record_refusal(const std::string& fault, const RunResult& r,
-                      const std::vector<std::string>& causes) {
-    EXPECT_FALSE(marker_exists()) << fault << ": the command ran";
-    EXPECT_EQ(r.exit_code, 125) << fault << ": " << r.describe();
-    for (const auto& cause : causes)
-      EXPECT_NE(r.err.find(cause), std::string::npos)
-          << fault << ": message lacks " << cause << ":\n"
-          << r.err;
-    rows.push_back({fault, r.exit_code, first_line(r.err)});
+  void refused_op(const std::vector<std::string>& args) { record_refusal(exec_op(args)); }
+  // A run that must have been refused (a Ceph operation, a shim).
+  void record_refusal(const RunResult& r) {
+    refusal = Refusal{r.exit_code, r.err, marker_exists(), false, false, r.describe()};
   }
   std::string stub_dir() const { return tmp / "stubs"; }
   void make_stubs() {
     make_dir(stub_dir());
     for (const char* name : {"rbd", "mount", "umount", "ceph-fuse", "modprobe"})
       write_file(stub_dir() + "/" + name, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
+  }
+  // map's arguments but the namespace (the keyfile is plant()'s).
+  std::vector<std::string> stub_map_args() const {
+    return {"--pool",          "p",    "--image", "i",         "--mon",
+            "198.18.0.1:6789", "--id", "admin",   "--keyfile", tmp / "keyfile"};
+  }
+  // The stubs, a keyfile, a mount target, and a holder directory anyone can
+  // write (0777) with the live holder's link and record: `planted`, its link.
+  void plant(std::string& planted) {
+    make_stubs();
+    planted = fake_holder_dir("planted", holder_ns + "net", record_text);
+    ASSERT_EQ(::chmod((tmp / "planted").c_str(), 0777), 0);
+    write_file(tmp / "keyfile", "AQBfake==\n", 0600);
+    make_dir(tmp / "target");
   }
 
   // A directory holding <ID>.net.ns -> `target` and, when given, <ID>.holder.json.
@@ -254,7 +282,98 @@ class FaultMatrix : public ::testing::Test {
     return dir + "/" + kId + ".net.ns";
   }
 
+  // The live holder's link beside `record`, in the directory `name`, refused.
+  void refused_with_record(const std::string& name, const netns::HolderRecord& record) {
+    refused({"run", "--netns",
+             fake_holder_dir(name, holder_ns + "net", netns::serialize_record(record))});
+  }
+
   netns::HolderRecord live_record() const { return netns::parse_record(record_text, "record"); }
+
+  // ceph-csi's config naming the live holder's link for ceph-a.
+  std::string config() {
+    const std::string path = tmp / "config.json";
+    write_file(path,
+               "[{\"clusterID\": \"ceph-a\", \"monitors\": [\"198.18.0.1:6789\"], "
+               "\"rbd\": {\"netNamespaceFilePath\": \"" +
+                   link + "\"}}]\n");
+    return path;
+  }
+
+  // The unrecorded namespace `file`: refused without the opt-in; the
+  // control: with --allow-unrecorded-netns the same file runs.
+  void unrecorded(const std::string& file) {
+    refused({"run", "--netns", file});
+    RunResult r = exec({"run", "--allow-unrecorded-netns", "--netns", file});
+    EXPECT_TRUE(r.ok() && marker_exists())
+        << "control: " << file << " with the opt-in: " << r.describe();
+    ::unlink(marker().c_str());
+  }
+
+  // A holder in its own directory `name`, started with `flags`, that logs
+  // `not_yet` and so publishes nothing: the call naming its link is refused.
+  void refused_unpublished(const std::string& name, const std::vector<std::string>& flags,
+                           const std::string& not_yet) {
+    const std::string dir = tmp / name;
+    make_dir(dir);
+    Holder waiting(dir, kId, flags);
+    ASSERT_TRUE(netns::test::wait_until(
+        [&] { return waiting.err().find(not_yet) != std::string::npos; }, 10s))
+        << waiting.err();
+    refused({"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"});
+    waiting.stop(SIGTERM);
+  }
+
+  // --- transparent mode: netns-exec installed as rbd and nvme -----------------
+  // The real programs are stubs that would leave the marker.
+  std::string shim_config() {
+    const std::string path = tmp / "shim-config.json";
+    write_file(path, R"([{"clusterID": "ceph-a", "monitors": ["198.18.0.1:6789"]},
+                            {"clusterID": "ceph-b", "monitors": ["198.18.0.10:6789"]}])");
+    return path;
+  }
+  void shim(const std::string& tool, const std::vector<std::string>& args,
+            std::map<std::string, std::string> env) {
+    const std::string bin = tmp / "shims";
+    make_dir(bin);
+    for (const char* name : {"rbd", "nvme"})
+      ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/" + name).c_str()), 0);
+    const std::string real = tmp / "real";
+    make_dir(real);
+    for (const char* name : {"rbd", "nvme"})
+      write_file(real + "/" + name, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
+    ::unlink(marker().c_str());
+    std::vector<std::string> argv = {bin + "/" + tool};
+    argv.insert(argv.end(), args.begin(), args.end());
+    netns::test::RunOptions options = holder_test::within(20s);
+    env.emplace("PATH", bin + ":" + real + ":/usr/sbin:/usr/bin:/sbin:/bin");
+    env.emplace("NETNS_EXEC_CONFIG", shim_config());
+    env.emplace("NETNS_EXEC_HOLDER_DIR", tmp / "shim-holders");
+    env.emplace("CEPH_CONF", tmp / "no-ceph.conf");
+    options.env = env;
+    record_refusal(netns::test::run_command(argv, options));
+  }
+
+  // What a message shows in the document: $TMP and <placeholders>.
+  std::string shown(const std::string& text) const { return normalize(text, tmp.path(), numbers); }
+  // Checks the row's last cell against the committed document, or rewrites
+  // it there (NETNS_UPDATE_FAULT_MATRIX=1).
+  void document(Section section, const std::string& cells, const std::string& last) {
+    if (fault_matrix_doc::updating()) {
+      fault_matrix_doc::rewrite(table_cells(), section, cells, last);
+      std::printf("rewrote this row of %s\n", fault_matrix_doc::kPath.c_str());
+      return;
+    }
+    std::string committed;
+    try {
+      committed = netns::read_file(fault_matrix_doc::kPath);
+    } catch (const netns::Error& e) {
+      FAIL() << e.describe() << "\nGenerate it: " << fault_matrix_doc::kRegenerate;
+    }
+    EXPECT_EQ(fault_matrix_doc::last_cell(committed, section, cells).value_or("(no line)"), last)
+        << fault_matrix_doc::kPath
+        << " is out of date for this row; regenerate: " << fault_matrix_doc::kRegenerate;
+  }
 
   // --- cancellation: netns-exec map | unmap | mount | umount, real processes --
   //
@@ -396,9 +515,9 @@ class FaultMatrix : public ::testing::Test {
   // kill() returns, and it woke the engine's thread; that thread asleep again
   // means the wake-up was handled. From then on, whatever the stand-in does
   // happens after the cancel, not in the same round as it.
-  void cancel_and_wait_seen(netns::test::Process& op) {
-    op.kill(SIGTERM);
-    const std::string task = "/proc/" + std::to_string(op.pid()) + "/task";
+  void cancel_and_wait_seen() {
+    op->kill(SIGTERM);
+    const std::string task = "/proc/" + std::to_string(op->pid()) + "/task";
     bool asleep = netns::test::wait_until(
         [&] {
           DIR* d = ::opendir(task.c_str());
@@ -427,878 +546,1157 @@ class FaultMatrix : public ::testing::Test {
     return left.size() == 1 ? left[0] : left[0] + ", " + left[1];
   }
 
-  // One cancellation row: netns-exec has run to its end; its exit status,
-  // the --json "cancel" word and what is left must be the expected ones, and
-  // the stand-ins must have said `said` (every event, in order).
-  void cancel_row(const std::string& when, netns::test::Process& op, int exit_status,
-                  const std::string& cancel, const std::string& left, const std::string& said) {
-    std::optional<int> status = op.wait(30s);
-    ASSERT_TRUE(status.has_value()) << when << ": netns-exec did not end";
-    ASSERT_TRUE(WIFEXITED(*status)) << when << ": wait status " << *status << "\n" << op.err();
-    ASSERT_NE(WEXITSTATUS(*status), 99)
-        << when << ": the case's mount namespace could not be set up";
-    std::string word;
-    try {
-      word = nlohmann::json::parse(op.out()).at("cancel").get<std::string>();
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << when << ": no --json outcome: " << e.what() << "\n" << op.out() << op.err();
-    }
-    std::string now_left = cancel_leftover();
-    EXPECT_EQ(WEXITSTATUS(*status), exit_status) << when << "\n" << op.out() << op.err();
-    EXPECT_EQ(word, cancel) << when << "\n" << op.out();
-    EXPECT_EQ(now_left, left) << when;
-    EXPECT_EQ(drain_events(), said) << when;
-    std::string message = first_line(op.err());
-    if (message.empty()) message = "(none: it succeeded)";
-    cancel_rows.push_back({when, WEXITSTATUS(*status), word, now_left, message});
+  // netns-exec map | mount against the live holder in the stand-in node,
+  // given `grace` to finish when cancelled.
+  std::vector<std::string> cancel_map(const std::string& grace,
+                                      const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> a = {"map",
+                                  "--netns",
+                                  link,
+                                  "--pool",
+                                  "p",
+                                  "--image",
+                                  "i",
+                                  "--mon",
+                                  "198.18.0.1:6789",
+                                  "--id",
+                                  "admin",
+                                  "--keyfile",
+                                  cancel_dir() + "/keyfile",
+                                  "--cancel-grace",
+                                  grace};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::vector<std::string> cancel_mount(const std::string& grace,
+                                        const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> a = {"mount",         "--netns",         link,
+                                  "--mon",         "198.18.0.1:6789", "--id",
+                                  "admin",         "--keyfile",       cancel_dir() + "/keyfile",
+                                  cancel_target(), "--cancel-grace",  grace};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  std::vector<std::string> cancel_unmap() const {
+    return {"unmap", "--netns", link, "/dev/rbd0", "--cancel-grace", "20s"};
+  }
+  std::vector<std::string> cancel_umount() const {
+    return {"umount", "--netns", link, cancel_target(), "--cancel-grace", "20s"};
+  }
+  // The device a map made, for the unmap rows.
+  void mapped_device() {
+    make_dir(cancel_device());
+    for (const auto& [file, text] : std::map<std::string, std::string>{
+             {"pool", "p\n"}, {"name", "i\n"}, {"current_snap", "-\n"}, {"pool_ns", ""}})
+      write_file(cancel_device() + "/" + file, text);
   }
 
   TempDir tmp;
   const std::string holder_dir = tmp / "holder";
   const std::string marker_dir = tmp / "marker";
+  const std::string link = holder_dir + "/" + kId + ".net.ns";
   std::unique_ptr<Holder> holder;
   std::string record_text;
-  std::vector<Row> rows;
-  std::vector<CancelRow> cancel_rows;
-  std::vector<NodeRow> node_rows;
+  std::string holder_ns;  // /proc/PID/ns/ of the live holder
   Placeholders numbers;
+  std::optional<Refusal> refusal;            // the refusal row's one refused call
+  std::unique_ptr<netns::test::Process> op;  // the cancellation row's netns-exec
   netns::UniqueFd cancel_events, cancel_go;
   std::string events_seen;
 };
 
-TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
-  const std::string link = holder_dir + "/" + kId + ".net.ns";
-  const std::string sock = holder_dir + "/" + kId + ".net.sock";
-  const std::string holder_ns = "/proc/" + std::to_string(holder->pid()) + "/ns/";
-  numbers.emplace_back(std::to_string(holder->pid()), "<holder-pid>");
-  numbers.emplace_back(std::to_string(live_record().pid_start_time), "<holder-start-time>");
-  numbers.emplace_back(std::to_string(live_record().pidns_ino), "<our-pidns-ino>");
-  numbers.emplace_back(std::to_string(netns::current_netns_id().ino), "<our-netns-ino>");
+// The controls: what the refusal rows change runs when it is right, so "no
+// marker" in a row means refused, not broken.
+TEST_F(FaultMatrix, ControlTheLiveHoldersLinkRunsTheCommand) {
+  RunResult r = exec({"run", "--netns", link});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  ASSERT_TRUE(marker_exists());
+}
 
-  // Control: the live holder's link runs the command, so "no marker" below
-  // means refused, not broken.
-  {
-    RunResult r = exec({"run", "--netns", link});
-    ASSERT_TRUE(r.ok()) << r.describe();
-    ASSERT_TRUE(marker_exists());
-  }
+TEST_F(FaultMatrix, ControlTheConfigPathRunsTheCommand) {
+  RunResult r = exec({"run", "--cluster-id", kId, "--config", config()});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  ASSERT_TRUE(marker_exists());
+}
 
-  refused("missing file", {"run", "--netns", tmp / "absent/ceph-a.net.ns"},
-          {"ENOENT", "does not exist"});
-  make_dir(tmp / "empty");
-  refused("missing file in an existing dir", {"run", "--netns", tmp / "empty/ceph-a.net.ns"},
-          {"ENOENT", "cluster \"ceph-a\""});
-  refused("dangling link",
-          {"run", "--netns", fake_holder_dir("dangling", tmp / "nowhere/net", std::nullopt)},
-          {"dangling symlink", "ENOENT"});
-  {
-    // The record still names the holder's start time and namespace, but its
-    // pid now belongs to an unrelated live process (in another namespace).
-    NetnsChild unrelated;
-    netns::HolderRecord reused = live_record();
-    reused.pid = unrelated.pid();
-    numbers.emplace_back(std::to_string(unrelated.pid()), "<unrelated-pid>");
-    numbers.emplace_back(std::to_string(netns::pid_start_time(unrelated.pid()).value_or(0)),
-                         "<unrelated-start-time>");
-    refused("link to a live unrelated namespace, holder's record in place (pid reuse)",
-            {"run", "--netns",
-             fake_holder_dir("reused", unrelated.ns_path(), netns::serialize_record(reused))},
-            {"reused by another process", "start time"});
-  }
-  refused("link to the caller's own namespace",
-          {"run", "--netns",
-           fake_holder_dir("own", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
-          {"own network namespace"});
-  // What a holder that is PID 1 of its pid namespace would publish. Read by a
-  // plugin without hostPID, /proc/1 is its own pod's first process, which
-  // shares the plugin's network namespace. The executor runs as PID 1 of a
-  // fresh pid namespace with its own /proc here, so /proc/1 means the same on
-  // every machine (the real init's namespace may not even be readable).
-  refused("link to /proc/1/ns/net (read from a pod's pid namespace)",
-          {"run", "--netns", fake_holder_dir("init", "/proc/1/ns/net", std::nullopt)},
-          {"own network namespace"}, std::nullopt,
-          {"unshare", "--pid", "--fork", "--mount-proc", "--kill-child"});
-  {
-    // The record of a holder in another pid namespace: its pid means another
-    // process to us, so nothing else in it can be checked.
-    netns::HolderRecord foreign = live_record();
-    foreign.pidns_ino += 1;
-    numbers.emplace_back(std::to_string(foreign.pidns_ino), "<other-pidns-ino>");
-    refused("record from a holder in another pid namespace",
-            {"run", "--netns",
-             fake_holder_dir("pidns", holder_ns + "net", netns::serialize_record(foreign))},
-            {"pid namespace", "hostPID"});
-  }
-  refused("mount-namespace file", {"run", "--netns", holder_ns + "mnt"},
-          {"not a network namespace", "mnt"});
-  refused("pid-namespace file", {"run", "--netns", holder_ns + "pid"},
-          {"not a network namespace", "pid"});
-  write_file(tmp / "regular", "not a namespace\n");
-  refused("regular file", {"run", "--netns", tmp / "regular"}, {"not a namespace file"});
-  make_dir(tmp / "adir");
-  refused("directory", {"run", "--netns", tmp / "adir"}, {"not a namespace file"});
-  make_dir(tmp / "loop");
-  make_link("b.net.ns", tmp / "loop/a.net.ns");
-  make_link("a.net.ns", tmp / "loop/b.net.ns");
-  refused("symlink loop", {"run", "--netns", tmp / "loop/a.net.ns"}, {"ELOOP"});
-  refused("unreadable file (the holder's link, as uid 65534)", {"run", "--netns", link}, {"EACCES"},
-          kNobody);
-  {
-    std::string future = record_text;
-    size_t at = future.find("\"version\": 2,");
-    ASSERT_NE(at, std::string::npos) << record_text;
-    future.replace(at, 13, "\"version\": 3,");
-    refused("record with a future version",
-            {"run", "--netns", fake_holder_dir("future", holder_ns + "net", future)},
-            {"record version 3 is not supported"});
-  }
-  {
-    netns::HolderRecord other = live_record();
-    other.cluster_id = "ceph-b";
-    refused("record for another cluster ID",
-            {"run", "--netns",
-             fake_holder_dir("other", holder_ns + "net", netns::serialize_record(other))},
-            {"for cluster \"ceph-b\", not \"ceph-a\""});
-  }
+TEST_F(FaultMatrix, ControlTheStubRbdRunsThroughTheLiveHolder) {
+  std::string planted;
+  ASSERT_NO_FATAL_FAILURE(plant(planted));
+  std::vector<std::string> ok = {"map", "--netns", link};
+  for (const auto& a : stub_map_args()) ok.push_back(a);
+  (void)exec_op(ok);
+  ASSERT_TRUE(marker_exists()) << "the stub rbd did not run through the live holder";
+}
 
-  const std::string config = tmp / "config.json";
-  write_file(config,
-             "[{\"clusterID\": \"ceph-a\", \"monitors\": [\"198.18.0.1:6789\"], "
-             "\"rbd\": {\"netNamespaceFilePath\": \"" +
-                 link + "\"}}]\n");
-  {
-    // Control: the config path works.
-    RunResult r = exec({"run", "--cluster-id", kId, "--config", config});
-    ASSERT_TRUE(r.ok()) << r.describe();
-    ASSERT_TRUE(marker_exists());
-  }
-  refused("cluster ID with traversal", {"run", "--cluster-id", "../../etc/x", "--config", config},
-          {"invalid cluster ID", "not allowed"});
-  refused("config missing", {"run", "--cluster-id", kId, "--config", tmp / "absent.json"},
-          {"ENOENT", "absent.json"});
-  write_file(tmp / "malformed.json", "[{\"clusterID\": \"ceph-a\",\n");
-  write_file(tmp / "foreign.json", netns::read_file(config));
-  ASSERT_EQ(::chown((tmp / "foreign.json").c_str(), kNobody, kNobody), 0);
-  refused("config owned by an unprivileged user",
-          {"run", "--cluster-id", kId, "--config", tmp / "foreign.json"},
-          {"is owned by uid 65534", "foreign.json"});
-  write_file(tmp / "writable.json", netns::read_file(config), 0666);
-  ASSERT_EQ(::chmod((tmp / "writable.json").c_str(), 0666), 0);
-  refused("config writable by others",
-          {"run", "--cluster-id", kId, "--config", tmp / "writable.json"},
-          {"is writable by group or others", "writable.json"});
-  refused("config malformed", {"run", "--cluster-id", kId, "--config", tmp / "malformed.json"},
-          {"parse", "malformed.json"});
-  // ceph-csi's encoding/json fails the whole file on a wrong type anywhere,
-  // so ceph-csi uses no cluster of it: neither does netns-exec, though this
-  // entry (keys spelled as Go folds them) names the live holder.
-  write_file(tmp / "mistyped.json",
-             "[{\"ClusterID\": \"ceph-a\", \"RBD\": {\"NetNamespaceFilePath\": \"" + link +
-                 "\"}}, {\"clusterID\": \"ceph-b\", \"monitors\": \"198.18.0.1\"}]\n");
-  refused("config with a wrong type in another cluster's entry",
-          {"run", "--cluster-id", kId, "--config", tmp / "mistyped.json"},
-          {"entry 2, field \"monitors\" is a string", "ceph-csi uses no cluster of it"});
-  refused("cluster absent from the config", {"run", "--cluster-id", "ceph-z", "--config", config},
-          {"cluster \"ceph-z\" is not in"});
+// --- the refusals -------------------------------------------------------------
 
-  {
-    std::string path = tmp / "deaf.net.sock";
-    { netns::UniqueFd gone = bind_socket(path, false); }  // the file stays, nobody listens
-    refused("socket path with no listener", {"run", "--socket", path},
-            {"ECONNREFUSED", "no holder is listening"});
-  }
-  {
-    std::string path = tmp / "garbage.net.sock";
-    netns::UniqueFd listener = bind_socket(path, true);
-    std::thread server([fd = listener.get()] {
-      // Accepts one client and answers with bytes that are not a header and
-      // carry no descriptor. Bounded: the CLI's connect comes within seconds.
-      pollfd pfd{fd, POLLIN, 0};
-      if (::poll(&pfd, 1, 10000) != 1) return;
-      netns::UniqueFd conn = netns::accept_fd(fd);
-      const char garbage[] = "HTTP/1.1 200 OK\r\n\r\nnot a netns header";
-      (void)!::send(conn.get(), garbage, sizeof garbage, MSG_NOSIGNAL);
-    });
-    refused("socket that accepts and sends garbage", {"run", "--socket", path},
-            {"bad header", "garbage.net.sock"});
-    server.join();
-  }
+// One fault: its name for --gtest_filter, the table's words for it, what the
+// message must name ("$TMP": the row's directory), and the row's steps: they
+// set the fault up and make the one call that must be refused (refused: the
+// CLI; refused_op: a Ceph operation; shim: transparent mode; or the C ABI or
+// the library), then any control that belongs to the row.
+struct Fault {
+  const char* name;
+  const char* fault;
+  std::vector<std::string> causes;
+  std::function<void(FaultMatrix&)> steps;
+};
 
-  // --- provenance: who wrote the files (root, or a --trust-uid) -------------
-  // Each fake directory below holds a link to the live holder's namespace and
-  // a record that matches it in every field (all of them are public), so the
-  // only thing wrong is who could have written them.
-  {
-    std::string path = fake_holder_dir("open", holder_ns + "net", record_text);
-    ASSERT_EQ(::chmod((tmp / "open").c_str(), 0777), 0);
-    refused("holder directory writable by others (0777), with a link and a matching record",
-            {"run", "--netns", path}, {"writable by group or others", "0777"});
-    ASSERT_EQ(::chmod((tmp / "open").c_str(), 01777), 0);
-    refused("holder directory sticky and world-writable (1777)", {"run", "--netns", path},
-            {"writable by group or others", "1777"});
-  }
-  {
-    // The last component of the path is a symlink an unprivileged user made to
-    // a directory of its own.
-    std::string path = fake_holder_dir("users", holder_ns + "net", record_text);
-    ASSERT_EQ(::chown((tmp / "users").c_str(), kNobody, kNobody), 0);
-    make_link(tmp / "users", tmp / "via-symlink");
-    refused("holder directory is a symlink to another uid's directory",
-            {"run", "--netns", tmp / "via-symlink/ceph-a.net.ns"},
-            {"owned by uid 65534", "--trust-uid"});
-  }
-  {
-    std::string path = fake_holder_dir("foreign-link", holder_ns + "net", record_text);
-    ASSERT_EQ(::lchown(path.c_str(), kNobody, kNobody), 0);
-    refused("link owned by another uid", {"run", "--netns", path}, {"link", "owned by uid 65534"});
-  }
-  {
-    std::string path = fake_holder_dir("foreign-record", holder_ns + "net", record_text);
-    ASSERT_EQ(::chown((tmp / "foreign-record/ceph-a.holder.json").c_str(), kNobody, kNobody), 0);
-    refused("record owned by another uid", {"run", "--netns", path},
-            {"holder record", "owned by uid 65534"});
-  }
-  {
-    std::string path = fake_holder_dir("rook", holder_ns + "net", std::nullopt);
-    refused("link without a record (Rook-era holder) under the default --identity require",
-            {"run", "--netns", path}, {"must come with its record", "--identity if-present"});
-    RunResult r = exec({"run", "--identity", "if-present", "--netns", path});
-    EXPECT_TRUE(r.ok() && marker_exists()) << "--identity if-present accepts it: " << r.describe();
-  }
+void PrintTo(const Fault& row, std::ostream* os) { *os << row.fault; }
 
-  // --- provenance over every hop ----------------------------------------------
-  // Each directory and symlink on the way, the link's own target path and
-  // the way to the config included (walked from "/", trusted_path.hpp).
-  {
-    // The link's target runs through a directory uid 65534 owns: it could
-    // put another namespace at that name at any moment.
-    make_dir(tmp / "users-tree");
-    make_link(holder_ns + "net", tmp / "users-tree/net");
-    ASSERT_EQ(::chown((tmp / "users-tree").c_str(), kNobody, kNobody), 0);
-    refused("link whose target runs through a directory owned by uid 65534",
-            {"run", "--netns", fake_holder_dir("hop-target", tmp / "users-tree/net", record_text)},
-            {"owned by uid 65534", "on the way to"});
-  }
-  {
-    // uid 65534's symlink earlier in the path, in a sticky world-writable
-    // directory, to the live holder's own directory, with
-    // fs.protected_symlinks=0 (the kernel would follow it for root).
-    make_dir(tmp / "sticky", 01777);
-    make_link(holder_dir, tmp / "sticky/holders");
-    const std::string via = tmp / "sticky/holders/ceph-a.net.ns";
-    ProtectedSymlinks unprotected("0");
-    ASSERT_EQ(::lchown((tmp / "sticky/holders").c_str(), kNobody, kNobody), 0);
-    refused("uid 65534's symlink earlier in the path (sticky directory, fs.protected_symlinks=0)",
-            {"run", "--netns", via}, {"symlink", "owned by uid 65534"});
-    // The control: root's symlink there leads to the live holder and runs.
-    ASSERT_EQ(::lchown((tmp / "sticky/holders").c_str(), 0, 0), 0);
-    RunResult r = exec({"run", "--netns", via});
-    EXPECT_TRUE(r.ok() && marker_exists()) << "root's symlink: " << r.describe();
-  }
-  {
-    // A root-owned, 0644 config in a directory uid 65534 owns: it could
-    // replace the file (and the path in it) at any moment.
-    make_dir(tmp / "users-config");
-    write_file(tmp / "users-config/config.json", netns::read_file(config));
-    ASSERT_EQ(::chown((tmp / "users-config").c_str(), kNobody, kNobody), 0);
-    refused("config in a directory owned by uid 65534 (the file root's, 0644)",
-            {"run", "--cluster-id", kId, "--config", tmp / "users-config/config.json"},
-            {"owned by uid 65534", "users-config"});
-  }
+std::string cells(const Fault& row) {
+  return std::string(row.fault) + " | " + std::to_string(kRefused);
+}
 
-  // --- the record for every file in a holder directory --------------------------
-  {
-    // A second link in the live holder's own directory, named otherwise, to
-    // a namespace no record describes (a reused pid behind a Rook-era name).
-    NetnsChild stray;
-    make_link(stray.ns_path(), holder_dir + "/rook-a.net");
-    refused("a link named otherwise in a holder directory (no cluster named)",
-            {"run", "--netns", holder_dir + "/rook-a.net"},
-            {"is a holder directory", "without a cluster ID"});
-    const std::string for_b = tmp / "config-b.json";
-    write_file(for_b, "[{\"clusterID\": \"ceph-b\", \"rbd\": {\"netNamespaceFilePath\": \"" +
-                          holder_dir + "/rook-a.net\"}}]\n");
-    refused("a file named otherwise in a holder directory, for a cluster with no record there",
-            {"run", "--cluster-id", "ceph-b", "--config", for_b},
-            {"ceph-b.holder.json", "is a holder directory"});
-    ASSERT_EQ(::unlink((holder_dir + "/rook-a.net").c_str()), 0);
-  }
+std::vector<Fault> faults() {
+  using H = netns::HolderRecord;
+  return {
+      {"missing_file",
+       "missing file",
+       {"ENOENT", "does not exist"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--netns", t.tmp / "absent/ceph-a.net.ns"});
+       }},
+      {"missing_file_in_an_existing_dir",
+       "missing file in an existing dir",
+       {"ENOENT", "cluster \"ceph-a\""},
+       [](FaultMatrix& t) {
+         make_dir(t.tmp / "empty");
+         t.refused({"run", "--netns", t.tmp / "empty/ceph-a.net.ns"});
+       }},
+      {"dangling_link",
+       "dangling link",
+       {"dangling symlink", "ENOENT"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--netns",
+                    t.fake_holder_dir("dangling", t.tmp / "nowhere/net", std::nullopt)});
+       }},
+      {"pid_reuse",
+       "link to a live unrelated namespace, holder's record in place (pid reuse)",
+       {"reused by another process", "start time"},
+       [](FaultMatrix& t) {
+         // The record still names the holder's start time and namespace, but its
+         // pid now belongs to an unrelated live process (in another namespace).
+         NetnsChild unrelated;
+         H reused = t.live_record();
+         reused.pid = unrelated.pid();
+         t.numbers.emplace_back(std::to_string(unrelated.pid()), "<unrelated-pid>");
+         t.numbers.emplace_back(std::to_string(netns::pid_start_time(unrelated.pid()).value_or(0)),
+                                "<unrelated-start-time>");
+         t.refused(
+             {"run", "--netns",
+              t.fake_holder_dir("reused", unrelated.ns_path(), netns::serialize_record(reused))});
+       }},
+      {"own_namespace",
+       "link to the caller's own namespace",
+       {"own network namespace"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--netns",
+                    t.fake_holder_dir("own", "/proc/" + std::to_string(::getpid()) + "/ns/net",
+                                      std::nullopt)});
+       }},
+      {"proc_1_from_a_pod",
+       "link to /proc/1/ns/net (read from a pod's pid namespace)",
+       {"own network namespace"},
+       [](FaultMatrix& t) {
+         // What a holder that is PID 1 of its pid namespace would publish. Read by a
+         // plugin without hostPID, /proc/1 is its own pod's first process, which
+         // shares the plugin's network namespace. The executor runs as PID 1 of a
+         // fresh pid namespace with its own /proc here, so /proc/1 means the same on
+         // every machine (the real init's namespace may not even be readable).
+         t.refused({"run", "--netns", t.fake_holder_dir("init", "/proc/1/ns/net", std::nullopt)},
+                   std::nullopt, {"unshare", "--pid", "--fork", "--mount-proc", "--kill-child"});
+       }},
+      {"record_from_another_pidns",
+       "record from a holder in another pid namespace",
+       {"pid namespace", "hostPID"},
+       [](FaultMatrix& t) {
+         // The record of a holder in another pid namespace: its pid means another
+         // process to us, so nothing else in it can be checked.
+         H foreign = t.live_record();
+         foreign.pidns_ino += 1;
+         t.numbers.emplace_back(std::to_string(foreign.pidns_ino), "<other-pidns-ino>");
+         t.refused_with_record("pidns", foreign);
+       }},
+      {"mount_namespace_file",
+       "mount-namespace file",
+       {"not a network namespace", "mnt"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--netns", t.holder_ns + "mnt"});
+       }},
+      {"pid_namespace_file",
+       "pid-namespace file",
+       {"not a network namespace", "pid"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--netns", t.holder_ns + "pid"});
+       }},
+      {"regular_file",
+       "regular file",
+       {"not a namespace file"},
+       [](FaultMatrix& t) {
+         write_file(t.tmp / "regular", "not a namespace\n");
+         t.refused({"run", "--netns", t.tmp / "regular"});
+       }},
+      {"directory",
+       "directory",
+       {"not a namespace file"},
+       [](FaultMatrix& t) {
+         make_dir(t.tmp / "adir");
+         t.refused({"run", "--netns", t.tmp / "adir"});
+       }},
+      {"symlink_loop",
+       "symlink loop",
+       {"ELOOP"},
+       [](FaultMatrix& t) {
+         make_dir(t.tmp / "loop");
+         make_link("b.net.ns", t.tmp / "loop/a.net.ns");
+         make_link("a.net.ns", t.tmp / "loop/b.net.ns");
+         t.refused({"run", "--netns", t.tmp / "loop/a.net.ns"});
+       }},
+      {"unreadable_as_nobody",
+       "unreadable file (the holder's link, as uid 65534)",
+       {"EACCES"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--netns", t.link}, kNobody);
+       }},
+      {"future_record_version",
+       "record with a future version",
+       {"record version 3 is not supported"},
+       [](FaultMatrix& t) {
+         std::string future = t.record_text;
+         size_t at = future.find("\"version\": 2,");
+         ASSERT_NE(at, std::string::npos) << t.record_text;
+         future.replace(at, 13, "\"version\": 3,");
+         t.refused({"run", "--netns", t.fake_holder_dir("future", t.holder_ns + "net", future)});
+       }},
+      {"record_for_another_cluster",
+       "record for another cluster ID",
+       {"for cluster \"ceph-b\", not \"ceph-a\""},
+       [](FaultMatrix& t) {
+         H other = t.live_record();
+         other.cluster_id = "ceph-b";
+         t.refused_with_record("other", other);
+       }},
 
-  // --- a namespace file no holder vouches for ------------------------------------
-  // /run/netns/NAME and /proc/PID/ns/net: no record, in no holder directory,
-  // so nothing proves whose namespace they are. Refused without the opt-in;
-  // the control: with --allow-unrecorded-netns the same file runs.
-  {
-    NetnsChild plain;
-    numbers.emplace_back(std::to_string(plain.pid()), "<plain-pid>");
-    const std::string name = "fm-unrecorded-" + std::to_string(::getpid());
-    numbers.insert(numbers.begin(), {name, "<name>"});
-    ASSERT_TRUE(netns::test::run_command({"ip", "netns", "add", name}).ok())
-        << "ip netns add " << name;
-    struct Delete {
-      std::string name;
-      ~Delete() { (void)netns::test::run_command({"ip", "netns", "delete", name}); }
-    } remove_named{name};
-    for (const std::string& file : {plain.ns_path(), "/run/netns/" + name}) {
-      refused(file.substr(0, 6) == "/proc/"
-                  ? "/proc/PID/ns/net of a process that is no holder (no opt-in)"
-                  : "/run/netns/NAME from `ip netns add` (no opt-in)",
-              {"run", "--netns", file},
-              {"no holder record vouches for", "--allow-unrecorded-netns"});
-      RunResult r = exec({"run", "--allow-unrecorded-netns", "--netns", file});
-      EXPECT_TRUE(r.ok() && marker_exists())
-          << "control: " << file << " with the opt-in: " << r.describe();
-      ::unlink(marker().c_str());
-    }
-  }
+      // --- ceph-csi's config --------------------------------------------------
+      {"cluster_id_with_traversal",
+       "cluster ID with traversal",
+       {"invalid cluster ID", "not allowed"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--cluster-id", "../../etc/x", "--config", t.config()});
+       }},
+      {"config_missing",
+       "config missing",
+       {"ENOENT", "absent.json"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "absent.json"});
+       }},
+      {"config_owned_by_nobody",
+       "config owned by an unprivileged user",
+       {"is owned by uid 65534", "foreign.json"},
+       [](FaultMatrix& t) {
+         write_file(t.tmp / "foreign.json", netns::read_file(t.config()));
+         ASSERT_EQ(::chown((t.tmp / "foreign.json").c_str(), kNobody, kNobody), 0);
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "foreign.json"});
+       }},
+      {"config_writable_by_others",
+       "config writable by others",
+       {"is writable by group or others", "writable.json"},
+       [](FaultMatrix& t) {
+         write_file(t.tmp / "writable.json", netns::read_file(t.config()), 0666);
+         ASSERT_EQ(::chmod((t.tmp / "writable.json").c_str(), 0666), 0);
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "writable.json"});
+       }},
+      {"config_malformed",
+       "config malformed",
+       {"parse", "malformed.json"},
+       [](FaultMatrix& t) {
+         write_file(t.tmp / "malformed.json", "[{\"clusterID\": \"ceph-a\",\n");
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "malformed.json"});
+       }},
+      {"config_mistyped_elsewhere",
+       "config with a wrong type in another cluster's entry",
+       {"entry 2, field \"monitors\" is a string", "ceph-csi uses no cluster of it"},
+       [](FaultMatrix& t) {
+         // ceph-csi's encoding/json fails the whole file on a wrong type anywhere,
+         // so ceph-csi uses no cluster of it: neither does netns-exec, though this
+         // entry (keys spelled as Go folds them) names the live holder.
+         write_file(t.tmp / "mistyped.json",
+                    "[{\"ClusterID\": \"ceph-a\", \"RBD\": {\"NetNamespaceFilePath\": \"" + t.link +
+                        "\"}}, {\"clusterID\": \"ceph-b\", \"monitors\": \"198.18.0.1\"}]\n");
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "mistyped.json"});
+       }},
+      {"cluster_absent_from_config",
+       "cluster absent from the config",
+       {"cluster \"ceph-z\" is not in"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--cluster-id", "ceph-z", "--config", t.config()});
+       }},
 
-  // --- which namespace ------------------------------------------------------
-  // The namespaces whose inode numbers the table shows live until the table is
-  // written, so that no number is reused (and mistaken for another) meanwhile.
-  netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
-  NetnsChild moved;
-  NetnsChild other;
-  {
-    const std::string user_ns = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
-    ASSERT_TRUE(netns::test::wait_until(
-        [&] {
-          return netns::test::ns_id_of_path(user_ns) !=
-                 netns::test::ns_id_of_path("/proc/self/ns/user");
-        },
-        5s));
-    numbers.emplace_back(std::to_string(netns::test::ns_id_of_path(user_ns).ino),
-                         "<other-userns-ino>");
-    refused("namespace owned by a non-initial user namespace (unshare -Urn)",
-            {"run", "--netns",
-             fake_holder_dir("userns", "/proc/" + std::to_string(userns.pid()) + "/ns/net",
-                             std::nullopt)},
-            {"not by the initial user namespace", "unshare -Urn"});
-  }
-  // The host's namespace, to a caller that is elsewhere (netns-exec runs in a
-  // fresh network namespace here). Known on a kernel that gives init_net its
-  // fixed inode (6.18 and later), or with hostPID through /proc/1/ns/net.
-  refused(
-      "the host's network namespace, from a caller in another namespace",
-      {"run", "--netns",
-       fake_holder_dir("host", "/proc/" + std::to_string(::getpid()) + "/ns/net", std::nullopt)},
-      {"host's network namespace"}, std::nullopt, {"unshare", "--net", "--"});
+      // --- sockets that are no holder's ---------------------------------------
+      {"socket_without_listener",
+       "socket path with no listener",
+       {"ECONNREFUSED", "no holder is listening"},
+       [](FaultMatrix& t) {
+         std::string path = t.tmp / "deaf.net.sock";
+         { netns::UniqueFd gone = bind_socket(path, false); }  // the file stays, nobody listens
+         t.refused({"run", "--socket", path});
+       }},
+      {"socket_sending_garbage",
+       "socket that accepts and sends garbage",
+       {"bad header", "garbage.net.sock"},
+       [](FaultMatrix& t) {
+         std::string path = t.tmp / "garbage.net.sock";
+         netns::UniqueFd listener = bind_socket(path, true);
+         std::thread server([fd = listener.get()] {
+           // Accepts one client and answers with bytes that are not a header and
+           // carry no descriptor. Bounded: the CLI's connect comes within seconds.
+           pollfd pfd{fd, POLLIN, 0};
+           if (::poll(&pfd, 1, 10000) != 1) return;
+           netns::UniqueFd conn = netns::accept_fd(fd);
+           const char garbage[] = "HTTP/1.1 200 OK\r\n\r\nnot a netns header";
+           (void)!::send(conn.get(), garbage, sizeof garbage, MSG_NOSIGNAL);
+         });
+         t.refused({"run", "--socket", path});
+         server.join();
+       }},
 
-  // --- the record against the live holder -----------------------------------
-  {
-    netns::HolderRecord rebooted = live_record();
-    rebooted.boot_id = "00000000-0000-0000-0000-000000000000";
-    refused("record from before the last reboot (boot id mismatch)",
-            {"run", "--netns",
-             fake_holder_dir("boot", holder_ns + "net", netns::serialize_record(rebooted))},
-            {"before the last reboot"});
-  }
-  {
-    pid_t gone = 0;
-    {
-      netns::test::Process exited({"true"});
-      gone = exited.pid();
-      ASSERT_TRUE(exited.wait(5s).has_value());
-    }
-    netns::HolderRecord dead = live_record();
-    dead.pid = gone;
-    numbers.emplace_back(std::to_string(gone), "<exited-pid>");
-    refused("record names a pid that is gone",
-            {"run", "--netns",
-             fake_holder_dir("gone", holder_ns + "net", netns::serialize_record(dead))},
-            {"is gone", "ESRCH"});
-  }
-  {
-    // The record's pid is alive with the recorded start time, and the link
-    // opens the recorded namespace, but that process is in another namespace
-    // now: what a holder moved with setns would look like.
-    netns::HolderRecord record = live_record();
-    record.pid = moved.pid();
-    record.pid_start_time = netns::pid_start_time(moved.pid()).value_or(0);
-    numbers.emplace_back(std::to_string(moved.pid()), "<moved-pid>");
-    numbers.emplace_back(std::to_string(record.pid_start_time), "<moved-start-time>");
-    numbers.emplace_back(std::to_string(moved.ns_id().ino), "<moved-netns-ino>");
-    refused("holder moved to another namespace",
-            {"run", "--netns",
-             fake_holder_dir("moved", holder_ns + "net", netns::serialize_record(record))},
-            {"is now in"});
-  }
+      // --- provenance: who wrote the files (root, or a --trust-uid) -------------
+      // Each fake directory below holds a link to the live holder's namespace and
+      // a record that matches it in every field (all of them are public), so the
+      // only thing wrong is who could have written them.
+      {"holder_dir_0777",
+       "holder directory writable by others (0777), with a link and a matching record",
+       {"writable by group or others", "0777"},
+       [](FaultMatrix& t) {
+         std::string path = t.fake_holder_dir("open", t.holder_ns + "net", t.record_text);
+         ASSERT_EQ(::chmod((t.tmp / "open").c_str(), 0777), 0);
+         t.refused({"run", "--netns", path});
+       }},
+      {"holder_dir_1777",
+       "holder directory sticky and world-writable (1777)",
+       {"writable by group or others", "1777"},
+       [](FaultMatrix& t) {
+         std::string path = t.fake_holder_dir("open", t.holder_ns + "net", t.record_text);
+         ASSERT_EQ(::chmod((t.tmp / "open").c_str(), 01777), 0);
+         t.refused({"run", "--netns", path});
+       }},
+      {"holder_dir_via_symlink",
+       "holder directory is a symlink to another uid's directory",
+       {"owned by uid 65534", "--trust-uid"},
+       [](FaultMatrix& t) {
+         // The last component of the path is a symlink an unprivileged user made to
+         // a directory of its own.
+         std::string path = t.fake_holder_dir("users", t.holder_ns + "net", t.record_text);
+         ASSERT_EQ(::chown((t.tmp / "users").c_str(), kNobody, kNobody), 0);
+         make_link(t.tmp / "users", t.tmp / "via-symlink");
+         t.refused({"run", "--netns", t.tmp / "via-symlink/ceph-a.net.ns"});
+       }},
+      {"link_owned_by_nobody",
+       "link owned by another uid",
+       {"link", "owned by uid 65534"},
+       [](FaultMatrix& t) {
+         std::string path = t.fake_holder_dir("foreign-link", t.holder_ns + "net", t.record_text);
+         ASSERT_EQ(::lchown(path.c_str(), kNobody, kNobody), 0);
+         t.refused({"run", "--netns", path});
+       }},
+      {"record_owned_by_nobody",
+       "record owned by another uid",
+       {"holder record", "owned by uid 65534"},
+       [](FaultMatrix& t) {
+         std::string path = t.fake_holder_dir("foreign-record", t.holder_ns + "net", t.record_text);
+         ASSERT_EQ(::chown((t.tmp / "foreign-record/ceph-a.holder.json").c_str(), kNobody, kNobody),
+                   0);
+         t.refused({"run", "--netns", path});
+       }},
+      {"link_without_record",
+       "link without a record (Rook-era holder) under the default --identity require",
+       {"must come with its record", "--identity if-present"},
+       [](FaultMatrix& t) {
+         std::string path = t.fake_holder_dir("rook", t.holder_ns + "net", std::nullopt);
+         t.refused({"run", "--netns", path});
+         RunResult r = t.exec({"run", "--identity", "if-present", "--netns", path});
+         EXPECT_TRUE(r.ok() && t.marker_exists())
+             << "--identity if-present accepts it: " << r.describe();
+       }},
 
-  // --- identities the kernel never reuses --------------------------------------
-  // What a pid, its start tick and a namespace inode cannot tell apart: each
-  // row keeps every reusable field of the record matching the live holder and
-  // changes only the never-reused one, as a holder that died and a process
-  // that took its pid in the same tick (in a namespace that got the freed
-  // inode) would leave it. Each applies only where this kernel has the
-  // identity; test/privileged/trust_identity_test.cpp reproduces the
-  // impostor itself.
-  if (live_record().holder_pidfs_ino) {
-    netns::HolderRecord forged = live_record();
-    numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino), "<holder-pidfs-ino>");
-    forged.holder_pidfs_ino = *forged.holder_pidfs_ino + 1;
-    numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino), "<dead-holder-pidfs-ino>");
-    refused("record's pid and start tick taken by another process (pidfs inode differs)",
-            {"run", "--netns",
-             fake_holder_dir("pidfs", holder_ns + "net", netns::serialize_record(forged))},
-            {"is not the process that wrote the record", "pidfs inode"});
-  }
-  if (live_record().netns_cookie &&
-      netns::namespace_cookie_of_fd(netns::open_fd(holder_ns + "net", O_RDONLY).get())) {
-    netns::HolderRecord forged = live_record();
-    numbers.emplace_back(std::to_string(*forged.netns_cookie), "<holder-netns-cookie>");
-    forged.netns_cookie = *forged.netns_cookie + 1000000;
-    numbers.emplace_back(std::to_string(*forged.netns_cookie), "<dead-netns-cookie>");
-    refused("namespace with the record's inode number but another cookie (inode reused)",
-            {"run", "--netns",
-             fake_holder_dir("cookie", holder_ns + "net", netns::serialize_record(forged))},
-            {"another namespace that got the same inode number"});
-  }
-  {
-    // The live holder's own record, beside a <ID>.lock that nobody holds.
-    std::string link_path = fake_holder_dir("unlocked", holder_ns + "net", record_text);
-    write_file(tmp / "unlocked/ceph-a.lock", std::to_string(holder->pid()) + "\n");
-    refused("record's holder does not hold the <ID>.lock", {"run", "--netns", link_path},
-            {"is held by nobody", "not by the record's holder"});
-  }
+      // --- provenance over every hop ----------------------------------------------
+      // Each directory and symlink on the way, the link's own target path and
+      // the way to the config included (walked from "/", trusted_path.hpp).
+      {"link_target_through_nobodys_dir",
+       "link whose target runs through a directory owned by uid 65534",
+       {"owned by uid 65534", "on the way to"},
+       [](FaultMatrix& t) {
+         // The link's target runs through a directory uid 65534 owns: it could
+         // put another namespace at that name at any moment.
+         make_dir(t.tmp / "users-tree");
+         make_link(t.holder_ns + "net", t.tmp / "users-tree/net");
+         ASSERT_EQ(::chown((t.tmp / "users-tree").c_str(), kNobody, kNobody), 0);
+         t.refused({"run", "--netns",
+                    t.fake_holder_dir("hop-target", t.tmp / "users-tree/net", t.record_text)});
+       }},
+      {"nobodys_symlink_earlier",
+       "uid 65534's symlink earlier in the path (sticky directory, fs.protected_symlinks=0)",
+       {"symlink", "owned by uid 65534"},
+       [](FaultMatrix& t) {
+         // uid 65534's symlink earlier in the path, in a sticky world-writable
+         // directory, to the live holder's own directory, with
+         // fs.protected_symlinks=0 (the kernel would follow it for root).
+         make_dir(t.tmp / "sticky", 01777);
+         make_link(t.holder_dir, t.tmp / "sticky/holders");
+         const std::string via = t.tmp / "sticky/holders/ceph-a.net.ns";
+         ProtectedSymlinks unprotected("0");
+         ASSERT_EQ(::lchown((t.tmp / "sticky/holders").c_str(), kNobody, kNobody), 0);
+         t.refused({"run", "--netns", via});
+         // The control: root's symlink there leads to the live holder and runs.
+         ASSERT_EQ(::lchown((t.tmp / "sticky/holders").c_str(), 0, 0), 0);
+         RunResult r = t.exec({"run", "--netns", via});
+         EXPECT_TRUE(r.ok() && t.marker_exists()) << "root's symlink: " << r.describe();
+       }},
+      {"config_in_nobodys_dir",
+       "config in a directory owned by uid 65534 (the file root's, 0644)",
+       {"owned by uid 65534", "users-config"},
+       [](FaultMatrix& t) {
+         // A root-owned, 0644 config in a directory uid 65534 owns: it could
+         // replace the file (and the path in it) at any moment.
+         make_dir(t.tmp / "users-config");
+         write_file(t.tmp / "users-config/config.json", netns::read_file(t.config()));
+         ASSERT_EQ(::chown((t.tmp / "users-config").c_str(), kNobody, kNobody), 0);
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "users-config/config.json"});
+       }},
 
-  // --- sockets: who serves, what is sent ---------------------------------------
-  {
-    // A server that hands out the holder's own namespace with a well-formed
-    // header, but runs as uid 65534: SO_PEERCRED names the uid that called
-    // listen(), so only the listening thread changes its (per-thread) euid.
-    make_dir(tmp / "userserver");
-    std::string path = tmp / "userserver/ceph-a.net.sock";
-    netns::UniqueFd listener = bind_socket(path, false);
-    std::thread as_nobody([&] {
-      if (::syscall(SYS_setresuid, -1, kNobody, -1) != 0) return;
-      (void)::listen(listener.get(), 4);
-      (void)::syscall(SYS_setresuid, -1, 0, -1);
-    });
-    as_nobody.join();
-    netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId,
-                           netns::ns_id_of_fd(holder_fd.get(), "holder")};
-    std::thread server([&] {
-      pollfd pfd{listener.get(), POLLIN, 0};
-      if (::poll(&pfd, 1, 10000) != 1) return;
-      netns::UniqueFd conn = netns::accept_fd(listener.get());
-      try {
-        netns::send_fd(conn.get(), header, holder_fd.get());
-      } catch (const netns::Error&) {}
-    });
-    numbers.emplace_back(std::to_string(::getpid()), "<test-pid>");
-    refused("socket served by a non-root uid", {"run", "--socket", path},
-            {"runs as uid 65534", "not root"});
-    server.join();
-  }
-  {
-    // Root called listen() (SO_PEERCRED says root) and handed the socket on:
-    // an unprivileged process answers with a namespace of its choosing under
-    // the holder's cluster ID. Here a thread of this process that drops to
-    // uid 65534 (real and effective, which the credentials the kernel
-    // attaches to a message carry) for the send.
-    make_dir(tmp / "handed");
-    std::string path = tmp / "handed/ceph-a.net.sock";
-    netns::UniqueFd listener = bind_socket(path, true);
-    netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId,
-                           netns::ns_id_of_fd(other_fd.get(), "other")};
-    std::thread server([&] {
-      pollfd pfd{listener.get(), POLLIN, 0};
-      if (::poll(&pfd, 1, 10000) != 1) return;
-      netns::UniqueFd conn = netns::accept_fd(listener.get());
-      if (::syscall(SYS_setresuid, kNobody, kNobody, 0) != 0) return;
-      try {
-        netns::send_fd(conn.get(), header, other_fd.get());
-      } catch (const netns::Error&) {}
-      (void)::syscall(SYS_setresuid, 0, 0, 0);
-    });
-    refused("socket listened on by root, answered by uid 65534", {"run", "--socket", path},
-            {"sent the namespace", "runs as uid 65534"});
-    server.join();
-  }
-  {
-    // The holder listens (SO_PEERCRED names it) and a forked process, root
-    // as well, answers: the sender is compared with the record's holder,
-    // not only with root. The "holder" is this test process, with a record
-    // of its own; the answer is the real holder's namespace with a correct
-    // header, so nothing but the sender is wrong.
-    make_dir(tmp / "forked");
-    std::string path = tmp / "forked/ceph-a.net.sock";
-    netns::HolderRecord self = live_record();
-    self.pid = ::getpid();
-    self.pid_start_time = netns::pid_start_time(self.pid).value_or(0);
-    netns::UniqueFd self_pidfd = netns::make_pidfd(self.pid);
-    self.holder_pidfs_ino = netns::pidfs_inode(self_pidfd.get());
-    numbers.emplace_back(std::to_string(self.pid_start_time), "<test-start-time>");
-    if (self.holder_pidfs_ino)
-      numbers.emplace_back(std::to_string(*self.holder_pidfs_ino), "<test-pidfs-ino>");
-    write_file(tmp / "forked/ceph-a.holder.json", netns::serialize_record(self));
-    netns::UniqueFd listener = bind_socket(path, true);
-    netns::UniqueFd holder_fd = netns::open_fd(holder_ns + "net", O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId,
-                           netns::ns_id_of_fd(holder_fd.get(), "holder")};
-    pid_t answerer = ::fork();
-    ASSERT_GE(answerer, 0);
-    if (answerer == 0) {
-      pollfd pfd{listener.get(), POLLIN, 0};
-      if (::poll(&pfd, 1, 10000) == 1) {
-        try {
-          netns::UniqueFd conn = netns::accept_fd(listener.get());
-          netns::send_fd(conn.get(), header, holder_fd.get());
-        } catch (...) {}
-      }
-      ::_exit(0);
-    }
-    numbers.emplace_back(std::to_string(answerer), "<answerer-pid>");
-    {
-      netns::UniqueFd answerer_pidfd = netns::make_pidfd(answerer);
-      if (auto ino = netns::pidfs_inode(answerer_pidfd.get()))
-        numbers.emplace_back(std::to_string(*ino), "<answerer-pidfs-ino>");
-    }
-    refused("socket listened on by the record's holder, answered by another root process",
-            {"run", "--socket", path}, {"sent the namespace"});
-    ASSERT_EQ(::waitpid(answerer, nullptr, 0), answerer);
-  }
-  {
-    // A root server whose header announces the holder's namespace but whose
-    // descriptor is another one.
-    numbers.emplace_back(std::to_string(other.ns_id().ino), "<other-netns-ino>");
-    numbers.emplace_back(std::to_string(holder->ns_id().ino), "<holder-netns-ino>");
-    make_dir(tmp / "liar");
-    std::string path = tmp / "liar/ceph-a.net.sock";
-    netns::UniqueFd listener = bind_socket(path, true);
-    netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
-    netns::FdHeader header{netns::FdHeader::kVersion, kId, holder->ns_id()};
-    std::thread server([&] {
-      pollfd pfd{listener.get(), POLLIN, 0};
-      if (::poll(&pfd, 1, 10000) != 1) return;
-      netns::UniqueFd conn = netns::accept_fd(listener.get());
-      try {
-        netns::send_fd(conn.get(), header, other_fd.get());
-      } catch (const netns::Error&) {}
-    });
-    refused("socket header announces another namespace than the descriptor it sends",
-            {"run", "--socket", path}, {"announced", "but sent"});
-    server.join();
-  }
+      // --- the record for every file in a holder directory --------------------------
+      // A second link in the live holder's own directory, named otherwise, to
+      // a namespace no record describes (a reused pid behind a Rook-era name).
+      {"stray_link_no_cluster",
+       "a link named otherwise in a holder directory (no cluster named)",
+       {"is a holder directory", "without a cluster ID"},
+       [](FaultMatrix& t) {
+         NetnsChild stray;
+         make_link(stray.ns_path(), t.holder_dir + "/rook-a.net");
+         t.refused({"run", "--netns", t.holder_dir + "/rook-a.net"});
+         ASSERT_EQ(::unlink((t.holder_dir + "/rook-a.net").c_str()), 0);
+       }},
+      {"stray_link_for_unrecorded_cluster",
+       "a file named otherwise in a holder directory, for a cluster with no record there",
+       {"ceph-b.holder.json", "is a holder directory"},
+       [](FaultMatrix& t) {
+         NetnsChild stray;
+         make_link(stray.ns_path(), t.holder_dir + "/rook-a.net");
+         const std::string for_b = t.tmp / "config-b.json";
+         write_file(for_b, "[{\"clusterID\": \"ceph-b\", \"rbd\": {\"netNamespaceFilePath\": \"" +
+                               t.holder_dir + "/rook-a.net\"}}]\n");
+         t.refused({"run", "--cluster-id", "ceph-b", "--config", for_b});
+         ASSERT_EQ(::unlink((t.holder_dir + "/rook-a.net").c_str()), 0);
+       }},
 
-  {
-    // A real holder that serves only uid 1 (so its socket is 0666): uid 65534
-    // connects, and the holder refuses it by SO_PEERCRED and closes.
-    make_dir(tmp / "picky");
-    Holder picky(tmp / "picky", kId, {"--socket", "--allow-uid", "1"});
-    ASSERT_TRUE(picky.wait_ready()) << picky.err();
-    numbers.emplace_back(std::to_string(picky.pid()), "<picky-holder-pid>");
-    refused("a peer the holder refuses by uid (uid 65534, --allow-uid 1)",
-            {"run", "--socket", tmp / "picky/ceph-a.net.sock"},
-            {"without sending anything", "--allow-uid"}, kNobody);
-    EXPECT_NE(picky.err().find("refused a connection"), std::string::npos) << picky.err();
+      // --- a namespace file no holder vouches for ------------------------------------
+      // /run/netns/NAME and /proc/PID/ns/net: no record, in no holder directory,
+      // so nothing proves whose namespace they are (unrecorded: the control).
+      {"unrecorded_proc_pid",
+       "/proc/PID/ns/net of a process that is no holder (no opt-in)",
+       {"no holder record vouches for", "--allow-unrecorded-netns"},
+       [](FaultMatrix& t) {
+         NetnsChild plain;
+         t.numbers.emplace_back(std::to_string(plain.pid()), "<plain-pid>");
+         t.unrecorded(plain.ns_path());
+       }},
+      {"unrecorded_run_netns",
+       "/run/netns/NAME from `ip netns add` (no opt-in)",
+       {"no holder record vouches for", "--allow-unrecorded-netns"},
+       [](FaultMatrix& t) {
+         const std::string name = "fm-unrecorded-" + std::to_string(::getpid());
+         t.numbers.insert(t.numbers.begin(), {name, "<name>"});
+         ASSERT_TRUE(netns::test::run_command({"ip", "netns", "add", name}).ok())
+             << "ip netns add " << name;
+         struct Delete {
+           std::string name;
+           ~Delete() { (void)netns::test::run_command({"ip", "netns", "delete", name}); }
+         } remove_named{name};
+         t.unrecorded("/run/netns/" + name);
+       }},
+
+      // --- which namespace ------------------------------------------------------
+      {"owned_by_another_userns",
+       "namespace owned by a non-initial user namespace (unshare -Urn)",
+       {"not by the initial user namespace", "unshare -Urn"},
+       [](FaultMatrix& t) {
+         netns::test::Process userns(
+             {"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
+         const std::string user_ns = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
+         ASSERT_TRUE(netns::test::wait_until(
+             [&] {
+               return netns::test::ns_id_of_path(user_ns) !=
+                      netns::test::ns_id_of_path("/proc/self/ns/user");
+             },
+             5s));
+         t.numbers.emplace_back(std::to_string(netns::test::ns_id_of_path(user_ns).ino),
+                                "<other-userns-ino>");
+         t.refused({"run", "--netns",
+                    t.fake_holder_dir("userns", "/proc/" + std::to_string(userns.pid()) + "/ns/net",
+                                      std::nullopt)});
+       }},
+      {"host_namespace",
+       "the host's network namespace, from a caller in another namespace",
+       {"host's network namespace"},
+       [](FaultMatrix& t) {
+         // The host's namespace, to a caller that is elsewhere (netns-exec runs in a
+         // fresh network namespace here). Known on a kernel that gives init_net its
+         // fixed inode (6.18 and later), or with hostPID through /proc/1/ns/net.
+         t.refused({"run", "--netns",
+                    t.fake_holder_dir("host", "/proc/" + std::to_string(::getpid()) + "/ns/net",
+                                      std::nullopt)},
+                   std::nullopt, {"unshare", "--net", "--"});
+       }},
+
+      // --- the record against the live holder -----------------------------------
+      {"record_from_before_reboot",
+       "record from before the last reboot (boot id mismatch)",
+       {"before the last reboot"},
+       [](FaultMatrix& t) {
+         H rebooted = t.live_record();
+         rebooted.boot_id = "00000000-0000-0000-0000-000000000000";
+         t.refused_with_record("boot", rebooted);
+       }},
+      {"record_pid_gone",
+       "record names a pid that is gone",
+       {"is gone", "ESRCH"},
+       [](FaultMatrix& t) {
+         pid_t gone = 0;
+         {
+           netns::test::Process exited({"true"});
+           gone = exited.pid();
+           ASSERT_TRUE(exited.wait(5s).has_value());
+         }
+         H dead = t.live_record();
+         dead.pid = gone;
+         t.numbers.emplace_back(std::to_string(gone), "<exited-pid>");
+         t.refused_with_record("gone", dead);
+       }},
+      {"holder_moved",
+       "holder moved to another namespace",
+       {"is now in"},
+       [](FaultMatrix& t) {
+         // The record's pid is alive with the recorded start time, and the link
+         // opens the recorded namespace, but that process is in another namespace
+         // now: what a holder moved with setns would look like.
+         NetnsChild moved;
+         H record = t.live_record();
+         record.pid = moved.pid();
+         record.pid_start_time = netns::pid_start_time(moved.pid()).value_or(0);
+         t.numbers.emplace_back(std::to_string(moved.pid()), "<moved-pid>");
+         t.numbers.emplace_back(std::to_string(record.pid_start_time), "<moved-start-time>");
+         t.numbers.emplace_back(std::to_string(moved.ns_id().ino), "<moved-netns-ino>");
+         t.refused_with_record("moved", record);
+       }},
+
+      // --- identities the kernel never reuses --------------------------------------
+      // What a pid, its start tick and a namespace inode cannot tell apart: each
+      // row keeps every reusable field of the record matching the live holder and
+      // changes only the never-reused one, as a holder that died and a process
+      // that took its pid in the same tick (in a namespace that got the freed
+      // inode) would leave it. Each applies only where this kernel has the
+      // identity; test/privileged/trust_identity_test.cpp reproduces the
+      // impostor itself.
+      {"pidfs_inode_differs",
+       "record's pid and start tick taken by another process (pidfs inode differs)",
+       {"is not the process that wrote the record", "pidfs inode"},
+       [](FaultMatrix& t) {
+         if (!t.live_record().holder_pidfs_ino)
+           GTEST_SKIP() << "this kernel gives a process no pidfs inode";
+         H forged = t.live_record();
+         t.numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino), "<holder-pidfs-ino>");
+         forged.holder_pidfs_ino = *forged.holder_pidfs_ino + 1;
+         t.numbers.emplace_back(std::to_string(*forged.holder_pidfs_ino),
+                                "<dead-holder-pidfs-ino>");
+         t.refused_with_record("pidfs", forged);
+       }},
+      {"netns_cookie_differs",
+       "namespace with the record's inode number but another cookie (inode reused)",
+       {"another namespace that got the same inode number"},
+       [](FaultMatrix& t) {
+         if (!t.live_record().netns_cookie ||
+             !netns::namespace_cookie_of_fd(netns::open_fd(t.holder_ns + "net", O_RDONLY).get()))
+           GTEST_SKIP() << "this kernel gives a namespace no cookie";
+         H forged = t.live_record();
+         t.numbers.emplace_back(std::to_string(*forged.netns_cookie), "<holder-netns-cookie>");
+         forged.netns_cookie = *forged.netns_cookie + 1000000;
+         t.numbers.emplace_back(std::to_string(*forged.netns_cookie), "<dead-netns-cookie>");
+         t.refused_with_record("cookie", forged);
+       }},
+      {"lock_held_by_nobody",
+       "record's holder does not hold the <ID>.lock",
+       {"is held by nobody", "not by the record's holder"},
+       [](FaultMatrix& t) {
+         // The live holder's own record, beside a <ID>.lock that nobody holds.
+         std::string link_path = t.fake_holder_dir("unlocked", t.holder_ns + "net", t.record_text);
+         write_file(t.tmp / "unlocked/ceph-a.lock", std::to_string(t.holder->pid()) + "\n");
+         t.refused({"run", "--netns", link_path});
+       }},
+
+      // --- sockets: who serves, what is sent ---------------------------------------
+      {"socket_served_by_nobody",
+       "socket served by a non-root uid",
+       {"runs as uid 65534", "not root"},
+       [](FaultMatrix& t) {
+         // A server that hands out the holder's own namespace with a well-formed
+         // header, but runs as uid 65534: SO_PEERCRED names the uid that called
+         // listen(), so only the listening thread changes its (per-thread) euid.
+         make_dir(t.tmp / "userserver");
+         std::string path = t.tmp / "userserver/ceph-a.net.sock";
+         netns::UniqueFd listener = bind_socket(path, false);
+         std::thread as_nobody([&] {
+           if (::syscall(SYS_setresuid, -1, kNobody, -1) != 0) return;
+           (void)::listen(listener.get(), 4);
+           (void)::syscall(SYS_setresuid, -1, 0, -1);
+         });
+         as_nobody.join();
+         netns::UniqueFd holder_fd = netns::open_fd(t.holder_ns + "net", O_RDONLY);
+         netns::FdHeader header{netns::FdHeader::kVersion, kId,
+                                netns::ns_id_of_fd(holder_fd.get(), "holder")};
+         std::thread server = answer_once(listener.get(), header, holder_fd.get());
+         t.refused({"run", "--socket", path});
+         server.join();
+       }},
+      {"socket_answered_by_nobody",
+       "socket listened on by root, answered by uid 65534",
+       {"sent the namespace", "runs as uid 65534"},
+       [](FaultMatrix& t) {
+         // Root called listen() (SO_PEERCRED says root) and handed the socket on:
+         // an unprivileged process answers with a namespace of its choosing under
+         // the holder's cluster ID. Here a thread of this process that drops to
+         // uid 65534 (real and effective, which the credentials the kernel
+         // attaches to a message carry) for the send.
+         NetnsChild other;
+         make_dir(t.tmp / "handed");
+         std::string path = t.tmp / "handed/ceph-a.net.sock";
+         netns::UniqueFd listener = bind_socket(path, true);
+         netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
+         netns::FdHeader header{netns::FdHeader::kVersion, kId,
+                                netns::ns_id_of_fd(other_fd.get(), "other")};
+         std::thread server([&] {
+           pollfd pfd{listener.get(), POLLIN, 0};
+           if (::poll(&pfd, 1, 10000) != 1) return;
+           netns::UniqueFd conn = netns::accept_fd(listener.get());
+           if (::syscall(SYS_setresuid, kNobody, kNobody, 0) != 0) return;
+           try {
+             netns::send_fd(conn.get(), header, other_fd.get());
+           } catch (const netns::Error&) {}
+           (void)::syscall(SYS_setresuid, 0, 0, 0);
+         });
+         t.refused({"run", "--socket", path});
+         server.join();
+       }},
+      {"socket_answered_by_another_root_process",
+       "socket listened on by the record's holder, answered by another root process",
+       {"sent the namespace"},
+       [](FaultMatrix& t) {
+         // The holder listens (SO_PEERCRED names it) and a forked process, root
+         // as well, answers: the sender is compared with the record's holder,
+         // not only with root. The "holder" is this test process, with a record
+         // of its own; the answer is the real holder's namespace with a correct
+         // header, so nothing but the sender is wrong.
+         make_dir(t.tmp / "forked");
+         std::string path = t.tmp / "forked/ceph-a.net.sock";
+         H self = t.live_record();
+         self.pid = ::getpid();
+         self.pid_start_time = netns::pid_start_time(self.pid).value_or(0);
+         netns::UniqueFd self_pidfd = netns::make_pidfd(self.pid);
+         self.holder_pidfs_ino = netns::pidfs_inode(self_pidfd.get());
+         t.numbers.emplace_back(std::to_string(self.pid_start_time), "<test-start-time>");
+         if (self.holder_pidfs_ino)
+           t.numbers.emplace_back(std::to_string(*self.holder_pidfs_ino), "<test-pidfs-ino>");
+         write_file(t.tmp / "forked/ceph-a.holder.json", netns::serialize_record(self));
+         netns::UniqueFd listener = bind_socket(path, true);
+         netns::UniqueFd holder_fd = netns::open_fd(t.holder_ns + "net", O_RDONLY);
+         netns::FdHeader header{netns::FdHeader::kVersion, kId,
+                                netns::ns_id_of_fd(holder_fd.get(), "holder")};
+         pid_t answerer = ::fork();
+         ASSERT_GE(answerer, 0);
+         if (answerer == 0) {
+           pollfd pfd{listener.get(), POLLIN, 0};
+           if (::poll(&pfd, 1, 10000) == 1) {
+             try {
+               netns::UniqueFd conn = netns::accept_fd(listener.get());
+               netns::send_fd(conn.get(), header, holder_fd.get());
+             } catch (...) {}
+           }
+           ::_exit(0);
+         }
+         t.numbers.emplace_back(std::to_string(answerer), "<answerer-pid>");
+         {
+           netns::UniqueFd answerer_pidfd = netns::make_pidfd(answerer);
+           if (auto ino = netns::pidfs_inode(answerer_pidfd.get()))
+             t.numbers.emplace_back(std::to_string(*ino), "<answerer-pidfs-ino>");
+         }
+         t.refused({"run", "--socket", path});
+         ASSERT_EQ(::waitpid(answerer, nullptr, 0), answerer);
+       }},
+      {"socket_header_lies",
+       "socket header announces another namespace than the descriptor it sends",
+       {"announced", "but sent"},
+       [](FaultMatrix& t) {
+         // A root server whose header announces the holder's namespace but whose
+         // descriptor is another one.
+         NetnsChild other;
+         t.numbers.emplace_back(std::to_string(other.ns_id().ino), "<other-netns-ino>");
+         make_dir(t.tmp / "liar");
+         std::string path = t.tmp / "liar/ceph-a.net.sock";
+         netns::UniqueFd listener = bind_socket(path, true);
+         netns::UniqueFd other_fd = netns::open_fd(other.ns_path(), O_RDONLY);
+         netns::FdHeader header{netns::FdHeader::kVersion, kId, t.holder->ns_id()};
+         std::thread server = answer_once(listener.get(), header, other_fd.get());
+         t.refused({"run", "--socket", path});
+         server.join();
+       }},
+      {"peer_refused_by_uid",
+       "a peer the holder refuses by uid (uid 65534, --allow-uid 1)",
+       {"without sending anything", "--allow-uid"},
+       [](FaultMatrix& t) {
+         // A real holder that serves only uid 1 (so its socket is 0666): uid 65534
+         // connects, and the holder refuses it by SO_PEERCRED and closes.
+         make_dir(t.tmp / "picky");
+         Holder picky(t.tmp / "picky", kId, {"--socket", "--allow-uid", "1"});
+         ASSERT_TRUE(picky.wait_ready()) << picky.err();
+         t.numbers.emplace_back(std::to_string(picky.pid()), "<picky-holder-pid>");
+         t.refused({"run", "--socket", t.tmp / "picky/ceph-a.net.sock"}, kNobody);
+         EXPECT_NE(picky.err().find("refused a connection"), std::string::npos) << picky.err();
+       }},
+
+      // --- user-named files that would block --------------------------------------
+      {"config_fifo",
+       "config is a FIFO",
+       {"is a FIFO, not a regular file"},
+       [](FaultMatrix& t) {
+         ASSERT_EQ(::mkfifo((t.tmp / "fifo.json").c_str(), 0644), 0);
+         t.refused({"run", "--cluster-id", kId, "--config", t.tmp / "fifo.json"});
+       }},
+      {"config_dev_zero",
+       "config is /dev/zero",
+       {"is a character device, not a regular file"},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--cluster-id", kId, "--config", "/dev/zero"});
+       }},
+
+      // --- every entry point refuses the same way ----------------------------------
+      {"map_planted",
+       "map through a world-writable holder directory (stub rbd)",
+       {"writable by group or others"},
+       [](FaultMatrix& t) {
+         std::string planted;
+         ASSERT_NO_FATAL_FAILURE(t.plant(planted));
+         std::vector<std::string> map = {"map", "--netns", planted};
+         for (const auto& a : t.stub_map_args()) map.push_back(a);
+         t.refused_op(map);
+       }},
+      {"mount_planted",
+       "mount through a world-writable holder directory (stub mount)",
+       {"writable by group or others"},
+       [](FaultMatrix& t) {
+         std::string planted;
+         ASSERT_NO_FATAL_FAILURE(t.plant(planted));
+         t.refused_op({"mount", "--netns", planted, "--mon", "198.18.0.1:6789", "--id", "admin",
+                       "--keyfile", t.tmp / "keyfile", t.tmp / "target"});
+       }},
+      {"umount_planted",
+       "umount through a world-writable holder directory (stub umount)",
+       {"writable by group or others"},
+       [](FaultMatrix& t) {
+         std::string planted;
+         ASSERT_NO_FATAL_FAILURE(t.plant(planted));
+         t.refused_op({"umount", "--netns", planted, t.tmp / "target"});
+       }},
+      {"c_abi_planted",
+       "C ABI (netns_exec_run) through a world-writable holder directory",
+       {"writable by group or others"},
+       [](FaultMatrix& t) {
+         // The C ABI: the 125 is the result's own exit code.
+         std::string planted;
+         ASSERT_NO_FATAL_FAILURE(t.plant(planted));
+         ::unlink(t.marker().c_str());
+         netns_exec_request* req = netns_exec_request_new();
+         const std::string script = "echo ran > " + t.marker();
+         const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
+         netns_exec_request_set_argv(req, argv);
+         netns_exec_request_set_netns(req, planted.c_str());
+         netns_exec_result* res = netns_exec_run(req);
+         const bool ran = t.marker_exists();
+         EXPECT_FALSE(ran) << "the command ran through the C ABI";
+         EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_REFUSED);
+         const std::string error = std::string("(C ABI error) ") + netns_exec_result_error(res);
+         t.refusal = Refusal{netns_exec_result_exit_code(res), error, ran, false, false, error};
+         netns_exec_result_free(res);
+         netns_exec_request_free(req);
+       }},
+
+      // A holder whose storage interface has not arrived (a pod created while
+      // Multus restarts): it holds the lock and publishes nothing, so the plugin
+      // finds no namespace to run in rather than one without the storage network.
+      {"holder_waiting_for_interface",
+       "holder waiting for its storage interface (--require-interface net1, net1 missing)",
+       {"ceph-a.net.ns"},
+       [](FaultMatrix& t) {
+         t.refused_unpublished("waiting", {"--require-interface", "net1"},
+                               "not publishing yet: net1 does not exist");
+       }},
+      // The same with a monitor the holder cannot reach (its namespace has no
+      // route at all: the connect fails at once, nothing leaves it).
+      {"holder_monitor_unreachable",
+       "holder whose monitor is unreachable (--require-reachable 198.18.20.1:3300)",
+       {"ceph-a.net.ns"},
+       [](FaultMatrix& t) {
+         t.refused_unpublished("unreachable", {"--require-reachable", "198.18.20.1:3300"},
+                               "not publishing yet: no monitor reachable: ");
+       }},
+
+      // --- transparent mode fails closed ---------------------------------------
+      // netns-exec installed as rbd and nvme: a session-opening call the shim
+      // cannot match to one held cluster is refused, never run in the caller's
+      // namespace.
+      {"shim_held_id_not_in_config",
+       "shim: held list names an ID config.json lacks (Ceph-A for ceph-a)",
+       {"\"Ceph-A\"", "did you mean \"ceph-a\"", "$TMP/shim-config.json"},
+       [](FaultMatrix& t) {
+         t.shim("rbd", {"-m", "198.18.0.1:6789", "map", "rbd/img"},
+                {{"NETNS_EXEC_HELD_CLUSTERS", "Ceph-A"}});
+       }},
+      {"shim_map_names_no_monitors",
+       "shim: rbd map naming no monitors, no Ceph config file to name them",
+       {"cannot be told", "no-ceph.conf", "NETNS_EXEC_UNMATCHED=own-netns"},
+       [](FaultMatrix& t) {
+         t.shim("rbd", {"map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}});
+       }},
+      {"shim_map_unknown_monitors",
+       "shim: rbd map to monitors no cluster of config.json has",
+       {"\"198.18.0.9:6789\"", "$TMP/shim-config.json"},
+       [](FaultMatrix& t) {
+         t.shim("rbd", {"-m", "198.18.0.9:6789", "map", "rbd/img"},
+                {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}});
+       }},
+      {"shim_map_two_clusters",
+       "shim: rbd map to the monitors of two clusters",
+       {"ambiguous", "\"ceph-a\"", "\"ceph-b\""},
+       [](FaultMatrix& t) {
+         t.shim("rbd", {"-m", "198.18.0.1:6789,198.18.0.10:6789", "map", "rbd/img"},
+                {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}});
+       }},
+      {"shim_map_leading_zeros",
+       "shim: rbd map, a monitor with leading zeros that glibc and the kernel read apart",
+       {"198.18.0.8 (glibc)", "198.18.0.10 (the kernel)"},
+       [](FaultMatrix& t) {
+         t.shim("rbd", {"-m", "198.18.0.010:6789", "map", "rbd/img"},
+                {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}});
+       }},
+      {"shim_unknown_unmatched_value",
+       "shim: rbd map with an unknown NETNS_EXEC_UNMATCHED",
+       {"NETNS_EXEC_UNMATCHED=\"yes\""},
+       [](FaultMatrix& t) {
+         t.shim("rbd", {"-m", "198.18.0.9:6789", "map", "rbd/img"},
+                {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}, {"NETNS_EXEC_UNMATCHED", "yes"}});
+       }},
+      {"shim_nvme_undeclared_target",
+       "shim: nvme connect to a target no holder declares",
+       {"\"198.18.5.1\"", "NETNS_EXEC_TARGETS"},
+       [](FaultMatrix& t) {
+         t.shim("nvme", {"connect", "-t", "tcp", "-a", "198.18.5.1", "-s", "4420", "-n", "nqn.x"},
+                {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}});
+       }},
+      {"shim_nvme_target_of_two",
+       "shim: nvme connect to a target two holders declare alike",
+       {"ambiguous", "\"gw-a\"", "\"gw-b\""},
+       [](FaultMatrix& t) {
+         t.shim("nvme", {"connect", "-t", "tcp", "-a", "198.18.4.1", "-s", "4420", "-n", "nqn.x"},
+                {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24;gw-b=198.18.4.0/24"}});
+       }},
+      {"shim_nvme_connect_all",
+       "shim: nvme connect-all naming no address (targets from discovery.conf)",
+       {"discovery.conf"},
+       [](FaultMatrix& t) {
+         t.shim("nvme", {"connect-all"}, {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}});
+       }},
+      // The CLI's --cluster-id takes the same decision.
+      {"run_held_id_not_in_config",
+       "run --cluster-id with a held list naming an ID config.json lacks",
+       {"did you mean \"ceph-a\""},
+       [](FaultMatrix& t) {
+         t.refused({"run", "--cluster-id", "ceph-a", "--config", t.shim_config()}, std::nullopt,
+                   {"env", "NETNS_EXEC_HELD_CLUSTERS=Ceph-A",
+                    "NETNS_EXEC_HOLDER_DIR=" + (t.tmp / "shim-holders")});
+       }},
+
+      // Holder that dies between resolve and exec: only the library can stop
+      // there. Resolve, kill the holder, then run with the resolved namespace.
+      {"holder_dies_after_resolve",
+       "holder dies between resolve and exec (library: resolve, SIGKILL, run_in)",
+       {"exited after the namespace was validated"},
+       [](FaultMatrix& t) {
+         netns::exec::ResolvedNamespace ns = netns::exec::resolve(
+             netns::exec::Source::netns_path(t.link), netns::exec::ResolveOptions{});
+         ASSERT_TRUE(ns.record.has_value()) << "the holder's record vouched for the link";
+         auto status = t.holder->stop(SIGKILL);
+         ASSERT_TRUE(status.has_value());
+         netns::spawn::Command cmd;
+         cmd.argv = {"sh", "-c", "echo ran > " + t.marker()};
+         ::unlink(t.marker().c_str());
+         std::string message;
+         try {
+           auto r = netns::exec::run_in(ns, cmd);
+           message = "ran: " + r.result.outcome.describe();
+         } catch (const netns::Error& e) {
+           message = e.describe();
+         }
+         const bool ran = t.marker_exists();
+         EXPECT_FALSE(ran) << "the command ran after its holder died";
+         // The CLI turns this netns::Error into 125, as the table shows.
+         t.refusal = Refusal{kRefused, "(netns::Error) " + message, ran, false, false, message};
+       }},
+  };
+}
+
+struct FaultMatrixRefusal : FaultMatrix, ::testing::WithParamInterface<Fault> {};
+
+// A row's namespaces and processes live until its line is made, so that no
+// number the line shows is reused (and mistaken for another) meanwhile.
+TEST_P(FaultMatrixRefusal, IsRefusedBeforeTheCommandRuns) {
+  const Fault& row = GetParam();
+  row.steps(*this);
+  if (HasFatalFailure() || IsSkipped()) return;
+  ASSERT_TRUE(refusal.has_value()) << "the row made no call to refuse";
+  const Refusal& r = *refusal;
+  EXPECT_FALSE(r.ran) << "the command ran";
+  EXPECT_EQ(r.exit_status, kRefused) << r.describe;
+  if (r.cli) {
+    EXPECT_FALSE(r.stopped) << r.describe;
+    EXPECT_EQ(holder_test::line_count(r.err), 1u) << "not one line:\n" << r.err;
   }
-
-  // --- user-named files that would block --------------------------------------
-  ASSERT_EQ(::mkfifo((tmp / "fifo.json").c_str(), 0644), 0);
-  refused("config is a FIFO", {"run", "--cluster-id", kId, "--config", tmp / "fifo.json"},
-          {"is a FIFO, not a regular file"});
-  refused("config is /dev/zero", {"run", "--cluster-id", kId, "--config", "/dev/zero"},
-          {"is a character device, not a regular file"});
-
-  // --- every entry point refuses the same way ----------------------------------
-  {
-    make_stubs();
-    std::string planted = fake_holder_dir("planted", holder_ns + "net", record_text);
-    ASSERT_EQ(::chmod((tmp / "planted").c_str(), 0777), 0);
-    write_file(tmp / "keyfile", "AQBfake==\n", 0600);
-    make_dir(tmp / "target");
-    const std::vector<std::string> map_args = {
-        "--pool",          "p",    "--image", "i",         "--mon",
-        "198.18.0.1:6789", "--id", "admin",   "--keyfile", tmp / "keyfile"};
-    // Control: through the live holder's link the stub rbd runs.
-    std::vector<std::string> ok = {"map", "--netns", link};
-    ok.insert(ok.end(), map_args.begin(), map_args.end());
-    (void)exec_op(ok);
-    ASSERT_TRUE(marker_exists()) << "the stub rbd did not run through the live holder";
-
-    std::vector<std::string> map = {"map", "--netns", planted};
-    map.insert(map.end(), map_args.begin(), map_args.end());
-    refused_op("map through a world-writable holder directory (stub rbd)", map,
-               {"writable by group or others"});
-    refused_op("mount through a world-writable holder directory (stub mount)",
-               {"mount", "--netns", planted, "--mon", "198.18.0.1:6789", "--id", "admin",
-                "--keyfile", tmp / "keyfile", tmp / "target"},
-               {"writable by group or others"});
-    refused_op("umount through a world-writable holder directory (stub umount)",
-               {"umount", "--netns", planted, tmp / "target"}, {"writable by group or others"});
-
-    // The C ABI: the 125 is the result's own exit code.
-    ::unlink(marker().c_str());
-    netns_exec_request* req = netns_exec_request_new();
-    const std::string script = "echo ran > " + marker();
-    const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
-    netns_exec_request_set_argv(req, argv);
-    netns_exec_request_set_netns(req, planted.c_str());
-    netns_exec_result* res = netns_exec_run(req);
-    EXPECT_FALSE(marker_exists()) << "the command ran through the C ABI";
-    EXPECT_EQ(netns_exec_result_outcome(res), NETNS_EXEC_OUTCOME_REFUSED);
-    rows.push_back({"C ABI (netns_exec_run) through a world-writable holder directory",
-                    netns_exec_result_exit_code(res),
-                    std::string("(C ABI error) ") + netns_exec_result_error(res)});
-    EXPECT_NE(rows.back().message.find("writable by group or others"), std::string::npos)
-        << rows.back().message;
-    netns_exec_result_free(res);
-    netns_exec_request_free(req);
+  for (const auto& cause : row.causes) {
+    const std::string c = in_tmp(cause, tmp.path());
+    EXPECT_NE(r.err.find(c), std::string::npos) << "message lacks " << c << ":\n" << r.err;
   }
+  std::string message = first_line(r.err);
+  const std::string boot = netns::read_boot_id();
+  for (size_t at; (at = message.find(boot)) != std::string::npos;)
+    message.replace(at, boot.size(), "<boot-id>");
+  document(fault_matrix_doc::kRefusals, cells(row), "`" + shown(message) + "`");
+}
 
-  // A holder whose storage interface has not arrived (a pod created while
-  // Multus restarts): it holds the lock and publishes nothing, so the plugin
-  // finds no namespace to run in rather than one without the storage network.
-  {
-    const std::string dir = tmp / "waiting";
-    make_dir(dir);
-    Holder waiting(dir, kId, {"--require-interface", "net1"});
-    ASSERT_TRUE(netns::test::wait_until(
-        [&] {
-          return waiting.err().find("not publishing yet: net1 does not exist") != std::string::npos;
-        },
-        10s))
-        << waiting.err();
-    refused("holder waiting for its storage interface (--require-interface net1, net1 missing)",
-            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"},
-            {std::string(kId) + ".net.ns"});
-    waiting.stop(SIGTERM);
-  }
-  // The same with a monitor the holder cannot reach (its namespace has no
-  // route at all: the connect fails at once, nothing leaves it).
-  {
-    const std::string dir = tmp / "unreachable";
-    make_dir(dir);
-    Holder waiting(dir, kId, {"--require-reachable", "198.18.20.1:3300"});
-    ASSERT_TRUE(netns::test::wait_until(
-        [&] {
-          return waiting.err().find("not publishing yet: no monitor reachable: ") !=
-                 std::string::npos;
-        },
-        10s))
-        << waiting.err();
-    refused("holder whose monitor is unreachable (--require-reachable 198.18.20.1:3300)",
-            {"run", "--netns", dir + "/" + std::string(kId) + ".net.ns"},
-            {std::string(kId) + ".net.ns"});
-    waiting.stop(SIGTERM);
-  }
+INSTANTIATE_TEST_SUITE_P(Rows, FaultMatrixRefusal, ::testing::ValuesIn(faults()),
+                         [](const ::testing::TestParamInfo<Fault>& row) {
+                           return std::string(row.param.name);
+                         });
 
-  // --- transparent mode fails closed ---------------------------------------
-  // netns-exec installed as rbd and nvme, the real programs stubs that would
-  // leave the marker: a session-opening call the shim cannot match to one
-  // held cluster is refused, never run in the caller's namespace.
-  {
-    const std::string bin = tmp / "shims";
-    make_dir(bin);
-    for (const char* tool : {"rbd", "nvme"})
-      ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (bin + "/" + tool).c_str()), 0);
-    const std::string real = tmp / "real";
-    make_dir(real);
-    for (const char* tool : {"rbd", "nvme"})
-      write_file(real + "/" + tool, "#!/bin/sh\necho ran > " + marker() + "\n", 0755);
-    const std::string shim_config = tmp / "shim-config.json";
-    write_file(shim_config, R"([{"clusterID": "ceph-a", "monitors": ["198.18.0.1:6789"]},
-                            {"clusterID": "ceph-b", "monitors": ["198.18.0.10:6789"]}])");
-    auto shim = [&](const std::string& fault, const std::string& tool,
-                    const std::vector<std::string>& args, std::map<std::string, std::string> env,
-                    const std::vector<std::string>& causes) {
-      ::unlink(marker().c_str());
-      std::vector<std::string> argv = {bin + "/" + tool};
-      argv.insert(argv.end(), args.begin(), args.end());
-      netns::test::RunOptions options = holder_test::within(20s);
-      env.emplace("PATH", bin + ":" + real + ":/usr/sbin:/usr/bin:/sbin:/bin");
-      env.emplace("NETNS_EXEC_CONFIG", shim_config);
-      env.emplace("NETNS_EXEC_HOLDER_DIR", tmp / "shim-holders");
-      env.emplace("CEPH_CONF", tmp / "no-ceph.conf");
-      options.env = env;
-      record_refusal(fault, netns::test::run_command(argv, options), causes);
-    };
-    shim("shim: held list names an ID config.json lacks (Ceph-A for ceph-a)", "rbd",
-         {"-m", "198.18.0.1:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "Ceph-A"}},
-         {"\"Ceph-A\"", "did you mean \"ceph-a\"", shim_config});
-    shim("shim: rbd map naming no monitors, no Ceph config file to name them", "rbd",
-         {"map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
-         {"cannot be told", "no-ceph.conf", "NETNS_EXEC_UNMATCHED=own-netns"});
-    shim("shim: rbd map to monitors no cluster of config.json has", "rbd",
-         {"-m", "198.18.0.9:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
-         {"\"198.18.0.9:6789\"", shim_config});
-    shim("shim: rbd map to the monitors of two clusters", "rbd",
-         {"-m", "198.18.0.1:6789,198.18.0.10:6789", "map", "rbd/img"},
-         {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}}, {"ambiguous", "\"ceph-a\"", "\"ceph-b\""});
-    shim("shim: rbd map, a monitor with leading zeros that glibc and the kernel read apart", "rbd",
-         {"-m", "198.18.0.010:6789", "map", "rbd/img"}, {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}},
-         {"198.18.0.8 (glibc)", "198.18.0.10 (the kernel)"});
-    shim("shim: rbd map with an unknown NETNS_EXEC_UNMATCHED", "rbd",
-         {"-m", "198.18.0.9:6789", "map", "rbd/img"},
-         {{"NETNS_EXEC_HELD_CLUSTERS", "ceph-a"}, {"NETNS_EXEC_UNMATCHED", "yes"}},
-         {"NETNS_EXEC_UNMATCHED=\"yes\""});
-    shim("shim: nvme connect to a target no holder declares", "nvme",
-         {"connect", "-t", "tcp", "-a", "198.18.5.1", "-s", "4420", "-n", "nqn.x"},
-         {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}}, {"\"198.18.5.1\"", "NETNS_EXEC_TARGETS"});
-    shim("shim: nvme connect to a target two holders declare alike", "nvme",
-         {"connect", "-t", "tcp", "-a", "198.18.4.1", "-s", "4420", "-n", "nqn.x"},
-         {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24;gw-b=198.18.4.0/24"}},
-         {"ambiguous", "\"gw-a\"", "\"gw-b\""});
-    shim("shim: nvme connect-all naming no address (targets from discovery.conf)", "nvme",
-         {"connect-all"}, {{"NETNS_EXEC_TARGETS", "gw-a=198.18.4.0/24"}}, {"discovery.conf"});
-    // The CLI's --cluster-id takes the same decision.
-    refused("run --cluster-id with a held list naming an ID config.json lacks",
-            {"run", "--cluster-id", "ceph-a", "--config", shim_config}, {"did you mean \"ceph-a\""},
-            std::nullopt,
-            {"env", "NETNS_EXEC_HELD_CLUSTERS=Ceph-A",
-             "NETNS_EXEC_HOLDER_DIR=" + (tmp / "shim-holders")});
-  }
+// --- cancellation of map, unmap, mount and umount (the Ceph operations) ----
+// Each row is one netns-exec run against the live holder, cancelled at one
+// point: SIGTERM (how a caller stops the CLI it started) or --timeout.
+// "left" is read from the node afterwards.
 
-  // --- cancellation of map, unmap, mount and umount (the Ceph operations) ----
-  // Each row is one netns-exec run against the live holder, cancelled at one
-  // point: SIGTERM (how a caller stops the CLI it started) or --timeout.
-  // "left" is read from the node afterwards.
-  {
+// One cancellation: how netns-exec must end, its --json "cancel" word, what
+// the node holds afterwards, every event the stand-ins say after the row's
+// steps have read theirs, in order ("$TMP": the row's directory), and the
+// steps: the stand-ins, then netns-exec started (op) and cancelled.
+struct Cancel {
+  const char* name;
+  const char* when;
+  int exit_status;
+  const char* cancel;
+  const char* left;
+  const char* said;
+  std::function<void(FaultMatrix&)> steps;
+};
+
+void PrintTo(const Cancel& row, std::ostream* os) { *os << row.when; }
+
+std::string cells(const Cancel& row) {
+  return std::string(row.when) + " | " + std::to_string(row.exit_status) + " | `" + row.cancel +
+         "` | " + row.left;
+}
+
+std::vector<Cancel> cancels() {
+  return {
+      {"map_cancelled_before_start", "map, cancelled before it starts (SIGTERM already pending)",
+       125, "not_started", "nothing", "",
+       [](FaultMatrix& t) {
+         t.stand_in_rbd("map_now; echo /dev/rbd0");
+         t.op = t.start_cancel_op(t.cancel_map("20s"), true);
+       }},
+      {"map_sigterm_before_kernel_step",
+       "map, SIGTERM while rbd runs, before its kernel step; rbd ends on its SIGTERM after the "
+       "grace",
+       137, "nothing_left", "nothing", "term\n",
+       [](FaultMatrix& t) {
+         t.stand_in_rbd("hang");
+         t.op = t.start_cancel_op(t.cancel_map("200ms"), false);
+         ASSERT_EQ(t.next_event(), "map-start");
+         t.op->kill(SIGTERM);
+       }},
+      {"map_sigterm_after_kernel_step_finishes",
+       "map, SIGTERM after its kernel step; rbd finishes within the grace (prints /dev/rbd0)", 137,
+       "undone", "nothing", "unmap /dev/rbd0\n",
+       [](FaultMatrix& t) {
+         t.stand_in_rbd("map_now; say mapped; release; echo /dev/rbd0");
+         t.op = t.start_cancel_op(t.cancel_map("20s"), false);
+         ASSERT_EQ(t.next_event(), "map-start");
+         ASSERT_EQ(t.next_event(), "mapped");
+         t.cancel_and_wait_seen();
+         ASSERT_EQ(::write(t.cancel_go.get(), "go\n", 3), 3);
+       }},
+      {"map_sigterm_after_kernel_step_hangs",
+       "map, SIGTERM after its kernel step; rbd hangs until its SIGTERM after the grace", 137,
+       "undone", "nothing", "term\nunmap /dev/rbd0\n",
+       [](FaultMatrix& t) {
+         t.stand_in_rbd("map_now; say mapped; hang");
+         t.op = t.start_cancel_op(t.cancel_map("200ms"), false);
+         ASSERT_EQ(t.next_event(), "map-start");
+         ASSERT_EQ(t.next_event(), "mapped");
+         t.op->kill(SIGTERM);
+       }},
+      {"map_timeout_after_kernel_step",
+       "map, --timeout after its kernel step; rbd hangs until its SIGTERM after the grace", 124,
+       "undone", "nothing", "map-start\nmapped\nterm\nunmap /dev/rbd0\n",
+       [](FaultMatrix& t) {
+         // The same rbd, stopped by the timeout instead of a signal.
+         t.stand_in_rbd("map_now; say mapped; hang");
+         t.op = t.start_cancel_op(t.cancel_map("1s", {"--timeout", "1s"}), false);
+       }},
+      {"unmap_cancelled_before_start",
+       "unmap, cancelled before it starts (SIGTERM already pending)", 125, "not_started",
+       "/dev/rbd0 mapped", "",
+       [](FaultMatrix& t) {
+         t.mapped_device();
+         t.stand_in_rbd("exit 1", "release; rm -rf $D");
+         t.op = t.start_cancel_op(t.cancel_unmap(), true);
+       }},
+      {"unmap_sigterm_finishes",
+       "unmap, SIGTERM while rbd unmap runs; it finishes within the grace", 0, "completed",
+       "nothing", "",
+       [](FaultMatrix& t) {
+         t.mapped_device();
+         t.stand_in_rbd("exit 1", "release; rm -rf $D");
+         t.op = t.start_cancel_op(t.cancel_unmap(), false);
+         ASSERT_EQ(t.next_event(), "unmap /dev/rbd0");
+         t.cancel_and_wait_seen();
+         ASSERT_EQ(::write(t.cancel_go.get(), "go\n", 3), 3);
+       }},
+      {"mount_cancelled_before_start",
+       "mount, cancelled before it starts (SIGTERM already pending)", 125, "not_started", "nothing",
+       "",
+       [](FaultMatrix& t) {
+         t.stand_in("mount", "say mount-start; mount_now");
+         t.op = t.start_cancel_op(t.cancel_mount("20s"), true);
+       }},
+      {"mount_sigterm_after_kernel_step",
+       "mount, SIGTERM after its kernel step; mount hangs until its SIGTERM after the grace", 137,
+       "undone", "nothing", "term\numount $TMP/cancel/mnt\n",
+       [](FaultMatrix& t) {
+         t.stand_in("mount", "say mount-start; mount_now; say mounted; hang");
+         t.op = t.start_cancel_op(t.cancel_mount("200ms"), false);
+         ASSERT_EQ(t.next_event(), "mount-start");
+         ASSERT_EQ(t.next_event(), "mounted");
+         t.op->kill(SIGTERM);
+       }},
+      {"mount_timeout_before_kernel_step",
+       "mount, --timeout before its kernel step; mount ends on its SIGTERM after the grace", 124,
+       "nothing_left", "nothing", "mount-start\nterm\n",
+       [](FaultMatrix& t) {
+         t.stand_in("mount", "say mount-start; hang");
+         t.op = t.start_cancel_op(t.cancel_mount("1s", {"--timeout", "1s"}), false);
+       }},
+      {"umount_sigterm_finishes", "umount, SIGTERM while umount runs; it finishes within the grace",
+       0, "completed", "nothing", "",
+       [](FaultMatrix& t) {
+         t.stand_in("mount", "mount_now");
+         {
+           // The mount for the umount row, through netns-exec like the others.
+           auto mount = t.start_cancel_op(t.cancel_mount("20s"), false);
+           std::optional<int> status = mount->wait(30s);
+           ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+               << mount->out() << mount->err();
+         }
+         t.stand_in("umount", "say \"umount $1\"; release; umount_now");
+         t.op = t.start_cancel_op(t.cancel_umount(), false);
+         ASSERT_EQ(t.next_event(), "umount " + t.cancel_target());
+         t.cancel_and_wait_seen();
+         ASSERT_EQ(::write(t.cancel_go.get(), "go\n", 3), 3);
+       }},
+  };
+}
+
+struct FaultMatrixCancel : FaultMatrix, ::testing::WithParamInterface<Cancel> {
+  void SetUp() override {
+    FaultMatrix::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     ASSERT_NO_FATAL_FAILURE(make_cancel_node());
-    const std::string keyfile = cancel_dir() + "/keyfile";
-    auto map = [&](const std::string& grace, std::vector<std::string> extra = {}) {
-      std::vector<std::string> a = {"map",     "--netns",   link,    "--pool",          "p",
-                                    "--image", "i",         "--mon", "198.18.0.1:6789", "--id",
-                                    "admin",   "--keyfile", keyfile, "--cancel-grace",  grace};
-      a.insert(a.end(), extra.begin(), extra.end());
-      return a;
-    };
-    auto mount = [&](const std::string& grace, std::vector<std::string> extra = {}) {
-      std::vector<std::string> a = {
-          "mount", "--netns",   link,    "--mon",         "198.18.0.1:6789", "--id",
-          "admin", "--keyfile", keyfile, cancel_target(), "--cancel-grace",  grace};
-      a.insert(a.end(), extra.begin(), extra.end());
-      return a;
-    };
-    const std::vector<std::string> unmap = {"unmap",     "--netns",        link,
-                                            "/dev/rbd0", "--cancel-grace", "20s"};
-    const std::vector<std::string> umount = {"umount",        "--netns",        link,
-                                             cancel_target(), "--cancel-grace", "20s"};
-    const std::string umount_said = "umount " + cancel_target() + "\n";
     stand_in("umount", "say \"umount $1\"; umount_now");
-
-    stand_in_rbd("map_now; echo /dev/rbd0");
-    {
-      auto op = start_cancel_op(map("20s"), true);
-      cancel_row("map, cancelled before it starts (SIGTERM already pending)", *op, 125,
-                 "not_started", "nothing", "");
-    }
-    stand_in_rbd("hang");
-    {
-      auto op = start_cancel_op(map("200ms"), false);
-      ASSERT_EQ(next_event(), "map-start");
-      op->kill(SIGTERM);
-      cancel_row(
-          "map, SIGTERM while rbd runs, before its kernel step; rbd ends on its SIGTERM after the "
-          "grace",
-          *op, 137, "nothing_left", "nothing", "term\n");
-    }
-    stand_in_rbd("map_now; say mapped; release; echo /dev/rbd0");
-    {
-      auto op = start_cancel_op(map("20s"), false);
-      ASSERT_EQ(next_event(), "map-start");
-      ASSERT_EQ(next_event(), "mapped");
-      cancel_and_wait_seen(*op);
-      ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
-      cancel_row(
-          "map, SIGTERM after its kernel step; rbd finishes within the grace (prints /dev/rbd0)",
-          *op, 137, "undone", "nothing", "unmap /dev/rbd0\n");
-    }
-    stand_in_rbd("map_now; say mapped; hang");
-    {
-      auto op = start_cancel_op(map("200ms"), false);
-      ASSERT_EQ(next_event(), "map-start");
-      ASSERT_EQ(next_event(), "mapped");
-      op->kill(SIGTERM);
-      cancel_row("map, SIGTERM after its kernel step; rbd hangs until its SIGTERM after the grace",
-                 *op, 137, "undone", "nothing", "term\nunmap /dev/rbd0\n");
-    }
-    {
-      // The same rbd, stopped by the timeout instead of a signal.
-      auto op = start_cancel_op(map("1s", {"--timeout", "1s"}), false);
-      cancel_row(
-          "map, --timeout after its kernel step; rbd hangs until its SIGTERM after the grace", *op,
-          124, "undone", "nothing", "map-start\nmapped\nterm\nunmap /dev/rbd0\n");
-    }
-
-    // The device a map made, for the unmap rows.
-    make_dir(cancel_device());
-    for (const auto& [file, text] : std::map<std::string, std::string>{
-             {"pool", "p\n"}, {"name", "i\n"}, {"current_snap", "-\n"}, {"pool_ns", ""}})
-      write_file(cancel_device() + "/" + file, text);
-    stand_in_rbd("exit 1", "release; rm -rf $D");
-    {
-      auto op = start_cancel_op(unmap, true);
-      cancel_row("unmap, cancelled before it starts (SIGTERM already pending)", *op, 125,
-                 "not_started", "/dev/rbd0 mapped", "");
-    }
-    {
-      auto op = start_cancel_op(unmap, false);
-      ASSERT_EQ(next_event(), "unmap /dev/rbd0");
-      cancel_and_wait_seen(*op);
-      ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
-      cancel_row("unmap, SIGTERM while rbd unmap runs; it finishes within the grace", *op, 0,
-                 "completed", "nothing", "");
-    }
-
-    stand_in("mount", "say mount-start; mount_now");
-    {
-      auto op = start_cancel_op(mount("20s"), true);
-      cancel_row("mount, cancelled before it starts (SIGTERM already pending)", *op, 125,
-                 "not_started", "nothing", "");
-    }
-    stand_in("mount", "say mount-start; mount_now; say mounted; hang");
-    {
-      auto op = start_cancel_op(mount("200ms"), false);
-      ASSERT_EQ(next_event(), "mount-start");
-      ASSERT_EQ(next_event(), "mounted");
-      op->kill(SIGTERM);
-      cancel_row(
-          "mount, SIGTERM after its kernel step; mount hangs until its SIGTERM after the grace",
-          *op, 137, "undone", "nothing", "term\n" + umount_said);
-    }
-    stand_in("mount", "say mount-start; hang");
-    {
-      auto op = start_cancel_op(mount("1s", {"--timeout", "1s"}), false);
-      cancel_row(
-          "mount, --timeout before its kernel step; mount ends on its SIGTERM after the grace", *op,
-          124, "nothing_left", "nothing", "mount-start\nterm\n");
-    }
-
-    stand_in("mount", "mount_now");
-    {
-      // The mount for the umount row, through netns-exec like the others.
-      auto op = start_cancel_op(mount("20s"), false);
-      std::optional<int> status = op->wait(30s);
-      ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
-          << op->out() << op->err();
-    }
-    stand_in("umount", "say \"umount $1\"; release; umount_now");
-    {
-      auto op = start_cancel_op(umount, false);
-      ASSERT_EQ(next_event(), "umount " + cancel_target());
-      cancel_and_wait_seen(*op);
-      ASSERT_EQ(::write(cancel_go.get(), "go\n", 3), 3);
-      cancel_row("umount, SIGTERM while umount runs; it finishes within the grace", *op, 0,
-                 "completed", "nothing", "");
-    }
   }
+};
 
-  // --- the node's mappings and its fence ------------------------------------
-  // A holder whose namespace has a storage address (198.18.31.50 on net1), a
-  // namespace standing in for the node's own (198.18.32.1), and a stand-in
-  // krbd sysfs / ceph debugfs / mountinfo tree per row (this machine's kernel
-  // has neither client; the kernel suite's kernel.orphan is the real one).
-  {
-    netns::test::NetnsChild node_ns;
-    ip_in(node_ns.ns_path(), {"link", "add", "eth9", "type", "veth", "peer", "name", "eth9p"});
-    ip_in(node_ns.ns_path(), {"addr", "add", "198.18.32.1/24", "dev", "eth9"});
-    const std::string dir = tmp / "served";
+// netns-exec has run to its end; its exit status, the --json "cancel" word
+// and what is left must be the row's, and the stand-ins must have said the
+// row's events.
+TEST_P(FaultMatrixCancel, EndsAsTheRowSays) {
+  const Cancel& row = GetParam();
+  row.steps(*this);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(op) << "the row started no netns-exec";
+  std::optional<int> status = op->wait(30s);
+  ASSERT_TRUE(status.has_value()) << "netns-exec did not end";
+  ASSERT_TRUE(WIFEXITED(*status)) << "wait status " << *status << "\n" << op->err();
+  ASSERT_NE(WEXITSTATUS(*status), 99) << "the case's mount namespace could not be set up";
+  std::string word;
+  try {
+    word = nlohmann::json::parse(op->out()).at("cancel").get<std::string>();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "no --json outcome: " << e.what() << "\n" << op->out() << op->err();
+  }
+  std::string now_left = cancel_leftover();
+  EXPECT_EQ(WEXITSTATUS(*status), row.exit_status) << op->out() << op->err();
+  EXPECT_EQ(word, row.cancel) << op->out();
+  EXPECT_EQ(now_left, row.left);
+  EXPECT_EQ(drain_events(), in_tmp(row.said, tmp.path()));
+  std::string message = first_line(op->err());
+  if (message.empty()) message = "(none: it succeeded)";
+  document(fault_matrix_doc::kCancels, cells(row), "`" + shown(message) + "`");
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, FaultMatrixCancel, ::testing::ValuesIn(cancels()),
+                         [](const ::testing::TestParamInfo<Cancel>& row) {
+                           return std::string(row.param.name);
+                         });
+
+// --- the node's mappings and its fence ------------------------------------
+// A holder whose namespace has a storage address (198.18.31.50 on net1), a
+// namespace standing in for the node's own (198.18.32.1), and a stand-in
+// krbd sysfs / ceph debugfs / mountinfo tree per row (this machine's kernel
+// has neither client; the kernel suite's kernel.orphan is the real one).
+
+struct FaultMatrixNode;
+
+// One answer: the exit status, what its line must say, and the steps that
+// ask (doctor, fence_info or check) after any change to the node.
+struct NodeCase {
+  const char* name;
+  const char* what;
+  int exit_status;
+  const char* expect;
+  std::function<void(FaultMatrixNode&)> steps;
+};
+
+void PrintTo(const NodeCase& row, std::ostream* os) { *os << row.what; }
+
+std::string cells(const NodeCase& row) {
+  return std::string(row.what) + " | " + std::to_string(row.exit_status);
+}
+
+struct FaultMatrixNode : FaultMatrix, ::testing::WithParamInterface<NodeCase> {
+  void SetUp() override {
+    FaultMatrix::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    node_ns = std::make_unique<NetnsChild>();
+    ip_in(node_ns->ns_path(), {"link", "add", "eth9", "type", "veth", "peer", "name", "eth9p"});
+    ip_in(node_ns->ns_path(), {"addr", "add", "198.18.32.1/24", "dev", "eth9"});
     make_dir(dir);
     // As the chart starts it: it publishes once net1 is up with its address.
-    auto served =
+    served =
         std::make_unique<Holder>(dir, kId, std::vector<std::string>{"--require-interface", "net1"});
     numbers.emplace_back(std::to_string(served->pid()), "<served-holder-pid>");
     // Its first word comes from inside its own namespace: only then does its
@@ -1315,7 +1713,6 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     ip_in(served->ns_path(), {"link", "set", "net1", "up"});
     ASSERT_TRUE(served->wait_ready()) << served->err();
     numbers.emplace_back(std::to_string(served->ns_id().ino), "<served-netns-ino>");
-    const std::string record = dir + "/" + kId + ".holder.json";
     ASSERT_TRUE(netns::test::wait_until(
         [&] {
           const netns::HolderRecord r = netns::parse_record(netns::read_file(record), record);
@@ -1327,238 +1724,216 @@ TEST_F(FaultMatrix, EveryFaultIsRefusedBeforeTheCommandRuns) {
     // directory doctor does not take holders from, so that its checks pass
     // and the exit status is the mappings' alone, the served holder gone too.
     make_dir(tmp / "probe");
-    Holder probe(tmp / "probe", kId);
-    ASSERT_TRUE(probe.wait_ready()) << probe.err();
-    numbers.emplace_back(std::to_string(probe.pid()), "<probe-holder-pid>");
-    ip_in(probe.ns_path(), {"link", "set", "lo", "up"});
-    ip_in(probe.ns_path(), {"link", "add", "net2", "type", "veth", "peer", "name", "net2p"});
-    ip_in(probe.ns_path(), {"addr", "add", "198.18.33.50/24", "dev", "net2"});
-    ip_in(probe.ns_path(), {"link", "set", "net2p", "up"});
-    ip_in(probe.ns_path(), {"link", "set", "net2", "up"});
-    const std::string probe_link = tmp / "probe/ceph-a.net.ns";
+    probe = std::make_unique<Holder>(tmp / "probe", kId);
+    ASSERT_TRUE(probe->wait_ready()) << probe->err();
+    numbers.emplace_back(std::to_string(probe->pid()), "<probe-holder-pid>");
+    ip_in(probe->ns_path(), {"link", "set", "lo", "up"});
+    ip_in(probe->ns_path(), {"link", "add", "net2", "type", "veth", "peer", "name", "net2p"});
+    ip_in(probe->ns_path(), {"addr", "add", "198.18.33.50/24", "dev", "net2"});
+    ip_in(probe->ns_path(), {"link", "set", "net2p", "up"});
+    ip_in(probe->ns_path(), {"link", "set", "net2", "up"});
+  }
 
-    // A tree with one rbd device (client `addr`) or one ceph mount.
-    auto tree = [&](const std::string& name, const std::string& image, const std::string& addr,
-                    bool cephfs) {
-      std::string root = tmp / ("kernel-" + name);
-      make_dir(root);
-      make_dir(root + "/rbd");
-      make_dir(root + "/rbd/devices");
-      make_dir(root + "/ceph");
-      write_file(root + "/mountinfo", "");
-      if (cephfs) {
-        const std::string fs = root + "/ceph/4f1c3a7e-5b2d-4a8e-9c61-0d2e7f3b9a10.client4300";
-        make_dir(fs);
-        write_file(fs + "/status", "instance: client.4300 " + addr + "\nblocklisted: false\n");
-        write_file(fs + "/monmap", "epoch 1\n\tmon0\t198.18.31.1:6789\n");
-        write_file(root + "/mountinfo",
-                   "100 50 0:77 /volumes/csi /mnt/pv1 rw,relatime shared:1 - ceph "
-                   "198.18.31.1:6789:/volumes/csi rw,name=admin,secret=<hidden>,acl\n");
-      } else {
-        const std::string d = root + "/rbd/devices/0";
-        make_dir(d);
-        for (const auto& [file, text] :
-             std::map<std::string, std::string>{{"pool", "rbd\n"},
-                                                {"pool_ns", "\n"},
-                                                {"name", image + "\n"},
-                                                {"current_snap", "-\n"},
-                                                {"client_id", "client4100\n"},
-                                                {"client_addr", addr + "\n"}})
-          write_file(d + "/" + file, text);
-      }
-      return root;
-    };
-    // netns-exec doctor on `root`: the exit status, and its line for the
-    // mapping (`object`), which must say `verdict`.
-    auto doctor = [&](const std::string& what, const std::string& root, const std::string& object,
-                      int exit_status, const std::string& verdict) {
-      auto r = netns::test::run_command(
-          {NETNS_EXEC_BIN, "doctor", "--netns", probe_link, "--holder-dir", dir, "--node-netns",
-           node_ns.ns_path(), "--sys-bus-rbd", root + "/rbd", "--ceph-debugfs", root + "/ceph",
-           "--mountinfo", root + "/mountinfo"},
-          holder_test::within(30s));
-      std::string line;
-      std::istringstream lines(r.out);
-      for (std::string l; line.empty() && std::getline(lines, l);)
-        if ((l.rfind("PASS", 0) == 0 || l.rfind("FAIL", 0) == 0) &&
-            l.find(object) != std::string::npos)
-          line = l;
-      EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
-      EXPECT_NE(line.find(verdict), std::string::npos)
-          << what << ": no line for " << object << " saying " << verdict << ":\n"
-          << r.out;
-      node_rows.push_back({what, r.exit_code, line});
-    };
-    auto fence_info = [&](const std::string& what, const std::string& holders, int exit_status,
-                          const std::string& expect) {
-      auto r = netns::test::run_command({NETNS_EXEC_BIN, "fence-info", "--holder-dir", holders,
-                                         "--node-netns", node_ns.ns_path()},
-                                        holder_test::within(20s));
-      std::string line = r.exit_code == 0 ? std::string() : first_line(r.err);
-      std::istringstream lines(r.out);
-      for (std::string l; line.empty() && std::getline(lines, l);)
-        if (l.rfind("fence:", 0) == 0) line = l;
-      EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
-      EXPECT_NE(line.find(expect), std::string::npos) << what << ": " << r.describe();
-      node_rows.push_back({what, r.exit_code, line});
-    };
-
-    doctor("doctor: rbd device whose client address is a live holder's",
-           tree("served", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0", 0,
-           "served by holder");
-    doctor("doctor: rbd device whose client address no live holder has (its sandbox replaced)",
-           tree("stranded", "stranded", "198.18.31.77:0/999", false), "rbd /dev/rbd0", 1,
-           "this mapping will hang; its namespace is gone");
-    doctor("doctor: ceph mount whose client address no live holder has",
-           tree("cephfs", "", "198.18.31.77:0/555", true), "cephfs /mnt/pv1", 1,
-           "its namespace is gone");
-    fence_info("fence-info: the node and a live holder", dir, 0,
-               "fence: 198.18.31.50/32 198.18.32.1/32");
-    {
-      // A version-1 record (a holder too old to publish its addresses).
-      const std::string old = tmp / "old-holders";
-      make_dir(old);
-      write_file(old + "/" + kId + ".holder.json",
-                 netns::read_file(NETNS_SOURCE_DIR "/test/fixtures/compat/v1/ceph-a.holder.json"));
-      fence_info("fence-info: a holder's record too old to name its addresses", old, 1,
-                 "record version 1 does not publish client addresses");
+  // A tree with one rbd device (client `addr`) or one ceph mount.
+  std::string tree(const std::string& name, const std::string& image, const std::string& addr,
+                   bool cephfs) {
+    std::string root = tmp / ("kernel-" + name);
+    make_dir(root);
+    make_dir(root + "/rbd");
+    make_dir(root + "/rbd/devices");
+    make_dir(root + "/ceph");
+    write_file(root + "/mountinfo", "");
+    if (cephfs) {
+      const std::string fs = root + "/ceph/4f1c3a7e-5b2d-4a8e-9c61-0d2e7f3b9a10.client4300";
+      make_dir(fs);
+      write_file(fs + "/status", "instance: client.4300 " + addr + "\nblocklisted: false\n");
+      write_file(fs + "/monmap", "epoch 1\n\tmon0\t198.18.31.1:6789\n");
+      write_file(root + "/mountinfo",
+                 "100 50 0:77 /volumes/csi /mnt/pv1 rw,relatime shared:1 - ceph "
+                 "198.18.31.1:6789:/volumes/csi rw,name=admin,secret=<hidden>,acl\n");
+    } else {
+      const std::string d = root + "/rbd/devices/0";
+      make_dir(d);
+      for (const auto& [file, text] :
+           std::map<std::string, std::string>{{"pool", "rbd\n"},
+                                              {"pool_ns", "\n"},
+                                              {"name", image + "\n"},
+                                              {"current_snap", "-\n"},
+                                              {"client_id", "client4100\n"},
+                                              {"client_addr", addr + "\n"}})
+        write_file(d + "/" + file, text);
     }
-    // The readiness probe as the chart runs it (netns-holder check, inside
-    // the holder's namespace): ready with net1, not once net1 is down; the
-    // holder keeps its files, which the mappings in it still need.
-    auto check = [&](const std::string& what, int exit_status, const std::string& expect) {
-      auto r = netns::test::run_command(
-          {"nsenter", "--net=" + served->ns_path(), "--", holder_test::kHolder, "check",
-           "--cluster-id", kId, "--dir", dir, "--require-interface", "net1"},
-          holder_test::within(10s));
-      std::string line;
-      std::istringstream lines(r.out + r.err);
-      for (std::string l; line.empty() && std::getline(lines, l);)
-        if (l.find(expect) != std::string::npos) line = l;
-      EXPECT_EQ(r.exit_code, exit_status) << what << ": " << r.describe();
-      EXPECT_FALSE(line.empty()) << what << ": nothing says " << expect << ":\n" << r.describe();
-      node_rows.push_back({what, r.exit_code, line});
-    };
-    check("holder check --require-interface net1, net1 up with its address", 0,
-          "required interfaces ready");
-    ip_in(served->ns_path(), {"link", "set", "net1", "down"});
-    EXPECT_TRUE(netns::test::wait_until(
-        [&] {
-          return served->err().find("storage network lost: net1 is down") != std::string::npos;
-        },
-        10s))
-        << served->err();
-    check("holder check --require-interface net1, net1 down after the holder published", 1,
-          "storage network not ready: net1 is down");
-    EXPECT_TRUE(holder_test::exists(record)) << "the holder keeps its files";
-
-    // The controls: without the holder the device it served is stranded too,
-    // and the fence is the node's own address alone.
-    ASSERT_TRUE(served->stop(SIGTERM).has_value());
-    doctor("doctor: the served rbd device, once its holder is gone",
-           tree("unserved", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0", 1,
-           "its namespace is gone");
-    fence_info("fence-info: the node, its holder gone", dir, 0, "fence: 198.18.32.1/32");
+    return root;
+  }
+  // netns-exec doctor on `root`: the exit status, and its line for the
+  // mapping (`object`), which must say the row's `expect`.
+  void doctor(const std::string& root, const std::string& object) {
+    const NodeCase& row = GetParam();
+    auto r = netns::test::run_command(
+        {NETNS_EXEC_BIN, "doctor", "--netns", tmp / "probe/ceph-a.net.ns", "--holder-dir", dir,
+         "--node-netns", node_ns->ns_path(), "--sys-bus-rbd", root + "/rbd", "--ceph-debugfs",
+         root + "/ceph", "--mountinfo", root + "/mountinfo"},
+        holder_test::within(30s));
+    std::string line;
+    std::istringstream lines(r.out);
+    for (std::string l; line.empty() && std::getline(lines, l);)
+      if ((l.rfind("PASS", 0) == 0 || l.rfind("FAIL", 0) == 0) &&
+          l.find(object) != std::string::npos)
+        line = l;
+    EXPECT_EQ(r.exit_code, row.exit_status) << r.describe();
+    EXPECT_NE(line.find(row.expect), std::string::npos)
+        << "no line for " << object << " saying " << row.expect << ":\n"
+        << r.out;
+    seen = Seen{r.exit_code, line};
+  }
+  void fence_info(const std::string& holders) {
+    const NodeCase& row = GetParam();
+    auto r = netns::test::run_command(
+        {NETNS_EXEC_BIN, "fence-info", "--holder-dir", holders, "--node-netns", node_ns->ns_path()},
+        holder_test::within(20s));
+    std::string line = r.exit_code == 0 ? std::string() : first_line(r.err);
+    std::istringstream lines(r.out);
+    for (std::string l; line.empty() && std::getline(lines, l);)
+      if (l.rfind("fence:", 0) == 0) line = l;
+    EXPECT_EQ(r.exit_code, row.exit_status) << r.describe();
+    EXPECT_NE(line.find(row.expect), std::string::npos) << r.describe();
+    seen = Seen{r.exit_code, line};
+  }
+  // The readiness probe as the chart runs it (netns-holder check, inside
+  // the holder's namespace).
+  void check() {
+    const NodeCase& row = GetParam();
+    auto r = netns::test::run_command(
+        {"nsenter", "--net=" + served->ns_path(), "--", holder_test::kHolder, "check",
+         "--cluster-id", kId, "--dir", dir, "--require-interface", "net1"},
+        holder_test::within(10s));
+    std::string line;
+    std::istringstream lines(r.out + r.err);
+    for (std::string l; line.empty() && std::getline(lines, l);)
+      if (l.find(row.expect) != std::string::npos) line = l;
+    EXPECT_EQ(r.exit_code, row.exit_status) << r.describe();
+    EXPECT_FALSE(line.empty()) << "nothing says " << row.expect << ":\n" << r.describe();
+    seen = Seen{r.exit_code, line};
   }
 
-  // Holder that dies between resolve and exec: only the library can stop
-  // there. Resolve, kill the holder, then run with the resolved namespace.
-  {
-    netns::exec::ResolvedNamespace ns =
-        netns::exec::resolve(netns::exec::Source::netns_path(link), netns::exec::ResolveOptions{});
-    ASSERT_TRUE(ns.record.has_value()) << "the holder's record vouched for the link";
-    auto status = holder->stop(SIGKILL);
-    ASSERT_TRUE(status.has_value());
-    netns::spawn::Command cmd;
-    cmd.argv = {"sh", "-c", "echo ran > " + marker()};
-    ::unlink(marker().c_str());
-    std::string message;
-    try {
-      auto r = netns::exec::run_in(ns, cmd);
-      message = "ran: " + r.result.outcome.describe();
-    } catch (const netns::Error& e) {
-      message = e.describe();
-    }
-    EXPECT_FALSE(marker_exists()) << "the command ran after its holder died";
-    EXPECT_NE(message.find("exited after the namespace was validated"), std::string::npos)
-        << message;
-    rows.push_back({"holder dies between resolve and exec (library: resolve, SIGKILL, run_in)", 125,
-                    "(netns::Error) " + first_line(message)});
-  }
+  std::unique_ptr<NetnsChild> node_ns;
+  const std::string dir = tmp / "served";
+  const std::string record = dir + "/" + kId + ".holder.json";
+  std::unique_ptr<Holder> served;
+  std::unique_ptr<Holder> probe;
+  std::optional<Seen> seen;
+};
 
-  // The table.
-  std::ostringstream doc;
-  doc << "# Fault matrix\n\n"
-         "Generated by `test/privileged/hardening_fault_matrix_test.cpp` against a live\n"
-         "`netns-holder`; the test fails when this file is out of date. Regenerate with\n"
-         "`NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix` (root). For every row of this\n"
-         "first table the command (`sh -c 'echo ran > MARKER'`) never ran, and the message\n"
-         "names the cause.\n"
-         "`$TMP` is the test's temporary directory; pids and start times are shown as\n"
-         "`<placeholders>` (the boot id as `<boot-id>`). The provenance rows plant\n"
-         "files that match the live holder in every public field, so only who could\n"
-         "have written them is wrong. The last row goes through the library (the CLI cannot be\n"
-         "stopped between resolving and running); the CLI turns that netns::Error into\n"
-         "exit status 125 like every other.\n\n"
-         "| # | fault | exit status | message (first line) |\n"
-         "|---|---|---|---|\n";
-  const std::string boot = netns::read_boot_id();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    std::string message = rows[i].message;
-    for (size_t at; (at = message.find(boot)) != std::string::npos;)
-      message.replace(at, boot.size(), "<boot-id>");
-    doc << "| " << i + 1 << " | " << rows[i].fault << " | " << rows[i].exit_status << " | `"
-        << normalize(message, tmp.path(), numbers) << "` |\n";
-  }
-  doc << "\n## Cancelled map, unmap, mount and umount\n\n"
-         "Each row is one `netns-exec map | unmap | mount | umount --json` against the live\n"
-         "holder, cancelled by SIGTERM (how a caller stops the CLI it started) or\n"
-         "`--timeout` at one point of the command. The commands are stand-in `rbd`, `mount`\n"
-         "and `umount` programs on PATH that announce each step on a FIFO and then wait, for\n"
-         "their own SIGTERM or for the test, so the cancel point is ordered by events; the\n"
-         "kernel state they change (the krbd sysfs, `/proc/filesystems`, the mount table) is\n"
-         "the test's files, which netns-exec sees in a mount namespace of its own. A started\n"
-         "command is given `--cancel-grace` to finish, then SIGTERM; whatever a map or mount\n"
-         "made is undone before netns-exec exits. \"cancel\" is the `--json` outcome word;\n"
-         "\"left\" is what the node holds afterwards.\n\n"
-         "| # | cancelled | exit status | cancel | left | message (first line) |\n"
-         "|---|---|---|---|---|---|\n";
-  for (size_t i = 0; i < cancel_rows.size(); ++i) {
-    const CancelRow& c = cancel_rows[i];
-    doc << "| " << i + 1 << " | " << c.when << " | " << c.exit_status << " | `" << c.cancel
-        << "` | " << c.left << " | `" << normalize(c.message, tmp.path(), numbers) << "` |\n";
-  }
-  doc << "\n## The node: mappings nobody serves, the fence, readiness\n\n"
-         "`netns-exec doctor`, `fence-info` and `netns-holder check` against a holder\n"
-         "(`--require-interface net1`) whose namespace has 198.18.31.50 on net1, a namespace\n"
-         "standing in for the node's own (198.18.32.1), and a stand-in krbd sysfs, ceph\n"
-         "debugfs and mount table per row (the kernel suite's `kernel.orphan` is the real\n"
-         "one). The line is doctor's for the mapping,\n"
-         "fence-info's `fence:` line (its warning when the answer is incomplete), or check's\n"
-         "answer. The last two rows are the controls, after the holder stopped.\n\n"
-         "| # | case | exit status | line |\n"
-         "|---|---|---|---|\n";
-  for (size_t i = 0; i < node_rows.size(); ++i)
-    doc << "| " << i + 1 << " | " << node_rows[i].what << " | " << node_rows[i].exit_status
-        << " | `" << normalize(node_rows[i].line, tmp.path(), numbers) << "` |\n";
-  const std::string generated = doc.str();
-  const std::string committed_path = std::string(NETNS_SOURCE_DIR) + "/design/fault-matrix.md";
-  const char* update = std::getenv("NETNS_UPDATE_FAULT_MATRIX");
-  if (update != nullptr && std::string(update) == "1") {
-    write_file(committed_path, generated);
-    std::printf("rewrote %s (%zu + %zu + %zu rows)\n", committed_path.c_str(), rows.size(),
-                cancel_rows.size(), node_rows.size());
+std::vector<NodeCase> node_cases() {
+  return {
+      {"doctor_served_rbd", "doctor: rbd device whose client address is a live holder's", 0,
+       "served by holder",
+       [](FaultMatrixNode& t) {
+         t.doctor(t.tree("served", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0");
+       }},
+      {"doctor_stranded_rbd",
+       "doctor: rbd device whose client address no live holder has (its sandbox replaced)", 1,
+       "this mapping will hang; its namespace is gone",
+       [](FaultMatrixNode& t) {
+         t.doctor(t.tree("stranded", "stranded", "198.18.31.77:0/999", false), "rbd /dev/rbd0");
+       }},
+      {"doctor_stranded_cephfs", "doctor: ceph mount whose client address no live holder has", 1,
+       "its namespace is gone",
+       [](FaultMatrixNode& t) {
+         t.doctor(t.tree("cephfs", "", "198.18.31.77:0/555", true), "cephfs /mnt/pv1");
+       }},
+      {"fence_node_and_holder", "fence-info: the node and a live holder", 0,
+       "fence: 198.18.31.50/32 198.18.32.1/32", [](FaultMatrixNode& t) { t.fence_info(t.dir); }},
+      {"fence_record_too_old", "fence-info: a holder's record too old to name its addresses", 1,
+       "record version 1 does not publish client addresses",
+       [](FaultMatrixNode& t) {
+         // A version-1 record (a holder too old to publish its addresses).
+         const std::string old = t.tmp / "old-holders";
+         make_dir(old);
+         write_file(
+             old + "/" + kId + ".holder.json",
+             netns::read_file(NETNS_SOURCE_DIR "/test/fixtures/compat/v1/ceph-a.holder.json"));
+         t.fence_info(old);
+       }},
+      {"check_net1_up", "holder check --require-interface net1, net1 up with its address", 0,
+       "required interfaces ready", [](FaultMatrixNode& t) { t.check(); }},
+      {"check_net1_down",
+       "holder check --require-interface net1, net1 down after the holder published", 1,
+       "storage network not ready: net1 is down",
+       [](FaultMatrixNode& t) {
+         // Not ready once net1 is down; the holder keeps its files, which the
+         // mappings in it still need.
+         ip_in(t.served->ns_path(), {"link", "set", "net1", "down"});
+         EXPECT_TRUE(netns::test::wait_until(
+             [&] {
+               return t.served->err().find("storage network lost: net1 is down") !=
+                      std::string::npos;
+             },
+             10s))
+             << t.served->err();
+         t.check();
+         EXPECT_TRUE(holder_test::exists(t.record)) << "the holder keeps its files";
+       }},
+      // The controls: without the holder the device it served is stranded too,
+      // and the fence is the node's own address alone.
+      {"doctor_served_rbd_holder_gone", "doctor: the served rbd device, once its holder is gone", 1,
+       "its namespace is gone",
+       [](FaultMatrixNode& t) {
+         ASSERT_TRUE(t.served->stop(SIGTERM).has_value());
+         t.doctor(t.tree("unserved", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0");
+       }},
+      {"fence_node_holder_gone", "fence-info: the node, its holder gone", 0,
+       "fence: 198.18.32.1/32",
+       [](FaultMatrixNode& t) {
+         ASSERT_TRUE(t.served->stop(SIGTERM).has_value());
+         t.fence_info(t.dir);
+       }},
+  };
+}
+
+TEST_P(FaultMatrixNode, AnswersAsTheRowSays) {
+  GetParam().steps(*this);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(seen.has_value()) << "the row asked nothing";
+  document(fault_matrix_doc::kNode, cells(GetParam()), "`" + shown(seen->line) + "`");
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, FaultMatrixNode, ::testing::ValuesIn(node_cases()),
+                         [](const ::testing::TestParamInfo<NodeCase>& row) {
+                           return std::string(row.param.name);
+                         });
+
+// --- the document ---------------------------------------------------------
+
+fault_matrix_doc::Cells table_cells() {
+  fault_matrix_doc::Cells tables;
+  for (const Fault& row : faults()) tables[fault_matrix_doc::kRefusals].push_back(cells(row));
+  for (const Cancel& row : cancels()) tables[fault_matrix_doc::kCancels].push_back(cells(row));
+  for (const NodeCase& row : node_cases()) tables[fault_matrix_doc::kNode].push_back(cells(row));
+  return tables;
+}
+
+// The prose, and every row of the tables in their order, numbered; each
+// row's last cell is its own test's (a row is found by its cells).
+TEST(FaultMatrixDoc, ListsEveryRowOfTheTablesInOrder) {
+  const fault_matrix_doc::Cells tables = table_cells();
+  for (const auto& table : tables)
+    for (size_t i = 0; i < table.size(); ++i)
+      for (size_t j = i + 1; j < table.size(); ++j)
+        EXPECT_NE(table[i], table[j]) << "two rows the document cannot tell apart";
+  if (fault_matrix_doc::updating()) {
+    fault_matrix_doc::rewrite(tables);
     return;
   }
   std::string committed;
   try {
-    committed = netns::read_file(committed_path);
+    committed = netns::read_file(fault_matrix_doc::kPath);
   } catch (const netns::Error& e) {
-    FAIL() << e.describe() << "\nGenerate it: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
+    FAIL() << e.describe() << "\nGenerate it: " << fault_matrix_doc::kRegenerate;
   }
-  EXPECT_EQ(committed, generated)
-      << committed_path
-      << " is out of date; regenerate: NETNS_UPDATE_FAULT_MATRIX=1 ctest -R FaultMatrix";
+  EXPECT_EQ(committed, fault_matrix_doc::render(tables, committed))
+      << fault_matrix_doc::kPath
+      << " is out of date; regenerate: " << fault_matrix_doc::kRegenerate;
 }
 
 }  // namespace
