@@ -821,25 +821,37 @@ class Report:
         ("resolve_all", "**`resolve()` on a repeated call**, every check"),
     ]
 
-    # --- figure 9: `nvme connect` through the holder, in the kernel suite's VM ---
-    def figure9(self):
-        """Not measured by run.sh: the kernel suite's scenario kernel.nvme_bench (a VM with the
-        guest's own nvmet target) writes its FIGURE line to BUILD/test/kernel/kernel-figures.txt,
-        and the report takes it from there when that run exists."""
+    # --- figures 9 and 10: the kernel suite's VM benches ---
+    def kernel_bench(self, number, title, scenario):
+        """The kernel suite's scenario SCENARIO (kernel.SCENARIO, in its VM) writes FIGURE lines
+        KEY and KEY_startup (KEY: kernel.nvme.bench for nvme_bench) to
+        BUILD/test/kernel/kernel-figures.txt; not measured by run.sh. Returns (path, when, the
+        figure's (pairs, own_ms, holder_ms, ratio), the startup's (real_ms, shim_ms) or None), or
+        None after adding the figure's "not measured" row."""
+        key = "kernel." + scenario.replace("_", ".")
         path = os.path.join(self.args.build, "test/kernel/kernel-figures.txt")
         text = read_text(path) or ""
-        m = re.search(r"^FIGURE kernel\.nvme\.bench: pairs (\d+), own_ms ([0-9.]+), "
+        m = re.search(r"^FIGURE " + re.escape(key) + r": pairs (\d+), own_ms ([0-9.]+), "
                       r"holder_ms ([0-9.]+), ratio ([0-9.]+)", text, re.M)
-        title = "`nvme connect` through the holder (the shim) vs from a pod that reaches the target (VM, paired rounds)"
         if not m:
-            self.add(9, title, "–", "–", None, "≤ 1.05×", "not measured",
-                     [f"No `kernel.nvme.bench` figure in `{path}`: the kernel suite's scenario "
-                      "`kernel.nvme_bench` (`ctest -L kernel -R 'kernel\\.(setup|nvme_bench|cleanup)'`) "
+            self.add(number, title, "–", "–", None, "≤ 1.05×", "not measured",
+                     [f"No `{key}` figure in `{path}`: the kernel suite's scenario "
+                      f"`kernel.{scenario}` (`ctest -L kernel -R 'kernel\\.(setup|{scenario}|cleanup)'`) "
                       "has not run in this build tree. `./dev bench` does not run it: it needs the "
                       "kernel suite's VM."])
-            return
-        pairs, own_ms, holder_ms, ratio = int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4))
+            return None
+        su = re.search(r"^FIGURE " + re.escape(key) + r"_startup: pairs (\d+), real_ms ([0-9.]+), "
+                       r"shim_ms ([0-9.]+)", text, re.M)
         when = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+        figure = (int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)))
+        return path, when, figure, (float(su.group(2)), float(su.group(3))) if su else None
+
+    def figure9(self):
+        title = "`nvme connect` through the holder (the shim) vs from a pod that reaches the target (VM, paired rounds)"
+        got = self.kernel_bench(9, title, "nvme_bench")
+        if not got:
+            return
+        _, when, (pairs, own_ms, holder_ms, ratio), startup = got
         self.add(9, title, f"{holder_ms:.1f} ms", f"{own_ms:.1f} ms", ratio, "≤ 1.05×",
                  verdict(ratio, 1.05), None)
         notes = [
@@ -869,10 +881,8 @@ class Report:
             "of a millisecond over nsenter (figure 8b). What the VM shows is that every connect "
             "through the shim worked and put its queues in the holder's namespace.",
         ]
-        su = re.search(r"^FIGURE kernel\.nvme\.bench_startup: pairs (\d+), real_ms ([0-9.]+), "
-                       r"shim_ms ([0-9.]+)", text, re.M)
-        if su:
-            real_ms, shim_ms = float(su.group(2)), float(su.group(3))
+        if startup:
+            real_ms, shim_ms = startup
             notes.append(
                 f"Where the extra {holder_ms - own_ms:.1f} ms goes: in the same pairs, `nvme version` "
                 f"from the plugin's pod took {real_ms:.1f} ms with the real nvme and {shim_ms:.1f} ms "
@@ -882,25 +892,13 @@ class Report:
                 "`setns`, and the noise of a shared machine.")
         self.sections[-1] = (9, "`nvme connect` through the holder (kernel suite, VM)", notes)
 
-    # --- figure 10: ceph-csi's NodeStage + NodePublish through the holder, in the VM ---
     def figure10(self):
-        """Not measured by run.sh: the kernel suite's scenario kernel.cephcsi_bench (the real
-        ceph-csi RBD plugin in the VM) writes its FIGURE lines to kernel-figures.txt."""
-        path = os.path.join(self.args.build, "test/kernel/kernel-figures.txt")
-        text = read_text(path) or ""
-        m = re.search(r"^FIGURE kernel\.cephcsi\.bench: pairs (\d+), own_ms ([0-9.]+), "
-                      r"holder_ms ([0-9.]+), ratio ([0-9.]+)", text, re.M)
         title = ("ceph-csi's NodeStageVolume + NodePublishVolume through the holder vs the plugin "
                  "mapping from its own namespace (VM, paired rounds)")
-        if not m:
-            self.add(10, title, "–", "–", None, "≤ 1.05×", "not measured",
-                     [f"No `kernel.cephcsi.bench` figure in `{path}`: the kernel suite's scenario "
-                      "`kernel.cephcsi_bench` (`ctest -L kernel -R 'kernel\\.(setup|cephcsi_bench|cleanup)'`) "
-                      "has not run in this build tree. `./dev bench` does not run it: it needs the "
-                      "kernel suite's VM."])
+        got = self.kernel_bench(10, title, "cephcsi_bench")
+        if not got:
             return
-        pairs, own_ms, holder_ms, ratio = int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4))
-        when = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+        _, when, (pairs, own_ms, holder_ms, ratio), startup = got
         self.add(10, title, f"{holder_ms:.0f} ms", f"{own_ms:.0f} ms", ratio, "≤ 1.05×",
                  verdict(ratio, 1.05), None)
         notes = [
@@ -921,10 +919,8 @@ class Report:
             "shared cores: the pairs' spread is wide, so read the ratio with it (the per-pair lines "
             "are in the test's log).",
         ]
-        su = re.search(r"^FIGURE kernel\.cephcsi\.bench_startup: pairs (\d+), real_ms ([0-9.]+), "
-                       r"shim_ms ([0-9.]+)", text, re.M)
-        if su:
-            real_ms, shim_ms = float(su.group(2)), float(su.group(3))
+        if startup:
+            real_ms, shim_ms = startup
             notes.append(
                 f"The shim's own start, in the same pairs: `rbd --version` from the plugin's pod took "
                 f"{real_ms:.1f} ms with the real rbd and {shim_ms:.1f} ms through the shim (which routes "

@@ -457,10 +457,46 @@ ktest_plain_rbd_create() {
   ktest_plugin_call "$1" timeout 60 rbd $(ktest_rbd_auth) --client-mount-timeout 10 create --size 64 "rbd/$2"
 }
 
-# ktest_median NUMBER... — the median (the mean of the middle two for an even count); the bench
-# scenarios' figures.
+# ktest_median NUMBER... — the median (the mean of the middle two for an even count).
 ktest_median() {
   printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ktest_bench_pairs PAIRS WHAT START — the bench scenarios' paired rounds. The scenario defines
+# bench_round own|holder (the measured call from the arm's pod) and bench_version real|shim (the
+# tool's start with the real program or through the shim), each leaving its time in bench_ms (ms).
+# One unpaired warm-up of each first; then PAIRS pairs of the four, the order alternating from pair
+# to pair, each logged (WHAT and START name the two measurements). Leaves the lists in
+# KTEST_BENCH_OWN, _HOLDER, _REAL, _SHIM and the per-pair ratios holder/own in KTEST_BENCH_RATIOS.
+ktest_bench_pairs() {
+  local pairs=$1 what=$2 start=$3 i arm order own holder real shim
+  bench_round own
+  bench_round holder
+  bench_version real
+  bench_version shim
+  e2e_log "bench: warm-up done (one round of each arm)"
+  KTEST_BENCH_OWN=() KTEST_BENCH_HOLDER=() KTEST_BENCH_REAL=() KTEST_BENCH_SHIM=() KTEST_BENCH_RATIOS=()
+  for i in $(seq 1 "$pairs"); do
+    if [ $((i % 2)) -eq 1 ]; then order="own holder real shim"; else order="shim real holder own"; fi
+    for arm in $order; do
+      case $arm in
+        own | holder) bench_round "$arm" ;;
+        *) bench_version "$arm" ;;
+      esac
+      printf -v "$arm" %s "$bench_ms"
+    done
+    KTEST_BENCH_OWN+=("$own") KTEST_BENCH_HOLDER+=("$holder") KTEST_BENCH_REAL+=("$real") KTEST_BENCH_SHIM+=("$shim")
+    KTEST_BENCH_RATIOS+=("$(awk -v h="$holder" -v o="$own" 'BEGIN { printf "%.3f", h / o }')")
+    e2e_log "bench pair $i ($order): $what own $own ms, holder $holder ms, ratio ${KTEST_BENCH_RATIOS[-1]}; $start real $real ms, shim $shim ms"
+  done
+}
+
+# ktest_bench_figures KEY — after ktest_bench_pairs: FIGURE KEY (the arms' medians in ms and the
+# median ratio) and FIGURE KEY_startup (the starts' medians).
+ktest_bench_figures() {
+  local ms='BEGIN { printf "%.1f", m }'
+  echo "FIGURE $1: pairs ${#KTEST_BENCH_RATIOS[@]}, own_ms $(awk -v m="$(ktest_median "${KTEST_BENCH_OWN[@]}")" "$ms"), holder_ms $(awk -v m="$(ktest_median "${KTEST_BENCH_HOLDER[@]}")" "$ms"), ratio $(awk -v r="$(ktest_median "${KTEST_BENCH_RATIOS[@]}")" 'BEGIN { printf "%.3f", r }')"
+  echo "FIGURE ${1}_startup: pairs ${#KTEST_BENCH_SHIM[@]}, real_ms $(awk -v m="$(ktest_median "${KTEST_BENCH_REAL[@]}")" "$ms"), shim_ms $(awk -v m="$(ktest_median "${KTEST_BENCH_SHIM[@]}")" "$ms")"
 }
 
 # --- Cleanup steps of a scenario's own ---------------------------------------------------------

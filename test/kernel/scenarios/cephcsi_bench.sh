@@ -45,8 +45,8 @@ bench_paths() {
   bench_target=/var/lib/kubelet/pods/bench-$1/volumes/kubernetes.io~csi/pvc-bench-$1/mount
 }
 
-# bench_ms LINE — csi-kubelet's "CALL ok ms=N ..." line's N.
-bench_ms() { sed -n 's/^[a-z]* ok ms=\([0-9]*\).*/\1/p' <<<"$1"; }
+# call_ms LINE — csi-kubelet's "CALL ok ms=N ..." line's N.
+call_ms() { sed -n 's/^[a-z]* ok ms=\([0-9]*\).*/\1/p' <<<"$1"; }
 
 for arm in own holder; do
   bench_paths "$arm"
@@ -56,7 +56,7 @@ for arm in own holder; do
   ktest_at_cleanup ktest_unmap_image_force "$(jq -r '.volume_context.imageName' "$bench_vol")"
 done
 
-# bench_round ARM — one stage + publish (timed, ms in bench_ms_total) and its unpublish + unstage.
+# bench_round ARM — one stage + publish (timed, in bench_ms) and its unpublish + unstage.
 bench_round() {
   local arm=$1 stage publish
   bench_paths "$arm"
@@ -64,7 +64,7 @@ bench_round() {
     e2e_die "bench: NodeStageVolume ($arm) failed: $stage; cephcsi: $(tail -n 20 "$KTEST_CSI_LOG")"
   publish=$(ktest_csi publish -volume "$bench_vol" -staging "$bench_staging" -target "$bench_target" \
     -secrets "$KTEST_CSI_SECRETS") || e2e_die "bench: NodePublishVolume ($arm) failed: $publish"
-  bench_ms_total=$(($(bench_ms "$stage") + $(bench_ms "$publish")))
+  bench_ms=$(($(call_ms "$stage") + $(call_ms "$publish")))
   case $arm in
     own) [ -n "$(ktest_kernel_sessions "$own_ns")" ] ||
       e2e_die "bench: no kernel session in the own arm's namespace after its stage" ;;
@@ -78,7 +78,7 @@ bench_round() {
   ktest_csi unstage -volume "$bench_vol" -staging "$bench_staging" >/dev/null || e2e_die "bench: NodeUnstageVolume ($arm) failed"
 }
 
-# bench_version real|shim — `rbd --version` from the plugin's pod (timed, ms in bench_ms_total),
+# bench_version real|shim — `rbd --version` from the plugin's pod (timed, in bench_ms),
 # with the real rbd first on PATH or the shim.
 bench_version() {
   local path=$KTEST_PLUGIN_PATH t0 t1 out
@@ -90,32 +90,13 @@ bench_version() {
     timeout 60 rbd --version) || e2e_die "bench: rbd --version ($1) failed: $out"
   t1=$(date +%s%N)
   [[ $out == "ceph version "* ]] || e2e_die "bench: rbd --version ($1) printed no version: $out"
-  bench_ms_total=$(awk -v n="$((t1 - t0))" 'BEGIN { printf "%.1f", n / 1e6 }')
+  bench_ms=$(awk -v n="$((t1 - t0))" 'BEGIN { printf "%.1f", n / 1e6 }')
 }
 
-bench_round own
-bench_round holder
-bench_version real
-bench_version shim
-e2e_log "bench: warm-up done (one round of each arm)"
-own_all=() holder_all=() ratios=() real_all=() shim_all=()
-for i in $(seq 1 "$pairs"); do
-  if [ $((i % 2)) -eq 1 ]; then order="own holder real shim"; else order="shim real holder own"; fi
-  for arm in $order; do
-    case $arm in
-      own | holder) bench_round "$arm" ;;
-      *) bench_version "$arm" ;;
-    esac
-    printf -v "${arm}_ms" %s "$bench_ms_total"
-  done
-  own_all+=("$own_ms") holder_all+=("$holder_ms") real_all+=("$real_ms") shim_all+=("$shim_ms")
-  ratios+=("$(awk -v h="$holder_ms" -v o="$own_ms" 'BEGIN { printf "%.3f", h / o }')")
-  e2e_log "bench pair $i ($order): stage+publish own $own_ms ms, holder $holder_ms ms, ratio ${ratios[-1]}; rbd --version real $real_ms ms, shim $shim_ms ms"
-done
+ktest_bench_pairs "$pairs" stage+publish "rbd --version"
 for arm in own holder; do
   bench_paths "$arm"
   ktest_csi delete -volume "$bench_vol" -secrets "$KTEST_CSI_SECRETS" >/dev/null || e2e_die "bench: DeleteVolume ($arm) failed"
 done
 
-echo "FIGURE kernel.cephcsi.bench: pairs ${#ratios[@]}, own_ms $(ktest_median "${own_all[@]}"), holder_ms $(ktest_median "${holder_all[@]}"), ratio $(awk -v r="$(ktest_median "${ratios[@]}")" 'BEGIN { printf "%.3f", r }')"
-echo "FIGURE kernel.cephcsi.bench_startup: pairs ${#shim_all[@]}, real_ms $(ktest_median "${real_all[@]}"), shim_ms $(ktest_median "${shim_all[@]}")"
+ktest_bench_figures kernel.cephcsi.bench

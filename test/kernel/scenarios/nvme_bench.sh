@@ -29,9 +29,9 @@ ktest_plugin_start plugin
 ktest_nvmet_up bench
 ktest_target_shims_install
 
-# bench_round ARM — one connect (timed, its microseconds in bench_us) and its disconnect.
+# bench_round ARM — one connect (timed, in bench_ms) and its disconnect.
 bench_round() {
-  local arm=$1 ns path t0 t1 dev ctrl queues_ns
+  local arm=$1 ns path t0 t1 ctrl queues_ns
   case $arm in
     own) ns=$own_ns path=$KTEST_PLUGIN_PATH queues_ns=$own_ns ;;
     holder) ns=$KTEST_PLUGIN_NS path=$KTEST_SHIM_DIR:$KTEST_PLUGIN_PATH queues_ns=$KTEST_HOLDER_NS ;;
@@ -42,8 +42,8 @@ bench_round() {
     "${KTEST_SHIM_ENV[@]}" timeout 60 nvme $(ktest_nvme_connect_args) >/dev/null ||
     e2e_die "bench: nvme connect ($arm arm, from $ns) failed"
   t1=$(date +%s%N)
-  bench_us=$(((t1 - t0) / 1000))
-  dev=$(ktest_nvme_wait_disk)
+  bench_ms=$(awk -v n="$((t1 - t0))" 'BEGIN { printf "%.1f", n / 1e6 }')
+  ktest_nvme_wait_disk >/dev/null
   ctrl=$(ktest_nvme_ctrls "$KTEST_NVME_NQN")
   [ -n "$(ss -N "$queues_ns" -Htn state established "dport = :$KTEST_NVME_PORT")" ] ||
     e2e_die "bench: no NVMe/TCP queue in $queues_ns after the $arm arm's connect"
@@ -51,11 +51,10 @@ bench_round() {
     e2e_die "bench: NVMe/TCP sockets in the plugin's namespace $ns: the shim's connect did not go through the holder"
   timeout 60 nvme disconnect -d "/dev/$ctrl" >/dev/null || e2e_die "bench: nvme disconnect -d /dev/$ctrl failed"
   [ -z "$(ktest_nvme_ctrls "$KTEST_NVME_NQN")" ] || e2e_die "bench: controller $ctrl still there after nvme disconnect"
-  bench_dev=$dev
 }
 
-# bench_version real|shim — `nvme version` from the plugin's pod (timed, its microseconds in
-# bench_us), with the real nvme first on PATH or the shim.
+# bench_version real|shim — `nvme version` from the plugin's pod (timed, in bench_ms), with the
+# real nvme first on PATH or the shim.
 bench_version() {
   local path=$KTEST_PLUGIN_PATH t0 t1 out
   [ "$1" = real ] || path=$KTEST_SHIM_DIR:$KTEST_PLUGIN_PATH
@@ -64,38 +63,14 @@ bench_version() {
     "${KTEST_SHIM_ENV[@]}" timeout 60 nvme version) || e2e_die "bench: nvme version ($1) failed: $out"
   t1=$(date +%s%N)
   [[ $out == "nvme version "* ]] || e2e_die "bench: nvme version ($1) printed no version: $out"
-  bench_us=$(((t1 - t0) / 1000))
+  bench_ms=$(awk -v n="$((t1 - t0))" 'BEGIN { printf "%.1f", n / 1e6 }')
 }
 
-bench_round own
-bench_round holder
-bench_version real
-bench_version shim
-e2e_log "bench: warm-up done (one round of each arm)"
-own_all=() holder_all=() ratios=() real_all=() shim_all=()
-for i in $(seq 1 "$pairs"); do
-  if [ $((i % 2)) -eq 1 ]; then order="own holder real shim"; else order="shim real holder own"; fi
-  for arm in $order; do
-    case $arm in
-      own | holder) bench_round "$arm" ;;
-      *) bench_version "$arm" ;;
-    esac
-    printf -v "${arm}_us" %s "$bench_us"
-  done
-  own_all+=("$own_us") holder_all+=("$holder_us") real_all+=("$real_us") shim_all+=("$shim_us")
-  ratios+=("$(awk -v h="$holder_us" -v o="$own_us" 'BEGIN { printf "%.3f", h / o }')")
-  e2e_log "bench pair $i ($order): connect own $own_us us, holder $holder_us us, ratio ${ratios[-1]} ($bench_dev); nvme version real $real_us us, shim $shim_us us"
-done
+ktest_bench_pairs "$pairs" connect "nvme version"
 
 # The own arm's pod is deleted with the scenario: its queues' sockets must have finished closing
 # first (test/kernel/README.md, "Kernel sockets do not pin their namespace").
 e2e_wait_until 30 "the own arm's sockets to finish closing" ktest__no_closing_sockets "$own_ns" ||
   e2e_log "bench: sockets still closing in $own_ns after 30 s: $(ss -N "$own_ns" -tanoe)"
 
-own_ms=$(awk -v u="$(ktest_median "${own_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-holder_ms=$(awk -v u="$(ktest_median "${holder_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-ratio=$(awk -v r="$(ktest_median "${ratios[@]}")" 'BEGIN { printf "%.3f", r }')
-echo "FIGURE kernel.nvme.bench: pairs ${#ratios[@]}, own_ms $own_ms, holder_ms $holder_ms, ratio $ratio"
-real_ms=$(awk -v u="$(ktest_median "${real_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-shim_ms=$(awk -v u="$(ktest_median "${shim_all[@]}")" 'BEGIN { printf "%.1f", u / 1000 }')
-echo "FIGURE kernel.nvme.bench_startup: pairs ${#shim_all[@]}, real_ms $real_ms, shim_ms $shim_ms"
+ktest_bench_figures kernel.nvme.bench
