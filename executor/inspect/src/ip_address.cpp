@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
 #include "netns/error.hpp"
@@ -34,17 +33,6 @@ IpAddr IpAddr::from_bytes(int family, const void* data) {
 
 std::string IpAddr::str() const {
   if (empty()) return {};
-  if (family == AF_INET) {
-    // glibc's inet_ntop formats IPv4 through sprintf; this is on the path of
-    // every socket inspect prints.
-    char buf[16];
-    char* p = buf;
-    for (size_t i = 0; i < 4; ++i) {
-      if (i) *p++ = '.';
-      p = std::to_chars(p, buf + sizeof buf, bytes[i]).ptr;
-    }
-    return std::string(buf, p);
-  }
   char buf[INET6_ADDRSTRLEN] = {};
   if (::inet_ntop(family, bytes.data(), buf, sizeof buf) == nullptr) return "?";
   return buf;
