@@ -825,7 +825,7 @@ class Report:
     def kernel_bench(self, number, title, scenario):
         """The kernel suite's scenario SCENARIO (kernel.SCENARIO, in its VM) writes FIGURE lines
         KEY and KEY_startup (KEY: kernel.nvme.bench for nvme_bench) to
-        BUILD/test/kernel/kernel-figures.txt; not measured by run.sh. Returns (path, when, the
+        BUILD/test/kernel/kernel-figures.txt; not measured by run.sh. Returns (when the file was written, the
         figure's (pairs, own_ms, holder_ms, ratio), the startup's (real_ms, shim_ms) or None), or
         None after adding the figure's "not measured" row."""
         key = "kernel." + scenario.replace("_", ".")
@@ -844,14 +844,14 @@ class Report:
                        r"shim_ms ([0-9.]+)", text, re.M)
         when = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
         figure = (int(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)))
-        return path, when, figure, (float(su.group(2)), float(su.group(3))) if su else None
+        return when, figure, (float(su.group(2)), float(su.group(3))) if su else None
 
     def figure9(self):
         title = "`nvme connect` through the holder (the shim) vs from a pod that reaches the target (VM, paired rounds)"
         got = self.kernel_bench(9, title, "nvme_bench")
         if not got:
             return
-        _, when, (pairs, own_ms, holder_ms, ratio), startup = got
+        when, (pairs, own_ms, holder_ms, ratio), startup = got
         self.add(9, title, f"{holder_ms:.1f} ms", f"{own_ms:.1f} ms", ratio, "≤ 1.05×",
                  verdict(ratio, 1.05), None)
         notes = [
@@ -898,7 +898,7 @@ class Report:
         got = self.kernel_bench(10, title, "cephcsi_bench")
         if not got:
             return
-        _, when, (pairs, own_ms, holder_ms, ratio), startup = got
+        when, (pairs, own_ms, holder_ms, ratio), startup = got
         self.add(10, title, f"{holder_ms:.0f} ms", f"{own_ms:.0f} ms", ratio, "≤ 1.05×",
                  verdict(ratio, 1.05), None)
         notes = [
