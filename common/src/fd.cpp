@@ -98,9 +98,7 @@ UniqueFd make_pidfd(pid_t pid) {
 
 std::string read_all(int fd, std::string_view shown, size_t limit) {
   std::string out;
-  // Small on purpose: what this reads (a holder record, a /proc line) is well
-  // under 1 KiB, and a 4 KiB frame costs the static holder a resident stack page.
-  char buf[1024];
+  char buf[4096];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <initializer_list>
+#include <string>
 
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
@@ -14,14 +14,6 @@
 #include "netns/unique_fd.hpp"
 
 namespace netns::trust {
-
-namespace {
-std::string cat(std::initializer_list<std::string_view> parts) {
-  std::string out;
-  for (auto part : parts) out.append(part);
-  return out;
-}
-}  // namespace
 
 bool holds_holder_files(int dirfd, std::string* example) {
   UniqueFd dir(::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -59,35 +51,36 @@ Finding record_required(std::string_view path, std::string_view dir_shown, bool 
   if (holder_directory) {
     if (!record_shown.empty())
       return fail(kHolderDirectory, Errc::not_found,
-                  cat({"open ", quote(record_shown), ": ", errno_text(ENOENT), ": ",
-                       quote(dir_shown), " is a holder directory (it holds ", quote(example),
-                       "), and every namespace file in it, ", quote(path),
-                       " too, must come with its cluster's record"}),
+                  "open " + quote(record_shown) + ": " + errno_text(ENOENT) + ": " +
+                      quote(dir_shown) + " is a holder directory (it holds " + quote(example) +
+                      "), and every namespace file in it, " + quote(path) +
+                      " too, must come with its cluster's record",
                   "is the cluster's netns-holder pod running? name the holder's own <ID>.net.ns");
     return fail(
         kHolderDirectory, Errc::not_found,
-        cat({quote(dir_shown), " is a holder directory (it holds ", quote(example), "), and ",
-             quote(path),
-             " is not a holder's <ID>.net.ns: without a cluster ID no record can vouch for it"}),
+        quote(dir_shown) + " is a holder directory (it holds " + quote(example) + "), and " +
+            quote(path) +
+            " is not a holder's <ID>.net.ns: without a cluster ID no record can vouch for it",
         "name the holder's own <ID>.net.ns, or the cluster (--cluster-id and ceph-csi's config)");
   }
   // Not a holder's file: a name under /run/netns, a /proc/PID/ns/net link,
   // anything else. Nothing vouches for it, so it is used only when asked for.
   if (!allowed_by.empty())
     return pass_with(kUnrecordedNetns, [&] {
-      return cat({quote(path), ": no holder record vouches for it (", quote(dir_shown),
-                  " is not a holder directory); accepted with ", allowed_by});
+      return quote(path) + ": no holder record vouches for it (" + quote(dir_shown) +
+             " is not a holder directory); accepted with " + std::string(allowed_by);
     });
   std::string looked = record_shown.empty() ? std::string("it is not a holder's <ID>.net.ns")
-                                            : cat({"there is no ", quote(record_shown)});
+                                            : "there is no " + quote(record_shown);
   return fail(
       kUnrecordedNetns, Errc::untrusted,
-      cat({"no holder record vouches for ", quote(path), ": ", looked, ", and ", quote(dir_shown),
-           " is not a holder directory (no <ID>.holder.json or <ID>.lock in it), so nothing proves "
-           "whose namespace it is or that its process is still the one meant"}),
-      cat({"name the holder's <ID>.net.ns (or its cluster), or, to use a namespace file no holder "
-           "vouches for deliberately, opt in: ",
-           kUnrecordedOptIn}));
+      "no holder record vouches for " + quote(path) + ": " + looked + ", and " + quote(dir_shown) +
+          " is not a holder directory (no <ID>.holder.json or <ID>.lock in it), so nothing proves "
+          "whose namespace it is or that its process is still the one meant",
+      std::string(
+          "name the holder's <ID>.net.ns (or its cluster), or, to use a namespace file no holder "
+          "vouches for deliberately, opt in: ") +
+          kUnrecordedOptIn);
 }
 
 }  // namespace
@@ -98,14 +91,14 @@ Finding record_exemption(const Unrecorded& u) {
     // A holder's own link, next to which its record belongs.
     if (required)
       return fail(kRecordPresent, Errc::not_found,
-                  cat({"open ", quote(u.record_shown), ": ", errno_text(ENOENT),
-                       ": a holder's link must come with its record"}),
+                  "open " + quote(u.record_shown) + ": " + errno_text(ENOENT) +
+                      ": a holder's link must come with its record",
                   "is the netns-holder pod running? a record-less (Rook-era) holder needs "
                   "netns-exec --identity if-present");
-    Finding f =
-        pass(kRecordPresent, u.record_shown.empty()
-                                 ? cat({"--identity ", u.identity})
-                                 : cat({"no ", quote(u.record_shown), " (", u.identity, ")"}));
+    Finding f = pass(kRecordPresent,
+                     u.record_shown.empty()
+                         ? "--identity " + std::string(u.identity)
+                         : "no " + quote(u.record_shown) + " (" + std::string(u.identity) + ")");
     f.known = false;
     return f;
   }

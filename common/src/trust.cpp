@@ -11,8 +11,10 @@
 
 #include <atomic>
 #include <cerrno>
-#include <initializer_list>
+#include <climits>
+#include <cstdio>
 #include <optional>
+#include <string>
 
 #include <sys/sysmacros.h>
 
@@ -29,14 +31,6 @@
 namespace netns::trust {
 
 namespace {
-
-// "0755": four octal digits, by hand (no printf in the static holder).
-std::string mode_text(mode_t mode) {
-  std::string out(4, '0');
-  for (int i = 3; i >= 0; --i, mode >>= 3)
-    out[static_cast<size_t>(i)] = static_cast<char>('0' + (mode & 7));
-  return out;
-}
 
 // Neither changes while this process lives (setns(CLONE_NEWPID) changes only
 // the namespace of future children), so each is read once: resolve() runs for
@@ -65,40 +59,21 @@ DirId our_root() {
 }
 
 // The path a descriptor names, for messages only (never opened again).
-// The buffer is on the heap: inlined into directory_chain, a 4 KiB array would
-// grow that frame (and the static holder's resident stack) on every call.
 std::string fd_shown(int fd) {
-  std::string buf(4096, '\0');
-  ssize_t n =
-      ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf.data(), buf.size() - 1);
-  if (n <= 0) return "?";
-  buf.resize(static_cast<size_t>(n));
-  return buf;
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
 }
-
-// One out-of-line concatenation for every message: operator+ chains cost the
-// static holder (whose RSS is its size) hundreds of bytes of code each.
-std::string cat(std::initializer_list<std::string_view> parts) {
-  size_t size = 0;
-  for (auto part : parts) size += part.size();
-  std::string out;
-  out.reserve(size);
-  for (auto part : parts) out.append(part);
-  return out;
-}
-std::string num(uint64_t value) { return std::to_string(value); }
 
 std::string pid_ns_text(uint64_t ino) { return ns_text(NsId{0, ino}, "pid"); }
 
-std::string record_prefix(std::string_view shown) {
-  return cat({"holder record ", quote(shown), ": "});
-}
+std::string record_prefix(std::string_view shown) { return "holder record " + quote(shown) + ": "; }
 
 // Also a holder that has exited but is not yet reaped: pidfd_open and its
 // /proc/PID/stat still work on a zombie, its namespaces are already gone.
 std::string exited_while_checking(const HolderRecord& r, std::string_view shown) {
-  return cat({record_prefix(shown), "holder pid ", num(r.pid),
-              " is gone: it exited while it was checked"});
+  return record_prefix(shown) + "holder pid " + std::to_string(r.pid) +
+         " is gone: it exited while it was checked";
 }
 
 constexpr const char* kRestartHint = "the holder died without cleaning up; restart the holder pod";
@@ -141,7 +116,7 @@ bool Owners::trusted(uid_t uid) const {
 
 std::string Owners::or_trust(std::string_view whose) const {
   if (option.empty()) return {};
-  return cat({", or name ", whose, " with ", option});
+  return ", or name " + std::string(whose) + " with " + std::string(option);
 }
 
 std::string Owners::text() const {
@@ -219,7 +194,7 @@ HostNetns is_host_netns(NsId id, NsId own) {
 Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow) {
   switch (is_host_netns(id, own)) {
     case HostNetns::no:
-      return pass_with(kNotHost, [&] { return cat({"the host's is not ", ns_text(id)}); });
+      return pass_with(kNotHost, [&] { return "the host's is not " + ns_text(id); });
     case HostNetns::unknown: {
       Finding f = pass(kNotHost,
                        "cannot be known here: this kernel gives the host's namespace no "
@@ -230,12 +205,11 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
     case HostNetns::yes:
       break;
   }
-  if (allow)
-    return pass(kNotHost, cat({ns_text(id), " is the host's network namespace (allowed)"}));
+  if (allow) return pass(kNotHost, ns_text(id) + " is the host's network namespace (allowed)");
   return fail(kNotHost, Errc::wrong_namespace,
-              cat({quote(shown), " is the host's network namespace ", ns_text(id),
-                   ": a holder keeps a pod's namespace, and work done in the host's is not what "
-                   "the holder is for"}),
+              quote(shown) + " is the host's network namespace " + ns_text(id) +
+                  ": a holder keeps a pod's namespace, and work done in the host's is not what "
+                  "the holder is for",
               "is the netns-holder pod running with hostNetwork, or is the link a host process's? "
               "(--allow-host-netns permits this deliberately)");
 }
@@ -243,19 +217,23 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
 std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only,
                               const Owners& owners) {
   if (!owners.trusted(st.st_uid))
-    return cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()});
+    return "is owned by uid " + std::to_string(st.st_uid) + ", not " + owners.text();
   const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
   if (writable && !read_only && !(sticky_ok && (st.st_mode & S_ISVTX) != 0))
     return "is writable by group or others";
   return {};
 }
 
-std::string mode_octal(mode_t mode) { return mode_text(mode); }
+std::string mode_octal(mode_t mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
+}
 
 Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
   struct stat st {};
   if (::fstat(dirfd, &st) != 0)
-    return fail(kDirTrusted, Errc::system, cat({"fstat ", quote(shown), ": ", errno_text(errno)}));
+    return fail(kDirTrusted, Errc::system, "fstat " + quote(shown) + ": " + errno_text(errno));
   // Upwards through "..", "../..", ... relative to the directory that was
   // opened (one fstatat per level; the path is opened only for a message).
   std::string up;
@@ -265,15 +243,15 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
       std::string which = quote(shown);
       if (depth > 0) {
         UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        which = cat({quote(at ? fd_shown(at.get()) : cat({shown, "/", up})), " (above ",
-                     quote(shown), ")"});
+        which = quote(at ? fd_shown(at.get()) : std::string(shown) + "/" + up) + " (above " +
+                quote(shown) + ")";
       }
       return fail(kDirTrusted, Errc::untrusted,
-                  cat({"directory ", which, " ", why, " (mode ", mode_text(st.st_mode),
-                       "): whoever can write it can plant a holder's files"}),
-                  cat({"chown root and chmod go-w that directory (a sticky directory such as "
-                       "/tmp is fine above a root-owned one)",
-                       owners.or_trust("its owner")}));
+                  "directory " + which + " " + why + " (mode " + mode_octal(st.st_mode) +
+                      "): whoever can write it can plant a holder's files",
+                  "chown root and chmod go-w that directory (a sticky directory such as "
+                  "/tmp is fine above a root-owned one)" +
+                      owners.or_trust("its owner"));
     }
     // Our root, known from the start: no stat of its ".." to find that out
     // (after a chroot the comparison below still ends the walk).
@@ -282,40 +260,41 @@ Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners)
     struct stat up_st {};
     if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0)
       return fail(kDirTrusted, Errc::system,
-                  cat({"stat ", quote(cat({shown, "/", up})), ": ", errno_text(errno)}));
+                  "stat " + quote(std::string(shown) + "/" + up) + ": " + errno_text(errno));
     if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
     st = up_st;
   }
   return pass_with(kDirTrusted, [&] {
-    return cat({quote(shown), " and every directory above it: owned by ", owners.text(),
-                ", not writable by others"});
+    return quote(shown) + " and every directory above it: owned by " + owners.text() +
+           ", not writable by others";
   });
 }
 
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,
                    std::string_view shown, const Owners& owners) {
   if (owners.trusted(st.st_uid))
-    return pass_with(check, [&] { return cat({what, " owned by uid ", num(st.st_uid)}); });
+    return pass_with(
+        check, [&] { return std::string(what) + " owned by uid " + std::to_string(st.st_uid); });
   return fail(check, Errc::untrusted,
-              cat({what, " ", quote(shown), " is owned by uid ", num(st.st_uid), " (mode ",
-                   mode_text(st.st_mode), "), not ", owners.text(),
-                   ": only the holder writes these files"}),
-              cat({"remove it and restart the holder pod", owners.or_trust("the holder's uid")}));
+              std::string(what) + " " + quote(shown) + " is owned by uid " +
+                  std::to_string(st.st_uid) + " (mode " + mode_octal(st.st_mode) + "), not " +
+                  owners.text() + ": only the holder writes these files",
+              "remove it and restart the holder pod" + owners.or_trust("the holder's uid"));
 }
 
 Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners) {
   const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
   if (owners.trusted(st.st_uid) && !writable)
     return pass_with(kConfigTrusted, [&] {
-      return cat(
-          {quote(shown), " owned by uid ", num(st.st_uid), ", mode ", mode_text(st.st_mode)});
+      return quote(shown) + " owned by uid " + std::to_string(st.st_uid) + ", mode " +
+             mode_octal(st.st_mode);
     });
   std::string why = !owners.trusted(st.st_uid)
-                        ? cat({"is owned by uid ", num(st.st_uid), ", not ", owners.text()})
+                        ? "is owned by uid " + std::to_string(st.st_uid) + ", not " + owners.text()
                         : std::string("is writable by group or others");
   return fail(kConfigTrusted, Errc::untrusted,
-              cat({"ceph-csi config ", quote(shown), " ", why, " (mode ", mode_text(st.st_mode),
-                   "): whoever can write it chooses the namespace every command runs in"}),
+              "ceph-csi config " + quote(shown) + " " + why + " (mode " + mode_octal(st.st_mode) +
+                  "): whoever can write it chooses the namespace every command runs in",
               "mount the ceph-csi-config ConfigMap there (root-owned, mode 0644), or chown root "
               "and chmod go-w it");
 }
@@ -323,18 +302,18 @@ Finding config_file(const struct stat& st, std::string_view shown, const Owners&
 Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id,
                            std::string_view shown) {
   if (cluster_id.empty() || r.cluster_id == cluster_id)
-    return pass_with(kRecordCluster, [&] { return cat({"cluster ", quote(r.cluster_id)}); });
+    return pass_with(kRecordCluster, [&] { return "cluster " + quote(r.cluster_id); });
   return fail(kRecordCluster, Errc::identity_mismatch,
-              cat({record_prefix(shown), "it is for cluster ", quote(r.cluster_id), ", not ",
-                   quote(cluster_id)}));
+              record_prefix(shown) + "it is for cluster " + quote(r.cluster_id) + ", not " +
+                  quote(cluster_id));
 }
 
 Finding record_this_boot(const HolderRecord& r, std::string_view shown) {
   const std::string& boot = our_boot_id();
-  if (r.boot_id == boot) return pass_with(kRecordBoot, [&] { return cat({"boot id ", boot}); });
+  if (r.boot_id == boot) return pass_with(kRecordBoot, [&] { return "boot id " + boot; });
   return fail(kRecordBoot, Errc::stale_holder,
-              cat({record_prefix(shown), "it was written before the last reboot (boot id ",
-                   r.boot_id, ", now ", boot, ")"}),
+              record_prefix(shown) + "it was written before the last reboot (boot id " + r.boot_id +
+                  ", now " + boot + ")",
               "the holder has not started since the reboot: is the holder pod running?");
 }
 
@@ -343,9 +322,9 @@ Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown)
   if (r.pidns_ino == ours) return pass_with(kRecordPidns, [&] { return pid_ns_text(ours); });
   return fail(
       kRecordPidns, Errc::identity_mismatch,
-      cat({record_prefix(shown), "the holder runs in another pid namespace (",
-           pid_ns_text(r.pidns_ino), ", we run in ", pid_ns_text(ours), "), so /proc/", num(r.pid),
-           " in its link names another process for us, or none"}),
+      record_prefix(shown) + "the holder runs in another pid namespace (" +
+          pid_ns_text(r.pidns_ino) + ", we run in " + pid_ns_text(ours) + "), so /proc/" +
+          std::to_string(r.pid) + " in its link names another process for us, or none",
       "run the plugin (and the holder) with hostPID: true, or use the holder's socket (--socket)");
 }
 
@@ -362,14 +341,14 @@ bool pidfd_exited(int pidfd) {
 
 Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* holder) {
   auto gone = [&] {
-    return fail(
-        kHolderAlive, Errc::stale_holder,
-        cat({record_prefix(shown), "holder pid ", num(r.pid), " is gone: ", errno_text(ESRCH)}),
-        kRestartHint);
+    return fail(kHolderAlive, Errc::stale_holder,
+                record_prefix(shown) + "holder pid " + std::to_string(r.pid) +
+                    " is gone: " + errno_text(ESRCH),
+                kRestartHint);
   };
   auto alive = [&] {
     return pass_with(kHolderAlive, [&] {
-      return cat({"pid ", num(r.pid), ", start time ", num(r.pid_start_time)});
+      return "pid " + std::to_string(r.pid) + ", start time " + std::to_string(r.pid_start_time);
     });
   };
   // A pidfd verified against this record before never names a newcomer.
@@ -389,9 +368,9 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* h
   if (!started) return gone();
   if (*started != r.pid_start_time)
     return fail(kHolderAlive, Errc::stale_holder,
-                cat({record_prefix(shown), "pid ", num(r.pid),
-                     " was reused by another process (start time ", num(*started), ", record says ",
-                     num(r.pid_start_time), ")"}),
+                record_prefix(shown) + "pid " + std::to_string(r.pid) +
+                    " was reused by another process (start time " + std::to_string(*started) +
+                    ", record says " + std::to_string(r.pid_start_time) + ")",
                 kRestartHint);
   if (holder) {
     holder->pid = r.pid;
@@ -403,10 +382,11 @@ Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* h
 
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
   if (r.netns == opened)
-    return pass_with(kIdentity, [&] { return cat({"the record names ", ns_text(opened)}); });
+    return pass_with(kIdentity, [&] { return "the record names " + ns_text(opened); });
   return fail(kIdentity, Errc::identity_mismatch,
-              cat({record_prefix(shown), "it names ", ns_text(r.netns), " (dev ", num(r.netns.dev),
-                   "), but the file opened ", ns_text(opened), " (dev ", num(opened.dev), ")"}),
+              record_prefix(shown) + "it names " + ns_text(r.netns) + " (dev " +
+                  std::to_string(r.netns.dev) + "), but the file opened " + ns_text(opened) +
+                  " (dev " + std::to_string(opened.dev) + ")",
               "a stale link or record: restart the holder pod so it republishes both");
 }
 
@@ -430,11 +410,11 @@ Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& ho
   if (!have) {
     // Read, then confirm the start time again: if the pid was reused in
     // between, the stat may be of the newcomer.
-    std::string link = cat({"/proc/", num(r.pid), "/ns/net"});
+    std::string link = "/proc/" + std::to_string(r.pid) + "/ns/net";
     struct stat st {};
     if (::stat(link.c_str(), &st) != 0)
       return fail(kIdentity, Errc::stale_holder,
-                  cat({record_prefix(shown), "stat ", quote(link), ": ", errno_text(errno)}),
+                  record_prefix(shown) + "stat " + quote(link) + ": " + errno_text(errno),
                   kRestartHint);
     if (pid_start_time(r.pid) != r.pid_start_time)
       return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
@@ -442,12 +422,11 @@ Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& ho
   }
   if (live != r.netns)
     return fail(kIdentity, Errc::identity_mismatch,
-                cat({record_prefix(shown), "holder pid ", num(r.pid), " is now in ", ns_text(live),
-                     ", the record says ", ns_text(r.netns)}),
+                record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " is now in " +
+                    ns_text(live) + ", the record says " + ns_text(r.netns),
                 "the holder moved to another namespace: restart the holder pod");
-  return pass_with(kIdentity, [&] {
-    return cat({"record, link and live holder all name ", ns_text(opened)});
-  });
+  return pass_with(kIdentity,
+                   [&] { return "record, link and live holder all name " + ns_text(opened); });
 }
 
 namespace {
@@ -464,20 +443,21 @@ Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holde
   const int pidfd = holder.fd();
   if (!r.holder_pidfs_ino)
     return unknown(kHolderUnique,
-                   r.version < 2 ? cat({kV1Record, "pidfs inode"})
+                   r.version < 2 ? std::string(kV1Record) + "pidfs inode"
                                  : std::string("not checked: the holder's kernel had no pidfs"));
   std::optional<uint64_t> live = pidfd >= 0 ? pidfs_inode(pidfd) : std::nullopt;
   if (!live)
     return unknown(kHolderUnique, "not checked: this kernel gives no pidfd on pidfs (Linux 6.9+)");
   if (*live == *r.holder_pidfs_ino)
     return pass_with(kHolderUnique, [&] {
-      return cat({"pid ", num(r.pid), ", pidfs inode ", num(*live)});
+      return "pid " + std::to_string(r.pid) + ", pidfs inode " + std::to_string(*live);
     });
   return fail(kHolderUnique, Errc::stale_holder,
-              cat({record_prefix(shown), "pid ", num(r.pid),
-                   " is not the process that wrote the record (pidfs inode ", num(*live),
-                   ", the record says ", num(*r.holder_pidfs_ino),
-                   "): the holder exited and another process took its pid and start time"}),
+              record_prefix(shown) + "pid " + std::to_string(r.pid) +
+                  " is not the process that wrote the record (pidfs inode " +
+                  std::to_string(*live) + ", the record says " +
+                  std::to_string(*r.holder_pidfs_ino) +
+                  "): the holder exited and another process took its pid and start time",
               kRestartHint);
 }
 
@@ -485,17 +465,18 @@ Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_vi
   if (!r.netns_cookie)
     return unknown(kNamespaceCookie,
                    r.version < 2
-                       ? cat({kV1Record, "namespace cookie"})
+                       ? std::string(kV1Record) + "namespace cookie"
                        : std::string("not checked: the holder's kernel had no netns cookie"));
   std::optional<uint64_t> opened = namespace_cookie_of_fd(nsfd);
   if (!opened)
     return unknown(kNamespaceCookie, "not checked: this kernel has no NS_GET_ID (Linux 6.18+)");
   if (*opened == *r.netns_cookie)
-    return pass_with(kNamespaceCookie, [&] { return cat({"namespace cookie ", num(*opened)}); });
+    return pass_with(kNamespaceCookie,
+                     [&] { return "namespace cookie " + std::to_string(*opened); });
   return fail(kNamespaceCookie, Errc::identity_mismatch,
-              cat({record_prefix(shown), "the namespace opened has cookie ", num(*opened),
-                   ", the record names cookie ", num(*r.netns_cookie),
-                   ": it is another namespace that got the same inode number"}),
+              record_prefix(shown) + "the namespace opened has cookie " + std::to_string(*opened) +
+                  ", the record names cookie " + std::to_string(*r.netns_cookie) +
+                  ": it is another namespace that got the same inode number",
               "a stale link or record: restart the holder pod so it republishes both");
 }
 
@@ -504,18 +485,10 @@ namespace {
 // process's /proc shows them ("1: FLOCK  ADVISORY  WRITE 1234 00:1a:5678 0 EOF";
 // waiters, "1: -> FLOCK ...", hold nothing and are skipped).
 std::vector<uint64_t> flock_holders(const std::string& table, dev_t dev, ino_t ino) {
-  // "%02x:%02x:%lu" of the device's major, minor and the inode, by hand
-  // (no printf in the static holder).
-  auto hex2 = [](unsigned v) {
-    std::string h;
-    do {
-      h.insert(h.begin(), "0123456789abcdef"[v & 15]);
-      v >>= 4;
-    } while (v != 0);
-    if (h.size() < 2) h.insert(h.begin(), '0');
-    return h;
-  };
-  const std::string key = cat({hex2(major(dev)), ":", hex2(minor(dev)), ":", num(ino)});
+  // The kernel's "%02x:%02x:%lu" of the device's major, minor and the inode.
+  char key[64];
+  std::snprintf(key, sizeof key, "%02x:%02x:%lu", major(dev), minor(dev),
+                static_cast<unsigned long>(ino));
   std::vector<uint64_t> pids;
   size_t at = 0;
   while (at < table.size()) {
@@ -553,26 +526,25 @@ Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
   // lock beside it was not put there by netns-holder, and there is no lock to
   // compare (the other identity checks stand).
   if (!lock_st)
-    return unknown(kLockHeld, cat({"not checked: no ", quote(lock_shown), " next to the record"}));
+    return unknown(kLockHeld, "not checked: no " + quote(lock_shown) + " next to the record");
   std::string table;
   try {
     table = read_file("/proc/locks", 16 << 20);
   } catch (const Error& e) {
-    return unknown(kLockHeld, cat({"not checked: ", e.message()}));
+    return unknown(kLockHeld, "not checked: " + e.message());
   }
   std::vector<uint64_t> pids = flock_holders(table, lock_st->st_dev, lock_st->st_ino);
   for (uint64_t pid : pids)
     if (pid == static_cast<uint64_t>(r.pid))
-      return pass_with(kLockHeld, [&] {
-        return cat({quote(lock_shown), " held by pid ", num(pid)});
-      });
-  std::string who = pids.empty() ? std::string("nobody") : cat({"pid ", num(pids.front())});
-  return fail(
-      kLockHeld, Errc::stale_holder,
-      cat({"lock ", quote(lock_shown), " is held by ", who, ", not by the record's holder pid ",
-           num(r.pid), ": the holder that wrote the record is gone and pid ", num(r.pid),
-           " is another process"}),
-      kRestartHint);
+      return pass_with(kLockHeld,
+                       [&] { return quote(lock_shown) + " held by pid " + std::to_string(pid); });
+  std::string who = pids.empty() ? std::string("nobody") : "pid " + std::to_string(pids.front());
+  return fail(kLockHeld, Errc::stale_holder,
+              "lock " + quote(lock_shown) + " is held by " + who +
+                  ", not by the record's holder pid " + std::to_string(r.pid) +
+                  ": the holder that wrote the record is gone and pid " + std::to_string(r.pid) +
+                  " is another process",
+              kRestartHint);
 }
 
 Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder) {
@@ -596,22 +568,22 @@ Finding socket_server(int sock, std::string_view shown, const Owners& owners,
   socklen_t len = sizeof cred;
   if (::getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
     return fail(kSocketServer, Errc::system,
-                cat({"getsockopt(SO_PEERCRED) ", quote(shown), ": ", errno_text(errno)}));
+                "getsockopt(SO_PEERCRED) " + quote(shown) + ": " + errno_text(errno));
   if (!owners.trusted(cred.uid))
     return fail(
         kSocketServer, Errc::untrusted,
-        cat({"the server behind ", quote(shown), " runs as uid ", num(cred.uid), " (pid ",
-             num(cred.pid), "), not ", owners.text(),
-             ": it is not a netns-holder this node trusts"}),
-        cat({"remove the socket and restart the holder pod", owners.or_trust("the holder's uid")}));
+        "the server behind " + quote(shown) + " runs as uid " + std::to_string(cred.uid) +
+            " (pid " + std::to_string(cred.pid) + "), not " + owners.text() +
+            ": it is not a netns-holder this node trusts",
+        "remove the socket and restart the holder pod" + owners.or_trust("the holder's uid"));
   // The pid is 0 when the server lives in a pid namespace we cannot see.
   if (record && cred.pid > 0 && record->pidns_ino == our_pidns_ino() && cred.pid != record->pid)
     return fail(kSocketServer, Errc::identity_mismatch,
-                cat({"the server behind ", quote(shown), " is pid ", num(cred.pid),
-                     ", but the holder record next to it names pid ", num(record->pid)}),
+                "the server behind " + quote(shown) + " is pid " + std::to_string(cred.pid) +
+                    ", but the holder record next to it names pid " + std::to_string(record->pid),
                 "another process serves the holder's socket: restart the holder pod");
   return pass_with(kSocketServer, [&] {
-    return cat({"uid ", num(cred.uid), ", pid ", num(cred.pid)});
+    return "uid " + std::to_string(cred.uid) + ", pid " + std::to_string(cred.pid);
   });
 }
 
@@ -619,59 +591,57 @@ Finding socket_sender(const Sender& sender, std::string_view shown, const Owners
                       const HolderRecord* record) {
   if (!sender.known)
     return fail(kSocketSender, Errc::protocol,
-                cat({"the namespace from ", quote(shown),
-                     " came without its sender's credentials (SCM_CREDENTIALS)"}),
+                "the namespace from " + quote(shown) +
+                    " came without its sender's credentials (SCM_CREDENTIALS)",
                 "is the socket a netns-holder's?");
   const std::string who =
-      cat({"uid ", num(sender.uid), ", pid ", num(static_cast<uint64_t>(sender.pid))});
+      "uid " + std::to_string(sender.uid) + ", pid " + std::to_string(sender.pid);
   if (!owners.trusted(sender.uid))
     return fail(
         kSocketSender, Errc::untrusted,
-        cat({"the process that sent the namespace over ", quote(shown), " runs as ", who, ", not ",
-             owners.text(), ": whoever listens, only a holder this node trusts may answer"}),
-        cat({"remove the socket and restart the holder pod", owners.or_trust("the holder's uid")}));
-  if (!record)
-    return pass_with(kSocketSender, [&] { return cat({who, " (no record to compare)"}); });
+        "the process that sent the namespace over " + quote(shown) + " runs as " + who + ", not " +
+            owners.text() + ": whoever listens, only a holder this node trusts may answer",
+        "remove the socket and restart the holder pod" + owners.or_trust("the holder's uid"));
+  if (!record) return pass_with(kSocketSender, [&] { return who + " (no record to compare)"; });
   std::optional<uint64_t> inode = sender.pidfd ? pidfs_inode(sender.pidfd.get()) : std::nullopt;
   if (inode && record->holder_pidfs_ino) {
     if (*inode == *record->holder_pidfs_ino)
       return pass_with(kSocketSender, [&] {
-        return cat({who, ", pidfs inode ", num(*inode), " as in the record"});
+        return who + ", pidfs inode " + std::to_string(*inode) + " as in the record";
       });
     return fail(kSocketSender, Errc::identity_mismatch,
-                cat({"the process that sent the namespace over ", quote(shown), " (", who,
-                     ", pidfs inode ", num(*inode), ") is not the record's holder (pidfs inode ",
-                     num(*record->holder_pidfs_ino), ")"}),
+                "the process that sent the namespace over " + quote(shown) + " (" + who +
+                    ", pidfs inode " + std::to_string(*inode) +
+                    ") is not the record's holder (pidfs inode " +
+                    std::to_string(*record->holder_pidfs_ino) + ")",
                 "another process answers on the holder's socket: restart the holder pod");
   }
   if (record->pidns_ino != our_pidns_ino() || sender.pid <= 0)
     return unknown(kSocketSender,
-                   cat({who,
-                        ": not compared with the record (the holder is in another pid namespace, "
-                        "and no pidfs inode came with the message)"}));
+                   who +
+                       ": not compared with the record (the holder is in another pid namespace, "
+                       "and no pidfs inode came with the message)");
   if (sender.pid == record->pid)
-    return pass_with(kSocketSender, [&] { return cat({who, ", the record's holder pid"}); });
-  return fail(
-      kSocketSender, Errc::identity_mismatch,
-      cat({"the process that sent the namespace over ", quote(shown), " is pid ",
-           num(static_cast<uint64_t>(sender.pid)), ", but the holder record next to it names pid ",
-           num(static_cast<uint64_t>(record->pid))}),
-      "another process answers on the holder's socket: restart the holder pod");
+    return pass_with(kSocketSender, [&] { return who + ", the record's holder pid"; });
+  return fail(kSocketSender, Errc::identity_mismatch,
+              "the process that sent the namespace over " + quote(shown) + " is pid " +
+                  std::to_string(sender.pid) + ", but the holder record next to it names pid " +
+                  std::to_string(record->pid),
+              "another process answers on the holder's socket: restart the holder pod");
 }
 
 Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
                        std::string_view shown) {
   if (!expected_id.empty() && header.cluster_id != expected_id)
     return fail(kHeader, Errc::identity_mismatch,
-                cat({"holder socket ", quote(shown), " speaks for cluster ",
-                     quote(header.cluster_id), ", not ", quote(expected_id)}));
+                "holder socket " + quote(shown) + " speaks for cluster " +
+                    quote(header.cluster_id) + ", not " + quote(expected_id));
   if (header.netns != received)
     return fail(kHeader, Errc::identity_mismatch,
-                cat({"holder socket ", quote(shown), " announced ", ns_text(header.netns),
-                     " but sent ", ns_text(received)}));
-  return pass_with(kHeader, [&] {
-    return cat({"cluster ", quote(header.cluster_id), ", ", ns_text(received)});
-  });
+                "holder socket " + quote(shown) + " announced " + ns_text(header.netns) +
+                    " but sent " + ns_text(received));
+  return pass_with(
+      kHeader, [&] { return "cluster " + quote(header.cluster_id) + ", " + ns_text(received); });
 }
 
 bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink) {
@@ -718,8 +688,8 @@ bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink) {
   // compared, the proof that the holder lives.
   if (c.lock_st && !S_ISREG(c.lock_st->st_mode) &&
       !sink.add(fail(kLockOwner, Errc::untrusted,
-                     cat({quote(c.lock_shown), " is ", file_type_name(c.lock_st->st_mode),
-                          ", not the holder's lock file"}),
+                     quote(c.lock_shown) + " is " + file_type_name(c.lock_st->st_mode) +
+                         ", not the holder's lock file",
                      "remove it and restart the holder pod"),
                 kProvenanceStep))
     return false;
