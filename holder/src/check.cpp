@@ -156,9 +156,7 @@ std::string run_check(const Options& o) {
     check.nsfd = own.get();
     check.lock_st = lock_present ? &lock_st : nullptr;
     check.lock_shown = lock_shown;
-    // Cold like run_check: reached through the sink's virtual call, GCC
-    // cannot tell that only cold code calls it.
-    trust::ThrowingSink sink([&](trust::RecordCheck&) __attribute__((cold)) {
+    trust::ThrowingSink sink([&](trust::RecordCheck&) {
       require_probe_ns(record->netns, probe, quote(record_shown) + " describes");
       check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
       if (record->socket)

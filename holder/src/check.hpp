@@ -9,10 +9,7 @@
 namespace netns::holder {
 
 // Throws Error with the one-line reason when the holder is not healthy;
-// returns the success line otherwise. Cold: the holding process never runs
-// it (the probe is a process of its own), so the link puts it, and what only
-// it calls, after the code start-up runs (holder/cold_last.ld); noinline, or
-// GCC inlines it, called once, into main's start-up code.
-[[gnu::cold, gnu::noinline]] std::string run_check(const Options& options);
+// returns the success line otherwise.
+std::string run_check(const Options& options);
 
 }  // namespace netns::holder
