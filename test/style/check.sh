@@ -6,6 +6,7 @@
 #   check.sh gofmt SOURCE_DIR
 #   check.sh pipe-grep SOURCE_DIR
 #   check.sh version-script SOURCE_DIR
+#   check.sh holder-size SOURCE_DIR
 set -euo pipefail
 tool=$1
 src=$2
@@ -99,5 +100,60 @@ case "$tool" in
     fi
     echo "version-script: ${#patterns[@]} names in $map, each declared in an installed header"
     ;;
-  *) echo "usage: check.sh clang-format|gofmt|pipe-grep|version-script SOURCE_DIR" >&2; exit 2 ;;
+  holder-size)
+    # The holder's size is the holder's business (STYLE.md habit 15): common/ is shared code,
+    # written plainly and built once. What made it otherwise: a concatenation helper and
+    # hand-written number formatting kept for the static holder's code size, buffers sized for
+    # its resident stack, size flags, replaced runtime parts or code placement, and a second,
+    # size-optimized build of common/'s sources elsewhere. One pattern per idiom, with its fix.
+    patterns=(
+      '\bcat\(\{'
+      'no printf'
+      '\bRSS\b|resident (stack|text|set|memory|page)|fault-around|code size|smaller (static )?holder'
+      '(^|[[:space:]])-(Os|flto[=a-z]*|ffunction-sections|fdata-sections|fno-threadsafe-statics)\b'
+      '__throw_|__terminate_handler|__cxxabiv1'
+      'gnu::cold|__attribute__\(\(cold|gnu::noinline'
+    )
+    fixes=(
+      "a concatenation helper kept for the holder's code size: write std::string + ..."
+      "formatting by hand to keep printf out of the holder: snprintf or std::to_string"
+      "shared code argued by the holder's size: that reasoning belongs in holder/"
+      "size flags in common/: it is built once, like the rest"
+      "libstdc++ internals replaced: not in shared code"
+      "code placed for the holder's link: not in shared code"
+    )
+    files=()
+    while IFS= read -r f; do
+      case $f in common/*) files+=("$f") ;; esac
+    done < <(list '*.c' '*.h' '*.cpp' '*.hpp' '*CMakeLists.txt' '*.cmake')
+    [ ${#files[@]} -gt 10 ] || { echo "only ${#files[@]} files found under common/ in $src" >&2; exit 1; }
+    found=0
+    for i in "${!patterns[@]}"; do
+      mapfile -t hits < <(grep -nHE -- "${patterns[$i]}" "${files[@]}" || true)
+      [ ${#hits[@]} -gt 0 ] || continue
+      printf '%s\n' "${hits[@]:0:8}"
+      [ ${#hits[@]} -le 8 ] || echo "... and $((${#hits[@]} - 8)) more lines like these"
+      echo "  ^ ${fixes[$i]}"
+      found=1
+    done
+    # common/'s sources are compiled by common/CMakeLists.txt alone: no private copy of them
+    # with other flags (the holder used to rebuild them with -Os and LTO).
+    builds=()
+    while IFS= read -r f; do
+      case $f in common/*) ;; *) builds+=("$f") ;; esac
+    done < <(list '*CMakeLists.txt' '*.cmake')
+    [ -f CMakeLists.txt ] && builds+=(CMakeLists.txt)
+    mapfile -t hits < <(grep -nHE 'netns_common[[:space:]]+SOURCES|common/src/' "${builds[@]}" || true)
+    if [ ${#hits[@]} -gt 0 ]; then
+      printf '%s\n' "${hits[@]}"
+      echo "  ^ a second build of common/'s sources, with other flags than common/CMakeLists.txt's"
+      found=1
+    fi
+    if [ "$found" -ne 0 ]; then
+      echo "the lines above carry the holder's size into shared code: common/ is written plainly, and the holder's size tricks, if any, stay in holder/ (STYLE.md habit 15)" >&2
+      exit 1
+    fi
+    echo "holder-size: no holder size idiom in ${#files[@]} files under common/, which only common/CMakeLists.txt builds"
+    ;;
+  *) echo "usage: check.sh clang-format|gofmt|pipe-grep|version-script|holder-size SOURCE_DIR" >&2; exit 2 ;;
 esac
