@@ -1,9 +1,12 @@
 #include <netinet/tcp.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <span>
 
 #include "netns/duration.hpp"
+#include "netns/join.hpp"
 #include "netns_exec/inspect_report.hpp"
 #include "netns_exec/text_table.hpp"
 
@@ -234,12 +237,11 @@ std::string render_table(const Report& r, bool all_sockets) {
   {
     TextTable t({"IDX", "NAME", "KIND", "STATE", "CARRIER", "MTU", "ADDRESSES"});
     for (const auto& l : r.links) {
-      std::string addrs;
-      for (const auto& a : r.addresses) {
-        if (a.index != l.index) continue;
-        if (!addrs.empty()) addrs += ' ';
-        addrs += a.addr.str() + "/" + std::to_string(a.prefix);
-      }
+      std::vector<Address> own;
+      std::copy_if(r.addresses.begin(), r.addresses.end(), std::back_inserter(own),
+                   [&](const Address& a) { return a.index == l.index; });
+      const std::string addrs = join(
+          own, " ", [](const Address& a) { return a.addr.str() + "/" + std::to_string(a.prefix); });
       t.add({std::to_string(l.index), l.name, or_dash(l.kind), l.up ? "up" : "down",
              l.lower_up ? "yes" : "no", std::to_string(l.mtu), or_dash(addrs)});
     }
@@ -263,9 +265,8 @@ std::string render_table(const Report& r, bool all_sockets) {
   {
     TextTable t({"ROLE", "PEER", "ESTAB", "TOTAL", "KERNEL", "LOCAL"});
     for (const auto& g : r.sessions) {
-      std::string locals;
-      for (size_t i = 0; i < g.sockets.size() && i < 3; ++i)
-        locals += (i ? " " : "") + g.sockets[i].local.str();
+      std::string locals = join(std::span(g.sockets).first(std::min<size_t>(g.sockets.size(), 3)),
+                                " ", [](const InetSocket& s) { return s.local.str(); });
       if (g.sockets.size() > 3) locals += " ...";
       t.add({role_name(g.role), g.peer.str(), std::to_string(g.established),
              std::to_string(g.sockets.size()), std::to_string(g.kernel), locals});
@@ -290,12 +291,10 @@ std::string render_table(const Report& r, bool all_sockets) {
     TextTable t;
     for (const auto& [proto, states] : state_counts(r)) {
       size_t total = 0;
-      std::string detail;
-      for (const auto& [state, n] : states) {
-        total += n;
-        detail += (detail.empty() ? "" : ", ") + state + " " + std::to_string(n);
-      }
-      t.add({proto, std::to_string(total), detail});
+      for (const auto& [state, n] : states) total += n;
+      t.add({proto, std::to_string(total), join(states, ", ", [](const auto& state_n) {
+               return state_n.first + " " + std::to_string(state_n.second);
+             })});
     }
     out += t.empty() ? "  (none)\n" : t.render();
   }
