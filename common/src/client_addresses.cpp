@@ -5,6 +5,7 @@
 #include <linux/rtnetlink.h>
 
 #include "netns/error.hpp"
+#include "netns/join.hpp"
 
 namespace netns {
 
@@ -17,12 +18,8 @@ bool is_client_address(bool loopback_interface, bool ipv6, unsigned char scope,
 }
 
 std::string format_client_addresses(const std::vector<ClientAddress>& addresses) {
-  std::string out;
-  for (const auto& a : addresses) {
-    if (!out.empty()) out += ' ';
-    out += interface_cidr(a) + '%' + a.interface;
-  }
-  return out;
+  return join(addresses, " ",
+              [](const ClientAddress& a) { return interface_cidr(a) + '%' + a.interface; });
 }
 
 namespace {

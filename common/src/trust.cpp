@@ -80,7 +80,13 @@ constexpr const char* kRestartHint = "the holder died without cleaning up; resta
 
 }  // namespace
 
-Error Finding::error() const { return Error(code, detail, hint); }
+Error Finding::error() const { return cause ? *cause : Error(code, detail, hint); }
+
+Error Finding::refusal() const {
+  Error e = error();
+  if (!cause && step != nullptr) e.context(step);
+  return e;
+}
 
 namespace {
 thread_local bool quiet_passes = false;
@@ -105,6 +111,18 @@ Finding fail(const char* check, Errc code, std::string detail, std::string hint)
   f.detail = std::move(detail);
   f.hint = std::move(hint);
   return f;
+}
+
+Finding fail(const char* check, const Error& e) {
+  Finding f = fail(check, e.code(), e.message(), e.hint());
+  f.cause = e;
+  return f;
+}
+
+const Finding* first_failure(const std::vector<Finding>& findings) {
+  for (const Finding& f : findings)
+    if (!f.ok) return &f;
+  return nullptr;
 }
 
 bool Owners::trusted(uid_t uid) const {
@@ -644,59 +662,90 @@ Finding header_matches(const FdHeader& header, NsId received, std::string_view e
       kHeader, [&] { return "cluster " + quote(header.cluster_id) + ", " + ns_text(received); });
 }
 
-bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink) {
-  constexpr const char* kIdentityStep = "check holder identity";
-  constexpr const char* kProvenanceStep = "check provenance";
+namespace {
+constexpr const char* kIdentityStep = "check holder identity";
+constexpr const char* kProvenanceStep = "check provenance";
+
+// The record check's list: a finding with its step, false once a fatal
+// failure ends the sequence.
+struct RecordFindings {
+  std::vector<Finding> list;
+  bool add(Finding f, const char* step) {
+    if (!f.step) f.step = step;
+    const bool go_on = f.ok || !f.fatal;
+    list.push_back(std::move(f));
+    return go_on;
+  }
+};
+
+// 1 and 2: the record, and where it comes from (cheapest and most
+// explanatory first: after a reboot every inode differs too, and from
+// another pid namespace the record's pid names another process for us).
+bool add_origin(const RecordCheck& c, RecordFindings& out) {
   const HolderRecord* r = c.record;
-  // 1 and 2: the record, and where it comes from (cheapest and most
-  // explanatory first: after a reboot every inode differs too, and from
-  // another pid namespace the record's pid names another process for us).
-  if (r) {
-    if (!sink.add(pass_with(kRecordPresent, [&] { return quote(c.shown); }), kIdentityStep) ||
-        !sink.add(file_owner(kRecordOwner, *c.record_st, "holder record", c.shown, c.owners),
-                  kProvenanceStep) ||
-        !sink.add(record_for_cluster(*r, c.cluster_id, c.shown), kIdentityStep) ||
-        !sink.add(record_this_boot(*r, c.shown), kIdentityStep))
-      return false;
-    if (c.pid == RecordCheck::Pid::link &&
-        !sink.add(record_this_pid_namespace(*r, c.shown), kIdentityStep))
-      return false;
-  }
-  // 3: the file itself.
-  if (!sink.file_checks(c)) return false;
-  if (!r) {
-    if (c.unreadable) return sink.unreadable(*c.unreadable);
-    return sink.add(record_exemption(c.unrecorded), kIdentityStep);
-  }
-  // 4: the holder. Its pid means it only to readers in its pid namespace.
+  if (!r) return true;
+  if (!out.add(pass_with(kRecordPresent, [&] { return quote(c.shown); }), kIdentityStep) ||
+      !out.add(file_owner(kRecordOwner, *c.record_st, "holder record", c.shown, c.owners),
+               kProvenanceStep) ||
+      !out.add(record_for_cluster(*r, c.cluster_id, c.shown), kIdentityStep) ||
+      !out.add(record_this_boot(*r, c.shown), kIdentityStep))
+    return false;
+  return c.pid != RecordCheck::Pid::link ||
+         out.add(record_this_pid_namespace(*r, c.shown), kIdentityStep);
+}
+}  // namespace
+
+std::vector<Finding> record_origin(const RecordCheck& c) {
+  RecordFindings out;
+  add_origin(c, out);
+  return std::move(out.list);
+}
+
+namespace {
+// 4: the holder. Its pid means it only to readers in its pid namespace.
+void add_holder(const RecordCheck& c, HolderRef* holder, RecordFindings& out) {
+  const HolderRecord& r = *c.record;
   HolderRef local;
   HolderRef& h = holder ? *holder : local;
   const bool pid_is_holder = c.pid == RecordCheck::Pid::link ||
-                             (c.pid == RecordCheck::Pid::probe && r->pidns_ino == our_pidns_ino());
-  if (pid_is_holder) {
-    // One pidfd for all three: opened (or, from the cache, polled) once,
-    // then asked for the holder's namespace and its pidfs inode.
-    if (!sink.add(holder_alive(*r, c.shown, &h), kIdentityStep) ||
-        !sink.add(identity_matches(*r, c.opened, h, c.shown), kIdentityStep) ||
-        !sink.add(holder_is_recorded_process(*r, h, c.shown), kIdentityStep))
-      return false;
-  }
+                             (c.pid == RecordCheck::Pid::probe && r.pidns_ino == our_pidns_ino());
+  // One pidfd for all three: opened (or, from the cache, polled) once, then
+  // asked for the holder's namespace and its pidfs inode.
+  if (pid_is_holder && (!out.add(holder_alive(r, c.shown, &h), kIdentityStep) ||
+                        !out.add(identity_matches(r, c.opened, h, c.shown), kIdentityStep) ||
+                        !out.add(holder_is_recorded_process(r, h, c.shown), kIdentityStep)))
+    return;
   // What pid, tick and inode cannot tell apart: a reused inode.
-  if (c.nsfd >= 0 && !sink.add(namespace_cookie_matches(*r, c.nsfd, c.shown), kIdentityStep))
-    return false;
+  if (c.nsfd >= 0 && !out.add(namespace_cookie_matches(r, c.nsfd, c.shown), kIdentityStep)) return;
   // The lock, held for the holder's whole life: where the pid cannot be
   // compared, the proof that the holder lives.
   if (c.lock_st && !S_ISREG(c.lock_st->st_mode) &&
-      !sink.add(fail(kLockOwner, Errc::untrusted,
-                     quote(c.lock_shown) + " is " + file_type_name(c.lock_st->st_mode) +
-                         ", not the holder's lock file",
-                     "remove it and restart the holder pod"),
-                kProvenanceStep))
-    return false;
-  if (c.lock_st && !sink.add(file_owner(kLockOwner, *c.lock_st, "lock", c.lock_shown, c.owners),
-                             kProvenanceStep))
-    return false;
-  return sink.add(lock_held_by_holder(*r, c.lock_st, c.lock_shown), kIdentityStep);
+      !out.add(fail(kLockOwner, Errc::untrusted,
+                    quote(c.lock_shown) + " is " + file_type_name(c.lock_st->st_mode) +
+                        ", not the holder's lock file",
+                    "remove it and restart the holder pod"),
+               kProvenanceStep))
+    return;
+  if (c.lock_st &&
+      !out.add(file_owner(kLockOwner, *c.lock_st, "lock", c.lock_shown, c.owners), kProvenanceStep))
+    return;
+  out.add(lock_held_by_holder(r, c.lock_st, c.lock_shown), kIdentityStep);
+}
+}  // namespace
+
+std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder) {
+  RecordFindings out;
+  if (!add_origin(c, out)) return std::move(out.list);
+  // 3: the file itself, as the caller found it.
+  for (const Finding& f : c.file)
+    if (!out.add(f, nullptr)) return std::move(out.list);
+  if (c.record)
+    add_holder(c, holder, out);
+  else if (c.unreadable)
+    out.add(fail(kRecordPresent, *c.unreadable), kIdentityStep);
+  else
+    out.add(record_exemption(c.unrecorded), kIdentityStep);
+  return std::move(out.list);
 }
 
 }  // namespace netns::trust

@@ -95,8 +95,8 @@ class CephCommand : public Command {
                   {"leftover", r.leftover},
                   {"command", exec::redact_argv(r.argv)},
                   {"exit_code", r.exit_code()},
-                  {"netns", namespace_json(ns)},
-                  {"outcome", outcome_json(r.process.outcome)},
+                  {"netns", ns},
+                  {"outcome", r.process.outcome},
                   {"stdout", r.process.out.data},
                   {"stderr", r.process.err.data}});
     } else if (r.ok() && !r.device.empty()) {

@@ -21,6 +21,7 @@
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/join.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/replacement_notice.hpp"
 #include "netns_exec/guard.hpp"
@@ -31,14 +32,12 @@ namespace netns::cli {
 namespace {
 
 std::string sessions_text(const std::vector<inspect::PeerSessions>& groups) {
-  std::string out;
   size_t total = 0;
-  for (const auto& g : groups) {
-    total += g.established;
-    out += (out.empty() ? "" : ", ") + g.peer.str() + " x" + std::to_string(g.established);
-  }
+  for (const auto& g : groups) total += g.established;
   return std::to_string(total) + " established storage session" + (total == 1 ? "" : "s") + ": " +
-         out;
+         join(groups, ", ", [](const inspect::PeerSessions& g) {
+           return g.peer.str() + " x" + std::to_string(g.established);
+         });
 }
 
 uint64_t unix_now() {

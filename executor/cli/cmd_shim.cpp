@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "command.hpp"
 #include "netns/error.hpp"
@@ -79,11 +80,124 @@ std::string disconnected_device(const std::vector<std::string>& cmd) {
   return device;
 }
 
+// A disconnect's controller: the device named, and whose it is.
+struct Controller {
+  std::string device;
+  std::string address_file;
+  std::optional<std::string> traddr;      // read from address_file
+  std::optional<std::string> holder;      // the one NETNS_EXEC_TARGETS holder serving traddr
+  std::optional<std::string> unreadable;  // why address_file could not be read
+};
+
+void to_json(nlohmann::json& j, const Controller& c) {
+  j = {{"device", c.device}, {"address_file", c.address_file}};
+  if (c.traddr) j["traddr"] = *c.traddr;
+  if (c.holder) j["holder"] = *c.holder;
+  if (c.unreadable) j["unreadable"] = *c.unreadable;
+}
+
+// Everything explain found, gathered once: the JSON document and the text are
+// both rendered from it.
+struct Explanation {
+  // The real program is the one of the name invoked (mount.nfs4 is mount.nfs4).
+  std::string program;
+  std::string command;     // redacted
+  std::string invoked_as;  // the path the shim would be run as
+  exec::shim::Decision decision;
+  std::optional<std::string> config;   // monitors tools: the config.json read
+  std::optional<std::string> held;     // NETNS_EXEC_HELD_CLUSTERS, as set
+  std::optional<std::string> targets;  // NETNS_EXEC_TARGETS, as set
+  std::optional<Controller> controller;
+  std::optional<std::string> holder;   // the held holder's file
+  std::optional<std::string> nsname;   // the namespace that file resolves to now
+  std::optional<std::string> refusal;  // why nothing would run
+  std::string outcome;                 // one line: what the shim would do
+  int status = 0;                      // 0, or 125 when refused
+
+  [[nodiscard]] const exec::shim::Tool& tool() const { return *decision.tool; }
+};
+
+void to_json(nlohmann::json& j, const Explanation& e) {
+  const exec::shim::Decision& d = e.decision;
+  j = nlohmann::json::object();
+  j["program"] = e.program;
+  j["command"] = e.command;
+  j["invoked_as"] = e.invoked_as;
+  j["real"] = {{"path", d.real.path}, {"why", d.real.reasons}};
+  j["holder_dir"] = d.holder_dir;
+  if (e.config) {
+    j["config"] = *e.config;
+    j["held_clusters"] = e.held ? nlohmann::json(*e.held) : nlohmann::json("all in the config");
+  }
+  if (e.targets) j["targets"] = *e.targets;
+  nlohmann::json named{{"named", d.named.text}, {"where", d.named.where}};
+  if (!d.named.unknown.empty()) named["unknown"] = d.named.unknown;
+  named["readings"] = nlohmann::json::array();
+  for (const auto& s : d.named.servers)
+    named["readings"].push_back({{"server", s.text}, {"read_as", s.host.text}});
+  j[e.tool().named_as] = named;
+  j["opens_session"] = d.opens_session;
+  j["cluster"] = d.cluster_id;
+  if (!d.also.empty()) j["same_monitors"] = d.also;
+  j["verdict"] = exec::shim::verdict_name(d.verdict);
+  j["held"] = d.verdict == exec::shim::Verdict::holder;
+  j["why"] = d.why;
+  if (d.opted_out) j["opted_out"] = exec::shim::kUnmatchedVariable;
+  if (e.controller) j["controller"] = *e.controller;
+  if (e.refusal) j["refusal"] = *e.refusal;
+  if (e.holder) j["holder"] = *e.holder;
+  if (e.nsname) j["namespace"] = *e.nsname;
+  j["decision"] = e.outcome;
+}
+
+// The same facts for people, one "key: value" line each.
+std::string render_text(const Explanation& e) {
+  const exec::shim::Decision& d = e.decision;
+  const exec::shim::Tool& tool = e.tool();
+  std::string out;
+  auto line = [&](const std::string& key, const std::string& value) {
+    out += key;
+    if (key.size() < 10) out.append(10 - key.size(), ' ');
+    out += " " + value + "\n";
+  };
+  line("command:", e.command);
+  line("shim:", e.invoked_as);
+  line("real:", d.real.found() ? d.real.path : "(none)");
+  for (const auto& r : d.real.reasons) line("", "- " + r);
+  line(std::string(tool.named_as) + ":",
+       d.named.text.empty() ? "(none named)" : quote(d.named.text) + " (" + d.named.where + ")");
+  for (const auto& s : d.named.servers)
+    if (s.text != s.host.text) line("", "- " + quote(s.text) + " is read as " + s.host.text);
+  if (!d.named.unknown.empty()) line("", "- cannot tell: " + d.named.unknown);
+  line("session:", d.opens_session ? std::string("yes (this call opens a kernel session)")
+                                   : "no (" + std::string(tool.session_calls) + " do)");
+  if (!d.cluster_id.empty())
+    line(std::string(tool.noun) + ":",
+         quote(d.cluster_id) +
+             (d.verdict == exec::shim::Verdict::holder ? " (held)" : " (not held)"));
+  if (!d.also.empty()) line("", "same monitors: " + nlohmann::json(d.also).dump());
+  if (e.holder && !e.holder->empty()) line("holder:", *e.holder);
+  if (!d.why.empty()) line("why:", d.why);
+  if (const auto& c = e.controller) {
+    std::string text = c->device;
+    if (c->traddr)
+      text += " at traddr " + *c->traddr +
+              (c->holder ? ", served by holder " + quote(*c->holder)
+                         : ", no holder in NETNS_EXEC_TARGETS serves it");
+    else
+      text += ": " + c->unreadable.value_or("");
+    line("controller:", text + " (disconnect deletes it through sysfs from any namespace)");
+  }
+  line("decision:", e.outcome);
+  return out;
+}
+
 class ShimCommand final : public Command {
  public:
   [[nodiscard]] const char* name() const override { return "shim"; }
   [[nodiscard]] const char* description() const override {
-    return "Transparent mode (netns-exec installed as rbd, mount.ceph, nvme, mount.nfs): explain a "
+    return "Transparent mode (netns-exec installed as rbd, mount.ceph, nvme, "
+           "mount.nfs): explain a "
            "command's route";
   }
 
@@ -103,6 +217,19 @@ class ShimCommand final : public Command {
   }
 
   int run() override {
+    const Explanation e = explain();
+    if (json_) {
+      std::printf("%s\n", nlohmann::json(e).dump(2).c_str());
+    } else {
+      const std::string text = render_text(e);
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    std::fflush(stdout);
+    return e.status;
+  }
+
+ private:
+  Explanation explain() const {
     std::vector<std::string> cmd = argv_;
     std::string_view invoked = basename_of(cmd.front());
     if (invoked == "mount") {
@@ -122,65 +249,48 @@ class ShimCommand final : public Command {
           "explain rbd, mount.ceph, nvme, mount.nfs, mount.nfs4, umount.nfs, umount.nfs4 or "
           "mount -t ceph|nfs|nfs4");
 
-    nlohmann::json doc;
-    // The real program is the one of the name invoked (mount.nfs4 is mount.nfs4).
-    const std::string program(invoked);
-    doc["program"] = program;
-    doc["command"] = exec::redacted_command_line(argv_);
+    Explanation e;
+    e.program = std::string(invoked);
+    const std::string& program = e.program;
+    e.command = exec::redacted_command_line(argv_);
     // The search as the shim makes it when the caller runs `cmd[0]`: by
     // the path given, else by the path the caller's lookup finds (mount(8):
     // /sbin/mount.ceph; execvp, Go's LookPath: the first on PATH). A shim
     // started through the plugin image's launcher always has that path as
     // its argv[0].
-    std::string invoked_as = cmd.front();
-    if (invoked_as.find('/') == std::string::npos)
-      invoked_as = program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0
-                       ? "/sbin/" + program
-                       : first_on_path(invoked_as);
-    doc["invoked_as"] = invoked_as;
+    e.invoked_as = cmd.front();
+    if (e.invoked_as.find('/') == std::string::npos)
+      e.invoked_as = program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0
+                         ? "/sbin/" + program
+                         : first_on_path(e.invoked_as);
 
     // The shim's own decision, from the same function and environment.
     const exec::shim::Environment env = exec::shim::Environment::from_process();
-    const exec::shim::Decision d =
-        exec::shim::decide(invoked_as, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
+    e.decision =
+        exec::shim::decide(e.invoked_as, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
+    const exec::shim::Decision& d = e.decision;
     const exec::shim::Tool& tool = *d.tool;
-    doc["real"] = {{"path", d.real.path}, {"why", d.real.reasons}};
-    doc["holder_dir"] = d.holder_dir;
     if (tool.naming == exec::shim::Naming::monitors) {
-      doc["config"] = env.config;
-      doc["held_clusters"] =
-          env.held ? nlohmann::json(*env.held) : nlohmann::json("all in the config");
+      e.config = env.config;
+      e.held = env.held;
     }
-    if (env.targets) doc["targets"] = *env.targets;
-    doc[tool.named_as] = {{"named", d.named.text}, {"where", d.named.where}};
-    if (!d.named.unknown.empty()) doc[tool.named_as]["unknown"] = d.named.unknown;
-    nlohmann::json readings = nlohmann::json::array();
-    for (const auto& s : d.named.servers)
-      readings.push_back({{"server", s.text}, {"read_as", s.host.text}});
-    doc[tool.named_as]["readings"] = readings;
-    doc["opens_session"] = d.opens_session;
-    doc["cluster"] = d.cluster_id;
-    if (!d.also.empty()) doc["same_monitors"] = d.also;
-    doc["verdict"] = exec::shim::verdict_name(d.verdict);
-    doc["held"] = d.verdict == exec::shim::Verdict::holder;
-    doc["why"] = d.why;
-    if (d.opted_out) doc["opted_out"] = exec::shim::kUnmatchedVariable;
+    e.targets = env.targets;
     // A disconnect is not routed (sysfs is the same in every network
     // namespace), but the operator wants to know whose controller it is.
     if (const std::string device = disconnected_device(cmd);
         tool.naming == exec::shim::Naming::targets && !device.empty()) {
       const std::string name(basename_of(device));
-      const std::string file = sys_class_nvme_ + "/" + name + "/address";
-      nlohmann::json c{{"device", device}, {"address_file", file}};
+      Controller c;
+      c.device = device;
+      c.address_file = sys_class_nvme_ + "/" + name + "/address";
       try {
-        std::string address = read_file(file, 4096);
+        std::string address = read_file(c.address_file, 4096);
         while (!address.empty() && address.back() == '\n') address.pop_back();
-        const std::string traddr = ceph::nvme_address_field(address, "traddr");
-        c["traddr"] = traddr;
+        c.traddr = ceph::nvme_address_field(address, "traddr");
         if (env.targets) try {
             const auto holders = exec::shim::parse_targets(*env.targets);
             // Every reading of the address the kernel recorded, as the shim reads it.
-            const exec::shim::AddressReadings r = exec::shim::read_host(traddr);
+            const exec::shim::AddressReadings r = exec::shim::read_host(*c.traddr);
             std::vector<std::string> owners;
             std::vector<std::string> read_as = r.addresses;
             if (!r.name.empty()) read_as.push_back(r.name);
@@ -188,99 +298,42 @@ class ShimCommand final : public Command {
               for (const auto& id : exec::shim::holders_covering(holders, reading))
                 if (std::find(owners.begin(), owners.end(), id) == owners.end())
                   owners.push_back(id);
-            if (owners.size() == 1) c["holder"] = owners.front();
+            if (owners.size() == 1) c.holder = owners.front();
           } catch (const Error&) {
             // the decision above already says what is wrong with the variable
           }
-      } catch (const Error& e) {
-        c["unreadable"] = e.describe();
+      } catch (const Error& err) {
+        c.unreadable = err.describe();
       }
-      doc["controller"] = c;
+      e.controller = std::move(c);
     }
-    int status = 0;
-    std::string decision;
     switch (d.verdict) {
       case exec::shim::Verdict::refused:
-        status = kExitExecutorFailed;
-        doc["refusal"] = d.refusal->describe();
-        decision = "refused (125): " + d.refusal->describe();
+        e.status = kExitExecutorFailed;
+        e.refusal = d.refusal->describe();
+        e.outcome = "refused (125): " + d.refusal->describe();
         break;
       case exec::shim::Verdict::untouched:
-        decision = "run " + d.real.path + " untouched, in the caller's own namespace";
+        e.outcome = "run " + d.real.path + " untouched, in the caller's own namespace";
         break;
       case exec::shim::Verdict::holder: {
-        doc["holder"] = d.holder_path;
+        e.holder = d.holder_path;
         exec::ResolveOptions options = d.options;
         options.wait_holder = {};  // now, as it stands
         try {
           exec::ResolvedNamespace ns = exec::resolve(*d.source, options);
-          doc["namespace"] = ns.describe();
-          decision = "run " + d.real.path + " inside " + ns.describe();
-        } catch (const Error& e) {
-          status = kExitExecutorFailed;
-          const Error refused = d.unusable(e);
-          doc["refusal"] = refused.describe();
-          decision = "refused (125), " + d.real.path + " not run: " + refused.describe();
+          e.nsname = ns.describe();
+          e.outcome = "run " + d.real.path + " inside " + ns.describe();
+        } catch (const Error& err) {
+          e.status = kExitExecutorFailed;
+          const Error refused = d.unusable(err);
+          e.refusal = refused.describe();
+          e.outcome = "refused (125), " + d.real.path + " not run: " + refused.describe();
         }
         break;
       }
     }
-    doc["decision"] = decision;
-
-    if (json_) {
-      std::printf("%s\n", doc.dump(2).c_str());
-      return status;
-    }
-    auto line = [](const char* key, const std::string& value) {
-      std::printf("%-10s %s\n", key, value.c_str());
-    };
-    auto str = [&](const char* key) {
-      return doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
-                                                       : std::string();
-    };
-    line("command:", doc["command"].get<std::string>());
-    line("shim:", invoked_as);
-    line("real:", d.real.found() ? d.real.path : "(none)");
-    for (const auto& r : d.real.reasons) line("", "- " + r);
-    for (const char* named : {"monitors", "target"})
-      if (doc.contains(named))
-        line((std::string(named) + ":").c_str(),
-             route_text(doc[named]["named"], doc[named]["where"]));
-    for (const auto& r : doc[tool.named_as]["readings"])
-      if (r["server"].get<std::string>() != r["read_as"].get<std::string>())
-        line("", "- " + quote(r["server"].get<std::string>()) + " is read as " +
-                     r["read_as"].get<std::string>());
-    if (!d.named.unknown.empty()) line("", "- cannot tell: " + d.named.unknown);
-    line("session:", d.opens_session ? std::string("yes (this call opens a kernel session)")
-                                     : "no (" + std::string(tool.session_calls) + " do)");
-    if (!str("cluster").empty())
-      line((std::string(tool.noun) + ":").c_str(),
-           quote(str("cluster")) + (doc["held"].get<bool>() ? " (held)" : " (not held)"));
-    if (doc.contains("same_monitors")) line("", "same monitors: " + doc["same_monitors"].dump());
-    if (!str("holder").empty()) line("holder:", str("holder"));
-    if (!str("why").empty()) line("why:", str("why"));
-    if (doc.contains("controller")) {
-      const auto& c = doc["controller"];
-      std::string text = c["device"].get<std::string>();
-      if (c.contains("traddr"))
-        text +=
-            " at traddr " + c["traddr"].get<std::string>() +
-            (c.contains("holder") ? ", served by holder " + quote(c["holder"].get<std::string>())
-                                  : ", no holder in NETNS_EXEC_TARGETS serves it");
-      else
-        text += ": " + c["unreadable"].get<std::string>();
-      line("controller:", text + " (disconnect deletes it through sysfs from any namespace)");
-    }
-    line("decision:", decision);
-    std::fflush(stdout);
-    return status;
-  }
-
- private:
-  static std::string route_text(const nlohmann::json& named, const nlohmann::json& where) {
-    const std::string n = named.get<std::string>();
-    if (n.empty()) return "(none named)";
-    return quote(n) + " (" + where.get<std::string>() + ")";
+    return e;
   }
 
   bool json_ = false;

@@ -38,27 +38,6 @@ std::vector<std::string> record_names(int dirfd, const std::string& dir) {
   return names;
 }
 
-// The record check's findings for fence-info, collected instead of refused:
-// the first failure stops the check, as it would stop resolve(), and is kept.
-class CollectingSink final : public trust::RecordSink {
- public:
-  bool add(trust::Finding f, const char* /*step*/) override {
-    if (f.ok) {
-      holder_alive_ = holder_alive_ || std::string_view(f.check) == trust::kHolderAlive;
-      return true;
-    }
-    failed_ = std::move(f);
-    return false;
-  }
-  [[nodiscard]] const std::optional<trust::Finding>& failed() const { return failed_; }
-  // holder_alive passed (it is only asked where the record's pid names the holder).
-  [[nodiscard]] bool holder_alive() const { return holder_alive_; }
-
- private:
-  std::optional<trust::Finding> failed_;
-  bool holder_alive_ = false;
-};
-
 HolderAddresses read_one(int dirfd, const std::string& dir, const std::string& name) {
   HolderAddresses h;
   h.record_path = join_path(dir, name);
@@ -89,9 +68,10 @@ HolderAddresses read_one(int dirfd, const std::string& dir, const std::string& n
     check.opened = record->netns;
     check.lock_st = lock_present ? &lock_st : nullptr;
     check.lock_shown = lock_shown;
-    CollectingSink sink;
-    trust::check_record(check, nullptr, sink);
-    const std::optional<trust::Finding>& failed = sink.failed();
+    // Collected, not refused: the first failure ends the check, as it would
+    // end resolve(), and is kept.
+    const std::vector<trust::Finding> findings = trust::check_record(check, nullptr);
+    const trust::Finding* failed = trust::first_failure(findings);
     // A record nobody trusted wrote must not steer the fence.
     if (failed && std::string_view(failed->check) == trust::kRecordOwner) {
       h.problem = failed->error().describe();
@@ -103,7 +83,9 @@ HolderAddresses read_one(int dirfd, const std::string& dir, const std::string& n
     // writing.
     h.pid = record->pid;
     h.addresses = record->client_addresses;
-    if (sink.holder_alive()) h.alive = true;
+    // holder_alive passed (it is only asked where the record's pid names the holder).
+    for (const trust::Finding& f : findings)
+      if (f.ok && std::string_view(f.check) == trust::kHolderAlive) h.alive = true;
     if (failed && failed->code == Errc::stale_holder)
       h.alive = false;
     else if (failed)

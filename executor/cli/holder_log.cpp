@@ -45,8 +45,8 @@ CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded
   check.lock_st = lock_present ? &lock_st : nullptr;
   check.lock_shown = lock_shown;
   CheckedRecord out;
-  trust::ThrowingSink sink([](trust::RecordCheck&) {});
-  trust::check_record(check, &out.holder, sink);
+  for (const trust::Finding& f : trust::check_record(check, &out.holder))
+    if (!f.ok) throw f.error();
   out.record = std::move(*record);
   return out;
 }

@@ -9,41 +9,64 @@
 #include "log.hpp"
 #include "netns_exec/redact.hpp"
 
-namespace netns::cli {
+namespace netns::spawn {
 
 namespace {
-const char* kind_name(spawn::Outcome::Kind kind) {
+const char* kind_name(Outcome::Kind kind) {
   switch (kind) {
-    case spawn::Outcome::Kind::exited:
+    case Outcome::Kind::exited:
       return "exited";
-    case spawn::Outcome::Kind::signalled:
+    case Outcome::Kind::signalled:
       return "signalled";
-    case spawn::Outcome::Kind::timed_out:
+    case Outcome::Kind::timed_out:
       return "timed_out";
-    case spawn::Outcome::Kind::spawn_failed:
+    case Outcome::Kind::spawn_failed:
       return "spawn_failed";
-    case spawn::Outcome::Kind::cancelled:
+    case Outcome::Kind::cancelled:
       return "cancelled";
-    case spawn::Outcome::Kind::status_lost:
+    case Outcome::Kind::status_lost:
       return "status_lost";
   }
   return "unknown";
 }
-
-// The command's own bytes: redaction is for our messages, never its data.
-nlohmann::json stream_json(const spawn::CapturedOutput& out) {
-  return {{"data", out.data}, {"total_bytes", out.total_bytes}, {"truncated", out.truncated}};
-}
 }  // namespace
 
-nlohmann::json namespace_json(const exec::ResolvedNamespace& ns) {
-  nlohmann::json j{{"dev", ns.id.dev},
-                   {"ino", ns.id.ino},
-                   {"own_namespace", ns.own_namespace},
-                   {"path", ns.path},
-                   {"cluster_id", ns.cluster_id},
-                   {"description", ns.describe()},
-                   {"warning", ns.warning}};
+void to_json(nlohmann::json& j, const Outcome& o) {
+  j = {{"kind", kind_name(o.kind)}, {"description", o.describe()}};
+  switch (o.kind) {
+    case Outcome::Kind::exited:
+      j["exit_code"] = o.exit_code;
+      break;
+    case Outcome::Kind::signalled:
+    case Outcome::Kind::timed_out:
+    case Outcome::Kind::cancelled:
+      j["signal"] = o.signal;
+      break;
+    case Outcome::Kind::status_lost:
+      break;
+    case Outcome::Kind::spawn_failed:
+      j["stage"] = stage_name(o.stage);
+      j["errno"] = o.error;
+      break;
+  }
+}
+
+void to_json(nlohmann::json& j, const CapturedOutput& out) {
+  j = {{"data", out.data}, {"total_bytes", out.total_bytes}, {"truncated", out.truncated}};
+}
+
+}  // namespace netns::spawn
+
+namespace netns::exec {
+
+void to_json(nlohmann::json& j, const ResolvedNamespace& ns) {
+  j = {{"dev", ns.id.dev},
+       {"ino", ns.id.ino},
+       {"own_namespace", ns.own_namespace},
+       {"path", ns.path},
+       {"cluster_id", ns.cluster_id},
+       {"description", ns.describe()},
+       {"warning", ns.warning}};
   if (ns.record) {
     j["holder"] = {{"pid", ns.record->pid},
                    {"pid_start_time", ns.record->pid_start_time},
@@ -51,42 +74,24 @@ nlohmann::json namespace_json(const exec::ResolvedNamespace& ns) {
   } else {
     j["holder"] = nullptr;
   }
-  return j;
 }
 
-nlohmann::json outcome_json(const spawn::Outcome& o) {
-  nlohmann::json j{{"kind", kind_name(o.kind)}, {"description", o.describe()}};
-  switch (o.kind) {
-    case spawn::Outcome::Kind::exited:
-      j["exit_code"] = o.exit_code;
-      break;
-    case spawn::Outcome::Kind::signalled:
-    case spawn::Outcome::Kind::timed_out:
-    case spawn::Outcome::Kind::cancelled:
-      j["signal"] = o.signal;
-      break;
-    case spawn::Outcome::Kind::status_lost:
-      break;
-    case spawn::Outcome::Kind::spawn_failed:
-      j["stage"] = spawn::stage_name(o.stage);
-      j["errno"] = o.error;
-      break;
-  }
-  return j;
-}
+}  // namespace netns::exec
+
+namespace netns::cli {
 
 nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
                            const std::vector<std::string>& argv) {
   return {{"format", kJsonFormat},
           {"command", exec::redact_argv(argv)},
-          {"netns", namespace_json(ns)},
-          {"outcome", outcome_json(r.result.outcome)},
+          {"netns", ns},
+          {"outcome", r.result.outcome},
           {"exit_code", r.exit_code()},
           {"pid", r.result.pid},
           {"elapsed_ms",
            std::chrono::duration_cast<std::chrono::milliseconds>(r.result.elapsed).count()},
-          {"stdout", stream_json(r.result.out)},
-          {"stderr", stream_json(r.result.err)}};
+          {"stdout", r.result.out},
+          {"stderr", r.result.err}};
 }
 
 nlohmann::json error_json(const Error& e, const std::vector<std::string>& argv,

@@ -10,6 +10,18 @@
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
 
+// The JSON form of the library's values, for nlohmann's to_json (a document
+// built with {"netns", ns} calls them).
+namespace netns::spawn {
+void to_json(nlohmann::json& j, const Outcome& outcome);
+// The command's own bytes: redaction is for our messages, never its data.
+void to_json(nlohmann::json& j, const CapturedOutput& out);
+}  // namespace netns::spawn
+
+namespace netns::exec {
+void to_json(nlohmann::json& j, const ResolvedNamespace& ns);
+}  // namespace netns::exec
+
 namespace netns::cli {
 
 // The "format" of every --json document of run, map, unmap, mount, umount
@@ -17,8 +29,6 @@ namespace netns::cli {
 // removed or re-typed means the next one.
 inline constexpr int kJsonFormat = 1;
 
-nlohmann::json namespace_json(const exec::ResolvedNamespace& ns);
-nlohmann::json outcome_json(const spawn::Outcome& outcome);
 // {"format", "command", "netns", "outcome", "exit_code", "stdout", "stderr", ...}
 nlohmann::json result_json(const exec::RunResult& r, const exec::ResolvedNamespace& ns,
                            const std::vector<std::string>& argv);

@@ -134,8 +134,7 @@ std::string run_check(const Options& o) {
     if (!record)
       throw Error(Errc::not_found, quote(shown(names.record)) + " does not exist",
                   "no holder has published here (yet); is --dir the holder's directory?");
-    // The one record check (netns/trust.hpp), with the probe's own rules as
-    // the file's checks: the files must describe the namespace it runs in.
+    // The one record check (netns/trust.hpp).
     const std::string record_shown = shown(names.record);
     const std::string lock_shown = shown(names.lock);
     struct stat lock_st {};
@@ -156,15 +155,21 @@ std::string run_check(const Options& o) {
     check.nsfd = own.get();
     check.lock_st = lock_present ? &lock_st : nullptr;
     check.lock_shown = lock_shown;
-    trust::ThrowingSink sink([&](trust::RecordCheck&) {
+    // The probe's own rules, gathered as the file step of the record check:
+    // the files must describe the namespace it runs in. The socket a record
+    // names is connected to only once the record's origin is judged trusted.
+    try {
       require_probe_ns(record->netns, probe, quote(record_shown) + " describes");
       check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
-      if (record->socket)
+      if (record->socket && !trust::first_failure(trust::record_origin(check)))
         check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe,
                      *record, owners);
-    });
+    } catch (const Error& e) {
+      check.file.push_back(trust::fail(trust::kIdentity, e));
+    }
     HolderRef holder;
-    trust::check_record(check, &holder, sink);
+    for (const trust::Finding& f : trust::check_record(check, &holder))
+      if (!f.ok) throw f.error();
 
     std::string alive;
     const bool same_pidns = record->pidns_ino == current_pidns_id().ino;

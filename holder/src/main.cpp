@@ -17,6 +17,7 @@
 #include "netns/atomic_file.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/join.hpp"
 #include "netns/trust.hpp"
 #include "network_watch.hpp"
 #include "options.hpp"
@@ -159,8 +160,7 @@ int hold(const Options& o) {
     throw;
   }
   std::vector<std::string> removed = withdraw(dir.get(), plan, published);
-  std::string list;
-  for (const auto& name : removed) list += (list.empty() ? "" : ", ") + name;
+  const std::string list = join(removed, ", ");
   // pause_until_stopped returns only these two; naming them here keeps glibc's
   // signal-name table (sigabbrev_np) out of the static holder.
   log_line(std::string(sig == SIGINT ? "received SIGINT" : "received SIGTERM") + "; removed " +

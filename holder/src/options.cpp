@@ -1,5 +1,9 @@
 #include "options.hpp"
 
+#include <getopt.h>
+
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -17,6 +21,43 @@ constexpr std::string_view kHoldFlags =
 constexpr std::string_view kCheckFlags =
     "--cluster-id, --dir, --require-interface, --require-reachable, --help";
 
+// getopt_long's values for the long options: above every char, so an optopt
+// names a long option only when it is one of these.
+enum Opt : int {
+  kClusterId = 0x100,
+  kDir,
+  kSocket,
+  kAllowHostNetns,
+  kRequireInterface,
+  kRequireReachable,
+  kAllowUid,
+  kHelp,
+  kVersion,
+};
+
+// `check` takes a subset: --socket, --allow-uid, --allow-host-netns and
+// --version are unknown options there, as any other.
+constexpr option kHoldOptions[] = {
+    {"cluster-id", required_argument, nullptr, kClusterId},
+    {"dir", required_argument, nullptr, kDir},
+    {"socket", no_argument, nullptr, kSocket},
+    {"allow-uid", required_argument, nullptr, kAllowUid},
+    {"allow-host-netns", no_argument, nullptr, kAllowHostNetns},
+    {"require-interface", required_argument, nullptr, kRequireInterface},
+    {"require-reachable", required_argument, nullptr, kRequireReachable},
+    {"help", no_argument, nullptr, kHelp},
+    {"version", no_argument, nullptr, kVersion},
+    {nullptr, 0, nullptr, 0},
+};
+constexpr option kCheckOptions[] = {
+    {"cluster-id", required_argument, nullptr, kClusterId},
+    {"dir", required_argument, nullptr, kDir},
+    {"require-interface", required_argument, nullptr, kRequireInterface},
+    {"require-reachable", required_argument, nullptr, kRequireReachable},
+    {"help", no_argument, nullptr, kHelp},
+    {nullptr, 0, nullptr, 0},
+};
+
 Error usage(std::string message, std::string hint = "run netns-holder --help") {
   return Error(Errc::invalid_argument, std::move(message), std::move(hint));
 }
@@ -26,95 +67,111 @@ uid_t parse_uid(std::string_view text) {
   // load, and (uid_t)-1 means "no uid" to the kernel.
   constexpr uint64_t kMax = 4294967294u;
   uint64_t value = 0;
-  bool ok = !text.empty() && text.size() <= 10;
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      ok = false;
-      break;
-    }
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (!ok || value > kMax)
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || text.size() > 10 || ec != std::errc() || end != text.data() + text.size() ||
+      value > kMax)
     throw usage("--allow-uid " + quote(text) + " is not a numeric uid (0-4294967294)");
   return static_cast<uid_t>(value);
+}
+
+// The long option whose value is `val`, or nullptr.
+const option* find_option(const option* table, int val) {
+  for (; table->name != nullptr; ++table)
+    if (table->val == val) return table;
+  return nullptr;
 }
 
 }  // namespace
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  int i = 1;
+  int first = 0;  // the element getopt_long sees as argv[0]: the program, or `check`
   if (argc > 1 && std::strcmp(argv[1], "check") == 0) {
     o.command = Command::check;
-    i = 2;
+    first = 1;
   }
   const bool check = o.command == Command::check;
+  const option* table = check ? kCheckOptions : kHoldOptions;
+  auto unknown = [&](std::string_view arg) {
+    return usage("unknown option " + quote(arg) + "; " + (check ? "check" : "netns-holder") +
+                 " takes " + std::string(check ? kCheckFlags : kHoldFlags));
+  };
   bool have_id = false, have_dir = false;
-  for (; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string_view name = arg;
-    std::string_view inline_value;
-    bool has_inline = false;
-    if (arg.size() > 2 && arg.substr(0, 2) == "--") {
-      if (auto eq = arg.find('='); eq != std::string_view::npos) {
-        name = arg.substr(0, eq);
-        inline_value = arg.substr(eq + 1);
-        has_inline = true;
+  // "+": stop at the first argument that is not an option (it is an error
+  // below) instead of moving it to the end; ":": a missing value returns ':'.
+  // No short options: -h is recognized below, as the whole argument only.
+  // opterr = 0 keeps getopt's own messages off stderr; optind = 0 starts it
+  // afresh.
+  ::opterr = 0;
+  ::optind = 0;
+  const int n = argc - first;
+  char** args = argv + first;
+  for (;;) {
+    // No clustered short options are accepted, so each call starts at a whole
+    // argument: args[at] is the one getopt_long reads now.
+    const int at = ::optind == 0 ? 1 : ::optind;
+    // getopt_long takes "--" as the end of the options; here it is unknown.
+    if (at < n && std::strcmp(args[at], "--") == 0) throw unknown(args[at]);
+    const int c = ::getopt_long(n, args, "+:", table, nullptr);
+    if (c == -1) break;
+    const std::string_view arg = args[at];
+    const std::string_view name = arg.substr(0, arg.find('='));
+    // The long option getopt_long matched, then the name as written: getopt_long
+    // also takes unambiguous abbreviations (--clus), which are not options here.
+    const option* opt = find_option(table, c == '?' || c == ':' ? ::optopt : c);
+    if (opt == nullptr) {
+      if (c == '?' && ::optopt == 'h' && arg == "-h") {
+        o.command = Command::help;
+        return o;
       }
+      throw unknown(arg);
     }
-    auto value = [&]() -> std::string {
-      if (has_inline) return std::string(inline_value);
-      if (i + 1 >= argc) throw usage(std::string(name) + " needs a value");
-      return argv[++i];
-    };
-    auto no_value = [&] {
-      if (has_inline)
-        throw usage(std::string(name) + " takes no value, got " + quote(inline_value));
-    };
-    if (name == "--help" || name == "-h") {
-      no_value();
-      o.command = Command::help;
-      return o;
-    }
-    if (name == "--version" && !check) {
-      no_value();
-      o.command = Command::version;
-      return o;
-    }
-    if (name == "--cluster-id") {
-      if (have_id)
-        throw usage("--cluster-id is given twice (one holder holds one cluster's namespace)");
-      o.cluster_id = value();
-      validate_cluster_id(o.cluster_id);
-      have_id = true;
-    } else if (name == "--dir") {
-      if (have_dir) throw usage("--dir is given twice");
-      o.dir = value();
-      if (o.dir.empty()) throw usage("--dir \"\" is empty; give the directory to publish in");
-      if (o.dir.find('\0') != std::string::npos) throw usage("--dir contains a NUL byte");
-      have_dir = true;
-    } else if (name == "--socket" && !check) {
-      no_value();
-      o.socket = true;
-    } else if (name == "--allow-host-netns" && !check) {
-      no_value();
-      o.allow_host_netns = true;
-    } else if (name == "--require-interface") {
-      std::string ifname = value();
-      validate_interface_name(ifname);
-      o.require_interfaces.push_back(ifname);
-    } else if (name == "--require-reachable") {
-      o.require_reachable.push_back(parse_reach_target(value()));
-    } else if (name == "--allow-uid" && !check) {
-      o.allow_uids.push_back(parse_uid(value()));
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      throw usage("unknown option " + quote(arg) + "; " + (check ? "check" : "netns-holder") +
-                  " takes " + std::string(check ? kCheckFlags : kHoldFlags));
-    } else {
-      throw usage("unexpected argument " + quote(arg) + "; " + (check ? "check" : "netns-holder") +
-                  " takes only options: " + std::string(check ? kCheckFlags : kHoldFlags));
+    if (name.substr(2) != opt->name || name.substr(0, 2) != "--") throw unknown(arg);
+    if (c == ':') throw usage(std::string(name) + " needs a value");
+    if (c == '?')
+      throw usage(std::string(name) + " takes no value, got " + quote(arg.substr(name.size() + 1)));
+    switch (c) {
+      case kHelp:
+        o.command = Command::help;
+        return o;
+      case kVersion:
+        o.command = Command::version;
+        return o;
+      case kClusterId:
+        if (have_id)
+          throw usage("--cluster-id is given twice (one holder holds one cluster's namespace)");
+        o.cluster_id = ::optarg;
+        validate_cluster_id(o.cluster_id);
+        have_id = true;
+        break;
+      case kDir:
+        if (have_dir) throw usage("--dir is given twice");
+        o.dir = ::optarg;
+        if (o.dir.empty()) throw usage("--dir \"\" is empty; give the directory to publish in");
+        have_dir = true;
+        break;
+      case kSocket:
+        o.socket = true;
+        break;
+      case kAllowHostNetns:
+        o.allow_host_netns = true;
+        break;
+      case kRequireInterface:
+        validate_interface_name(::optarg);
+        o.require_interfaces.push_back(::optarg);
+        break;
+      case kRequireReachable:
+        o.require_reachable.push_back(parse_reach_target(::optarg));
+        break;
+      case kAllowUid:
+        o.allow_uids.push_back(parse_uid(::optarg));
+        break;
     }
   }
+  if (::optind < n)
+    throw usage("unexpected argument " + quote(args[::optind]) + "; " +
+                (check ? "check" : "netns-holder") +
+                " takes only options: " + std::string(check ? kCheckFlags : kHoldFlags));
   if (!have_id) throw usage("--cluster-id is required");
   if (!have_dir) throw usage("--dir is required");
   if (!o.allow_uids.empty() && !o.socket)

@@ -1,6 +1,8 @@
 #pragma once
-// The command line, parsed by hand: CLI11 or iostream would add hundreds of
-// kilobytes to a static binary whose whole point is to be small.
+// The command line, parsed with libc's getopt_long: CLI11 or iostream would
+// add hundreds of kilobytes to a static binary whose whole point is to be
+// small. Only whole long option names are accepted (no abbreviations), and
+// -h as the one short form.
 #include <sys/types.h>
 
 #include <string>

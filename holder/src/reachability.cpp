@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "netns/error.hpp"
@@ -59,12 +60,10 @@ ReachTarget parse_reach_target(std::string_view text) {
     port = text.substr(colon + 1);
   }
   unsigned value = 0;
-  bool port_ok = !port.empty() && port.size() <= 5;
-  for (char c : port) {
-    port_ok = port_ok && c >= '0' && c <= '9';
-    if (port_ok) value = value * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (!port_ok || value == 0 || value > 65535) throw bad_target(text, "the port is 1-65535");
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (port.empty() || port.size() > 5 || ec != std::errc() || end != port.data() + port.size() ||
+      value == 0 || value > 65535)
+    throw bad_target(text, "the port is 1-65535");
   ReachTarget t;
   t.shown = std::string(text);
   std::string h(host);

@@ -2,13 +2,17 @@
 // The trust policy. Every rule that decides whether a namespace descriptor, a
 // holder file or a holder socket may be trusted is here, once, as a small
 // named check on what was already opened (a descriptor or its fstat, never a
-// path looked up again). A check returns a Finding instead of throwing:
-// netns-exec's resolve() stops at the first failed one, `netns-exec doctor`
-// prints every one, `netns-holder check` and the holder's own start-up use the
-// same ones (this is in common/ because the static holder links it).
+// path looked up again). A check returns a Finding instead of throwing. The
+// callers gather what they opened, then judge it with these checks in one
+// order (the record check orders its own, check_record below): the first
+// failure is the refusal of netns-exec's resolve(); `netns-exec doctor` prints
+// every finding up to the first fatal one; `netns-holder check` and the
+// holder's own start-up use the same ones (this is in common/ because the
+// static holder links it).
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,9 +33,20 @@ struct Finding {
   Errc code = Errc::system;
   std::string detail;  // what was found, or why it failed
   std::string hint;    // what to fix (failed findings)
+  // The step a refusal names ("check provenance"); nullptr: none (the
+  // cause, or the caller, says where).
+  const char* step = nullptr;
+  // false: a failure that leaves the rest worth checking (doctor goes on
+  // past it; a refusal is still the first failure, fatal or not).
+  bool fatal = true;
+  // A failure that came as an Error while the facts were gathered (opening,
+  // reading, receiving), kept whole: its errno and context are the refusal.
+  std::optional<Error> cause;
 
-  // Error(code, detail, hint) for a failed finding.
+  // Error(code, detail, hint) for a failed finding (the cause, if any).
   [[nodiscard]] Error error() const;
+  // error() with the step as context: what resolve() throws for it.
+  [[nodiscard]] Error refusal() const;
 };
 
 // The check names.
@@ -85,6 +100,11 @@ Finding pass_with(const char* check, MakeDetail&& make) {
   return pass(check, pass_details_wanted() ? std::string(make()) : std::string());
 }
 Finding fail(const char* check, Errc code, std::string detail, std::string hint = {});
+// A failed step that is not itself a check (opening, reading, receiving),
+// counted towards the check it was gathering for; `e` is kept as the cause.
+Finding fail(const char* check, const Error& e);
+// The first failure among `findings`, or nullptr.
+const Finding* first_failure(const std::vector<Finding>& findings);
 
 // Who may have written the files in a holder directory: root, plus uids the
 // operator names explicitly (a holder run as another uid).
@@ -230,8 +250,7 @@ struct Unrecorded {
 // (unrecorded file opted in).
 Finding record_exemption(const Unrecorded& u);
 
-// What the record check is applied to. The caller fills in what it opened;
-// `opened`, `nsfd` and `lock_st` may be filled in by RecordSink::file_checks().
+// What the record check is applied to: facts the caller gathered.
 struct RecordCheck {
   std::string_view shown;                  // the record's path
   const HolderRecord* record = nullptr;    // nullptr: there is none (see `unrecorded`)
@@ -253,52 +272,11 @@ struct RecordCheck {
   // file's own checks: a missing link is the news before it).
   const Error* unreadable = nullptr;
   Unrecorded unrecorded;  // for a missing record
-};
-
-// Where the record check's findings go, and the caller's own part of it.
-class RecordSink {
- public:
-  // One finding, with the step it belongs to ("check provenance", "check
-  // holder identity"). False stops the check (a sink that throws on a
-  // failure never returns false).
-  virtual bool add(Finding f, const char* step) = 0;
-  // The caller's checks of the file itself (its type, owner, directory),
-  // run after the record's origin and before the holder is looked at: only
-  // a record from our boot and pid namespace makes a /proc/<pid> link mean
-  // the holder, so "dangling" or "own namespace" would mislead before. This
-  // is also where the caller lets go of descriptors it no longer needs
-  // before the holder's pidfd is opened. False stops the check.
-  virtual bool file_checks(RecordCheck& check) {
-    (void)check;
-    return true;
-  }
-  // The record could not be read (RecordCheck::unreadable): a failed "record
-  // present" by default; resolve() throws the error itself, with its errno.
-  virtual bool unreadable(const Error& e) {
-    return add(fail(kRecordPresent, e.code(), e.message(), e.hint()), "check holder identity");
-  }
-
- protected:
-  ~RecordSink() = default;
-};
-
-// A sink that throws a failed finding as its Error (netns-holder check, the
-// guard); `checks` is the caller's RecordSink::file_checks.
-template <typename FileChecks>
-class ThrowingSink final : public RecordSink {
- public:
-  explicit ThrowingSink(FileChecks checks) : checks_(std::move(checks)) {}
-  bool add(Finding f, const char* /*step*/) override {
-    if (!f.ok) throw f.error();
-    return true;
-  }
-  bool file_checks(RecordCheck& c) override {
-    checks_(c);
-    return true;
-  }
-
- private:
-  FileChecks checks_;
+  // The caller's findings about the file itself (its type, owner,
+  // directory), judged after the record's origin and before the holder:
+  // only a record from our boot and pid namespace makes a /proc/<pid> link
+  // mean the holder, so "dangling" or "own namespace" would mislead before.
+  std::vector<Finding> file;
 };
 
 // THE record check: every rule about a holder record, in this order.
@@ -306,18 +284,22 @@ class ThrowingSink final : public RecordSink {
 //      record_exemption)
 //   2. record owner (provenance), for this cluster, from this boot, from our
 //      pid namespace (a link only)
-//   3. the caller's checks of the file itself (RecordSink::file_checks)
+//   3. the caller's findings about the file itself (RecordCheck::file)
 //   4. the holder: alive and the recorded process through one pidfd (`holder`
 //      receives it), still in the namespace the record names, the namespace
 //      ID, and the lock held by the holder
-// Returns false when a finding stopped it. resolve() (through the cache or
-// not, and so doctor and inspect), `netns-holder check`, the guard's holder
-// log and `netns-exec fence-info` (and doctor's and inspect's scan of the
-// node's mappings, through the same reading of every record: a sink that
-// collects instead of refusing, since a dead holder's addresses are fenced
-// too) run it; inspect asks its liveness step (holder_alive) again, on the
-// holder resolve() verified, when it reports.
-bool check_record(RecordCheck& c, HolderRef* holder, RecordSink& sink);
+// The findings in that order, up to the first fatal failure (the holder is
+// looked at only when nothing before it failed fatally). resolve() (through
+// the cache or not, and so doctor and inspect), `netns-holder check`, the
+// guard's holder log and `netns-exec fence-info` (and doctor's and
+// inspect's scan of the node's mappings) run it; inspect asks its liveness
+// step (holder_alive) again, on the holder resolve() verified, when it
+// reports.
+std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder);
+// Steps 1 and 2 alone (pure: it reads nothing): for a caller that touches
+// what a record names (the probe connects to the record's socket) only once
+// the record's origin is trusted.
+std::vector<Finding> record_origin(const RecordCheck& c);
 
 // --- the holder socket ----------------------------------------------------
 

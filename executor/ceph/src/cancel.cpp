@@ -16,6 +16,7 @@
 
 #include "classify.hpp"
 #include "netns/error.hpp"
+#include "netns/join.hpp"
 #include "netns_exec/spawn.hpp"
 
 namespace netns::ceph {
@@ -48,14 +49,7 @@ namespace detail {
 
 namespace {
 
-std::string command_line(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    out += a;
-  }
-  return out;
-}
+std::string command_line(const std::vector<std::string>& argv) { return join(argv, " "); }
 
 // Whether the command ended by itself (within the grace), not by our signal.
 bool finished_by_itself(const spawn::Outcome& o) {

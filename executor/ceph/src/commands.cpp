@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "netns/error.hpp"
+#include "netns/join.hpp"
 
 namespace netns::ceph {
 
@@ -77,15 +78,6 @@ void check_credentials(const Credentials& c) {
     check_path("key file", c.keyfile);
     check_option_value("key file", c.keyfile);
   }
-}
-
-std::string join(const std::vector<std::string>& items, char sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
 }
 
 std::string keyfile_of(const Credentials& c) { return c.key ? kStdinPath : c.keyfile; }
@@ -188,7 +180,7 @@ std::vector<std::string> map_argv(const MapRequest& r, const Target& target,
                                    "--id",
                                    r.credentials.id,
                                    "-m",
-                                   detail::join(r.monitors, ','),
+                                   join(r.monitors, ","),
                                    "--keyfile=" + detail::keyfile_of(r.credentials),
                                    "map",
                                    r.image_spec(),
@@ -226,14 +218,13 @@ std::vector<std::string> cephfs_mount_argv(const CephfsMountRequest& r, const Se
   if (!r.fs_name.empty()) detail::add_options(options, "mds_namespace=" + r.fs_name);
   detail::add_options(options, r.mount_options);
   detail::add_options(options, "_netdev");
-  return {settings.mount, "-t", "ceph", detail::join(r.monitors, ',') + ":" + r.root_path,
+  return {settings.mount, "-t", "ceph", join(r.monitors, ",") + ":" + r.root_path,
           r.target,       "-o", options};
 }
 
 std::vector<std::string> ceph_fuse_argv(const CephfsMountRequest& r, const Settings& settings) {
   detail::validate(r);
-  std::vector<std::string> argv = {settings.ceph_fuse, r.target, "-m",
-                                   detail::join(r.monitors, ',')};
+  std::vector<std::string> argv = {settings.ceph_fuse, r.target, "-m", join(r.monitors, ",")};
   if (!r.ceph_conf.empty()) argv.insert(argv.end(), {"-c", r.ceph_conf});
   argv.insert(argv.end(), {"-n", "client." + r.credentials.id,
                            "--keyfile=" + detail::keyfile_of(r.credentials), "-r", r.root_path});

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "netns/error.hpp"
+#include "netns/join.hpp"
 
 namespace netns::inspect {
 
@@ -48,13 +49,9 @@ std::vector<PortRange> parse_port_ranges(std::string_view text, std::string_view
 }
 
 std::string format_port_ranges(const std::vector<PortRange>& ranges) {
-  std::string out;
-  for (const auto& r : ranges) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(r.first);
-    if (r.last != r.first) out += "-" + std::to_string(r.last);
-  }
-  return out;
+  return join(ranges, ",", [](const PortRange& r) {
+    return std::to_string(r.first) + (r.last != r.first ? "-" + std::to_string(r.last) : "");
+  });
 }
 
 const char* role_name(CephRole role) noexcept {

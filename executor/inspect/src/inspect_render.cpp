@@ -1,9 +1,12 @@
 #include <netinet/tcp.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <span>
 
 #include "netns/duration.hpp"
+#include "netns/join.hpp"
 #include "netns_exec/inspect_report.hpp"
 #include "netns_exec/text_table.hpp"
 
@@ -61,6 +64,14 @@ std::map<std::string, std::map<std::string, size_t>> state_counts(const Report& 
   return counts;
 }
 
+// The link's addresses, in dump order.
+std::vector<Address> addresses_of(const Report& r, const Link& l) {
+  std::vector<Address> own;
+  std::copy_if(r.addresses.begin(), r.addresses.end(), std::back_inserter(own),
+               [&](const Address& a) { return a.index == l.index; });
+  return own;
+}
+
 // null in JSON: not looked up, so unknown.
 std::optional<bool> kernel_flag(const Report& r, const InetSocket& s) {
   if (s.inode != 0 && !r.looked_up.contains(s.inode)) return std::nullopt;
@@ -69,19 +80,69 @@ std::optional<bool> kernel_flag(const Report& r, const InetSocket& s) {
 
 }  // namespace
 
+void to_json(json& j, const InetSocket& s) {
+  j = json{{"proto", proto_name(s.proto)},
+           {"family", family_name(s.local.addr.family)},
+           {"state", state_name(s.proto, s.state)},
+           {"local", s.local.str()},
+           {"peer", s.remote.str()},
+           {"local_address", s.local.addr.str()},
+           {"local_port", s.local.port},
+           {"peer_address", s.remote.addr.str()},
+           {"peer_port", s.remote.port},
+           {"uid", s.uid},
+           {"inode", s.inode}};
+}
+
+void to_json(json& j, const Link& l) {
+  j = json{{"index", l.index},
+           {"name", l.name},
+           {"kind", str_or_null(l.kind)},
+           {"up", l.up},
+           {"lower_up", l.lower_up},
+           {"operstate", l.operstate},
+           {"mtu", l.mtu},
+           {"mac", str_or_null(l.mac)},
+           {"master", l.master == 0 ? json(nullptr) : json(l.master)}};
+}
+
+void to_json(json& j, const Address& a) {
+  j = json{{"family", family_name(a.addr.family)},
+           {"address", a.addr.str()},
+           {"prefix", a.prefix},
+           {"scope", a.scope}};
+}
+
+void to_json(json& j, const Route& rt) {
+  j = json{{"family", family_name(rt.family)},
+           {"table", rt.table},
+           {"dst", rt.dst},
+           {"type", rt.type},
+           {"gateway", rt.gateway.empty() ? json(nullptr) : json(rt.gateway.str())},
+           {"dev", str_or_null(rt.dev)},
+           {"prefsrc", rt.prefsrc.empty() ? json(nullptr) : json(rt.prefsrc.str())},
+           {"metric", rt.metric},
+           {"protocol", rt.protocol},
+           {"scope", rt.scope}};
+}
+
+void to_json(json& j, const CephPorts& p) {
+  j = json{{"mon", format_port_ranges(p.mon)},
+           {"osd", format_port_ranges(p.osd)},
+           {"nvme", format_port_ranges(p.nvme)},
+           {"nvme_discovery", format_port_ranges(p.nvme_discovery)},
+           {"nfs", format_port_ranges(p.nfs)}};
+}
+
+void to_json(json& j, const PeerSessions& g) {
+  j = json{
+      {"peer", g.peer.str()},      {"peer_address", g.peer.addr.str()}, {"peer_port", g.peer.port},
+      {"role", role_name(g.role)}, {"established", g.established},      {"total", g.sockets.size()},
+      {"kernel", g.kernel}};
+}
+
 json socket_json(const InetSocket& s, std::optional<bool> kernel) {
-  json j;
-  j["proto"] = proto_name(s.proto);
-  j["family"] = family_name(s.local.addr.family);
-  j["state"] = state_name(s.proto, s.state);
-  j["local"] = s.local.str();
-  j["peer"] = s.remote.str();
-  j["local_address"] = s.local.addr.str();
-  j["local_port"] = s.local.port;
-  j["peer_address"] = s.remote.addr.str();
-  j["peer_port"] = s.remote.port;
-  j["uid"] = s.uid;
-  j["inode"] = s.inode;
+  json j = s;
   j["kernel"] = kernel ? json(*kernel) : json(nullptr);
   return j;
 }
@@ -121,63 +182,20 @@ json render_json(const Report& r, bool all_sockets) {
   }
   root["namespace"] = ns;
 
+  // A link's addresses and a session's sockets come last in their objects:
+  // they are the Report's, not the Link's or the group's own fields.
   json links = json::array();
   for (const auto& l : r.links) {
-    json j;
-    j["index"] = l.index;
-    j["name"] = l.name;
-    j["kind"] = str_or_null(l.kind);
-    j["up"] = l.up;
-    j["lower_up"] = l.lower_up;
-    j["operstate"] = l.operstate;
-    j["mtu"] = l.mtu;
-    j["mac"] = str_or_null(l.mac);
-    j["master"] = l.master == 0 ? json(nullptr) : json(l.master);
-    json addrs = json::array();
-    for (const auto& a : r.addresses) {
-      if (a.index != l.index) continue;
-      addrs.push_back(json{{"family", family_name(a.addr.family)},
-                           {"address", a.addr.str()},
-                           {"prefix", a.prefix},
-                           {"scope", a.scope}});
-    }
-    j["addresses"] = addrs;
+    json j = l;
+    j["addresses"] = addresses_of(r, l);
     links.push_back(j);
   }
   root["interfaces"] = links;
-
-  json routes = json::array();
-  for (const auto& rt : r.routes) {
-    json j;
-    j["family"] = family_name(rt.family);
-    j["table"] = rt.table;
-    j["dst"] = rt.dst;
-    j["type"] = rt.type;
-    j["gateway"] = rt.gateway.empty() ? json(nullptr) : json(rt.gateway.str());
-    j["dev"] = str_or_null(rt.dev);
-    j["prefsrc"] = rt.prefsrc.empty() ? json(nullptr) : json(rt.prefsrc.str());
-    j["metric"] = rt.metric;
-    j["protocol"] = rt.protocol;
-    j["scope"] = rt.scope;
-    routes.push_back(j);
-  }
-  root["routes"] = routes;
-
-  root["ceph_ports"] = json{{"mon", format_port_ranges(r.ports.mon)},
-                            {"osd", format_port_ranges(r.ports.osd)},
-                            {"nvme", format_port_ranges(r.ports.nvme)},
-                            {"nvme_discovery", format_port_ranges(r.ports.nvme_discovery)},
-                            {"nfs", format_port_ranges(r.ports.nfs)}};
+  root["routes"] = r.routes;
+  root["ceph_ports"] = r.ports;
   json sessions = json::array();
   for (const auto& g : r.sessions) {
-    json j;
-    j["peer"] = g.peer.str();
-    j["peer_address"] = g.peer.addr.str();
-    j["peer_port"] = g.peer.port;
-    j["role"] = role_name(g.role);
-    j["established"] = g.established;
-    j["total"] = g.sockets.size();
-    j["kernel"] = g.kernel;
+    json j = g;
     json socks = json::array();
     for (const auto& s : g.sockets) socks.push_back(socket_json(s, kernel_flag(r, s)));
     j["sockets"] = socks;
@@ -234,12 +252,9 @@ std::string render_table(const Report& r, bool all_sockets) {
   {
     TextTable t({"IDX", "NAME", "KIND", "STATE", "CARRIER", "MTU", "ADDRESSES"});
     for (const auto& l : r.links) {
-      std::string addrs;
-      for (const auto& a : r.addresses) {
-        if (a.index != l.index) continue;
-        if (!addrs.empty()) addrs += ' ';
-        addrs += a.addr.str() + "/" + std::to_string(a.prefix);
-      }
+      const std::string addrs = join(addresses_of(r, l), " ", [](const Address& a) {
+        return a.addr.str() + "/" + std::to_string(a.prefix);
+      });
       t.add({std::to_string(l.index), l.name, or_dash(l.kind), l.up ? "up" : "down",
              l.lower_up ? "yes" : "no", std::to_string(l.mtu), or_dash(addrs)});
     }
@@ -263,9 +278,8 @@ std::string render_table(const Report& r, bool all_sockets) {
   {
     TextTable t({"ROLE", "PEER", "ESTAB", "TOTAL", "KERNEL", "LOCAL"});
     for (const auto& g : r.sessions) {
-      std::string locals;
-      for (size_t i = 0; i < g.sockets.size() && i < 3; ++i)
-        locals += (i ? " " : "") + g.sockets[i].local.str();
+      std::string locals = join(std::span(g.sockets).first(std::min<size_t>(g.sockets.size(), 3)),
+                                " ", [](const InetSocket& s) { return s.local.str(); });
       if (g.sockets.size() > 3) locals += " ...";
       t.add({role_name(g.role), g.peer.str(), std::to_string(g.established),
              std::to_string(g.sockets.size()), std::to_string(g.kernel), locals});
@@ -290,12 +304,10 @@ std::string render_table(const Report& r, bool all_sockets) {
     TextTable t;
     for (const auto& [proto, states] : state_counts(r)) {
       size_t total = 0;
-      std::string detail;
-      for (const auto& [state, n] : states) {
-        total += n;
-        detail += (detail.empty() ? "" : ", ") + state + " " + std::to_string(n);
-      }
-      t.add({proto, std::to_string(total), detail});
+      for (const auto& [state, n] : states) total += n;
+      t.add({proto, std::to_string(total), join(states, ", ", [](const auto& state_n) {
+               return state_n.first + " " + std::to_string(state_n.second);
+             })});
     }
     out += t.empty() ? "  (none)\n" : t.render();
   }

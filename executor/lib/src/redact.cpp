@@ -20,6 +20,7 @@
 
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
+#include "netns/join.hpp"
 
 namespace netns::exec {
 
@@ -311,17 +312,14 @@ std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
 }
 
 std::string redacted_command_line(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& arg : redact_argv(argv)) {
-    if (!out.empty()) out += ' ';
+  return join(redact_argv(argv), " ", [](const std::string& arg) {
     bool plain = !arg.empty();
     for (char c : arg)
       if (!(std::isalnum(static_cast<unsigned char>(c)) ||
             std::string_view("-_./=:,@%+<>").find(c) != std::string_view::npos))
         plain = false;
-    out += plain ? arg : quote(arg);
-  }
-  return out;
+    return plain ? arg : quote(arg);
+  });
 }
 
 }  // namespace netns::exec

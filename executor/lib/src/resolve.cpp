@@ -1,9 +1,12 @@
-// Source -> one validated namespace descriptor. The rules are netns/trust.hpp's
-// named checks; this file only decides their order and what each is applied
-// to. The same sequence runs for resolve() (stop at the first failure, throw
-// it) and for inspect_source() (doctor: record every finding, go on where
-// something is left to check). Every refusal names the cluster and/or path,
-// the step that failed, the errno text where there is one, and what to check.
+// Source -> one validated namespace descriptor. Gather, then judge: the steps
+// below open what the source names and collect what they find as findings,
+// in the order the rules apply (netns/trust.hpp's named checks; the record
+// check orders its own); then one judgement over the list, the same for every
+// interface: the first failure is the refusal (resolve() throws it, doctor
+// and inspect show it with every finding before it). A fatal failure ends the
+// gathering: what it leaves cannot be checked, or must not be touched. Every
+// refusal names the cluster and/or path, the step that failed, the errno text
+// where there is one, and what to check.
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <poll.h>
@@ -40,50 +43,46 @@ using detail::wait_for_path;
 // does not (it must never hang the plugin).
 constexpr std::chrono::seconds kSocketReplyTimeout{5};
 
-// Thrown by a collecting Report when a failure leaves nothing to check further.
-struct Stop {};
-
 using detail::CacheUse;  // resolve() only: doctor takes nothing from the cache
 
-// Where findings go. Throwing (resolve): a failed finding becomes the Error,
-// with the step as context. Collecting (doctor): every finding is kept; a
-// failed `fatal` one ends the sequence.
-class Report {
+// The findings of one resolve, in order. A failure is kept with the step it
+// belongs to; after a fatal one nothing more is added (the steps that would
+// open or receive something next ask stopped() first).
+class Findings {
  public:
-  explicit Report(std::vector<trust::Finding>* collect, CacheUse* cache = nullptr)
-      : collect_(collect), cache_(cache) {}
+  explicit Findings(CacheUse* cache = nullptr) : cache_(cache) { list_.reserve(24); }
 
   void add(trust::Finding f, const char* step, bool fatal = true) {
-    if (!collect_) {
-      if (!f.ok) {
-        Error e = f.error();
-        e.context(step);
-        throw e;
-      }
-      return;
+    if (!f.step) f.step = step;
+    f.fatal = fatal;
+    push(std::move(f));
+  }
+  // A finding as it comes, with its own step and fatality (the record check's).
+  void push(trust::Finding f) {
+    if (stopped_) return;
+    if (!f.ok) {
+      failed_ = true;
+      stopped_ = f.fatal;
     }
-    bool failed = !f.ok;
-    collect_->push_back(std::move(f));
-    if (failed && fatal) throw Stop{};
+    list_.push_back(std::move(f));
   }
-  // A finding that only doctor shows (a check that does not apply here).
-  void note(const char* check, std::string detail) {
-    if (!collect_) return;
-    trust::Finding f = trust::pass(check, std::move(detail));
+  // A finding that says a check does not apply here (doctor shows it).
+  void note(const char* check, const std::string& why) {
+    trust::Finding f = trust::pass_with(check, [&] { return why; });
     f.known = false;
-    collect_->push_back(std::move(f));
+    push(std::move(f));
   }
-  [[nodiscard]] bool collecting() const { return collect_ != nullptr; }
+  [[nodiscard]] bool stopped() const { return stopped_; }
+  [[nodiscard]] bool failed() const { return failed_; }
   [[nodiscard]] CacheUse* cache() const { return cache_; }
-  // The check a step that is not itself a named check (opening, reading,
-  // receiving) counts towards when it throws.
-  void doing(const char* check) { doing_ = check; }
-  [[nodiscard]] const char* doing() const { return doing_; }
+  std::vector<trust::Finding> take() { return std::move(list_); }
+  [[nodiscard]] const std::vector<trust::Finding>& list() const { return list_; }
 
  private:
-  std::vector<trust::Finding>* collect_;
+  std::vector<trust::Finding> list_;
   CacheUse* cache_;
-  const char* doing_ = trust::kFileExists;
+  bool failed_ = false;
+  bool stopped_ = false;
 };
 
 template <typename F>
@@ -263,29 +262,30 @@ std::optional<Verified> open_verified(const std::string& path, const std::string
   return v;
 }
 
-// The namespace descriptor, after its type: the same checks whatever it came from.
+// The namespace descriptor, after its type: the same checks whatever it came
+// from. None ends the sequence: doctor shows them all.
 void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options,
-                      Report& report, const NsId* id) {
-  report.add(trust::initial_user_namespace(fd, shown, options.allow_userns),
-             "check namespace owner", false);
+                      Findings& findings, const NsId& id) {
+  findings.add(trust::initial_user_namespace(fd, shown, options.allow_userns),
+               "check namespace owner", false);
   const NsId own = current_netns_id();
-  report.add(trust::not_own_namespace(*id, own, shown, options.allow_own_netns),
-             "check not own namespace", false);
+  findings.add(trust::not_own_namespace(id, own, shown, options.allow_own_netns),
+               "check not own namespace", false);
   // Our own namespace refused above says all; the host check would repeat it.
-  if (*id != own || options.allow_own_netns)
-    report.add(trust::not_host_namespace(*id, own, shown, options.allow_host_netns),
-               "check not host namespace", false);
+  if (id != own || options.allow_own_netns)
+    findings.add(trust::not_host_namespace(id, own, shown, options.allow_host_netns),
+                 "check not host namespace", false);
 }
 
 // The directory the file came from, unless it is the kernel's (/proc/PID/ns).
 void check_directory(const Opened& o, bool procfs, const std::string& dir,
-                     const ResolveOptions& options, Report& report) {
+                     const ResolveOptions& options, Findings& findings) {
   if (procfs) {
-    report.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
+    findings.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
     return;
   }
-  report.add(trust::directory_chain(o.dirfd.get(), dir, owners_of(options)), "check provenance",
-             false);
+  findings.add(trust::directory_chain(o.dirfd.get(), dir, owners_of(options)), "check provenance",
+               false);
 }
 
 struct LoadedRecord {
@@ -299,12 +299,11 @@ struct LoadedRecord {
 // is kept as its error, which the record check reports after the file's own
 // checks (a missing link is the news before it).
 LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown,
-                         Report& report, const struct stat* fresh = nullptr) {
-  report.doing(trust::kRecordPresent);
+                         CacheUse* cache, const struct stat* fresh = nullptr) {
   LoadedRecord out;
   struct stat st {};
   if (fresh != nullptr) st = *fresh;
-  if (report.cache() &&
+  if (cache &&
       (fresh != nullptr || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) &&
       S_ISREG(st.st_mode)) {
     if (auto cached = detail::cached_record(st)) {
@@ -319,7 +318,7 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
   } catch (const Error& e) {
     out.unreadable = e;
   }
-  if (out.record && report.cache()) detail::cache_record(out.st, *out.record);
+  if (out.record && cache) detail::cache_record(out.st, *out.record);
   return out;
 }
 
@@ -346,58 +345,50 @@ void set_lock(trust::RecordCheck& c, const LockFile& lock) {
   c.lock_shown = lock.shown;
 }
 
-// The record check's findings into a Report, with the caller's checks of
-// the file itself where the record check leaves room for them.
-template <typename FileChecks>
-class ReportSink final : public trust::RecordSink {
- public:
-  ReportSink(Report& report, FileChecks checks) : report_(report), checks_(std::move(checks)) {}
-  bool add(trust::Finding f, const char* step) override {
-    report_.add(std::move(f), step);
-    return true;
+// The record check over what was gathered; a step of its own that fails (a
+// system call on the holder) counts towards the check it was making.
+void judge_record(const trust::RecordCheck& check, HolderRef* holder, Findings& findings) {
+  try {
+    for (trust::Finding& f : trust::check_record(check, holder)) findings.push(std::move(f));
+  } catch (const Error& e) {
+    findings.push(trust::fail(check.record ? trust::kHolderAlive : trust::kHolderDirectory, e));
   }
-  bool file_checks(trust::RecordCheck& c) override {
-    checks_(c);
-    return true;
-  }
-  bool unreadable(const Error& e) override {
-    report_.doing(trust::kRecordPresent);
-    throw e;
-  }
-
- private:
-  Report& report_;
-  FileChecks checks_;
-};
+}
 
 // Receives the namespace over a connected holder socket and validates it like
 // any descriptor, plus: the server is trusted, the header announces what was
 // sent, for the cluster each non-empty entry of `expected_ids` names.
-
 ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
                                     const HolderRecord* record, const ResolveOptions& options,
-                                    Report& report) {
-  report.add(trust::socket_server(sock.get(), path, owners_of(options), record),
-             "check holder socket");
-  report.doing(trust::kHeader);
-  ReceivedFd received = in_step("receive namespace from holder", [&] {
-    pollfd pfd{sock.get(), POLLIN, 0};
-    int n;
-    do {
-      n = ::poll(&pfd, 1, static_cast<int>(std::chrono::milliseconds(kSocketReplyTimeout).count()));
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) throw Error::sys("poll", path, errno);
-    if (n == 0)
-      throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?",
-                       Errc::timeout);
-    ReceivedFd got = receive_fd(sock.get(), path);
-    sock.reset();  // the holder's one message has come
-    return got;
-  });
+                                    Findings& findings) {
+  findings.add(trust::socket_server(sock.get(), path, owners_of(options), record),
+               "check holder socket");
+  if (findings.stopped()) return {};  // nothing is taken from an untrusted server
+  ReceivedFd received;
+  try {
+    received = in_step("receive namespace from holder", [&] {
+      pollfd pfd{sock.get(), POLLIN, 0};
+      int n;
+      do {
+        n = ::poll(&pfd, 1,
+                   static_cast<int>(std::chrono::milliseconds(kSocketReplyTimeout).count()));
+      } while (n < 0 && errno == EINTR);
+      if (n < 0) throw Error::sys("poll", path, errno);
+      if (n == 0)
+        throw Error::sys("recvmsg", path, ETIMEDOUT, "is the netns-holder behind this socket hung?",
+                         Errc::timeout);
+      ReceivedFd got = receive_fd(sock.get(), path);
+      sock.reset();  // the holder's one message has come
+      return got;
+    });
+  } catch (const Error& e) {
+    findings.push(trust::fail(trust::kHeader, e));
+    return {};
+  }
 
-  report.add(trust::socket_sender(received.sender, path, owners_of(options), record),
-             "check holder socket");
+  findings.add(trust::socket_sender(received.sender, path, owners_of(options), record),
+               "check holder socket");
   // The sender's pidfd has served (socket_sender is its only use), and the
   // connection has nothing more to say: neither is held through the
   // descriptor's checks, which then need no more free descriptors than a link's.
@@ -405,8 +396,7 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = received.header.cluster_id;
-  report.doing(trust::kIsNetns);
-  report.add(trust::network_namespace(received.fd.get(), path, &out.id), "check namespace type");
+  findings.add(trust::network_namespace(received.fd.get(), path, &out.id), "check namespace type");
   // The holder itself just handed us the fd over a live connection; what it
   // says must still match what it sent.
   std::vector<std::string> expected;
@@ -416,15 +406,16 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
       expected.push_back(id);
   if (expected.empty()) expected.emplace_back();
   for (const std::string& id : expected)
-    report.add(trust::header_matches(received.header, out.id, id, path), "check holder identity");
-  check_descriptor(received.fd.get(), path, options, report, &out.id);
+    findings.add(trust::header_matches(received.header, out.id, id, path), "check holder identity");
+  if (findings.stopped()) return {};
+  check_descriptor(received.fd.get(), path, options, findings, out.id);
   out.fd = std::move(received.fd);
   return out;
 }
 
 ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
                                       const ResolveOptions& options, bool socket_only,
-                                      Report& report) {
+                                      Findings& findings) {
   const auto split = split_path(path);
   const std::string& dir = split.first;
   const std::string& name = split.second;
@@ -432,15 +423,16 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   // The cache's one seam: where the link led before, taken here and checked
   // below exactly as a freshly opened one.
   std::optional<Verified> verified;
-  if (report.cache() && is_link_name && options.identity != IdentityPolicy::off)
+  if (findings.cache() && is_link_name && options.identity != IdentityPolicy::off)
     verified = open_verified(path, name,
                              holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
-                             options, *report.cache());
+                             options, *findings.cache());
   Opened o = verified ? std::move(verified->opened)
                       : in_step(socket_only ? "connect to holder socket" : "open namespace file",
                                 [&] { return open_path(path, options, socket_only); });
   // Missing: the missing file is the news (a pass on the way to nothing says nothing).
-  if (!o.hops.ok || o.found) report.add(std::move(o.hops), "check provenance");
+  if (!o.hops.ok || o.found) findings.add(std::move(o.hops), "check provenance");
+  if (findings.stopped()) return {};
   const bool is_socket = o.sock || o.sock_err != 0;
   if (socket_only && !o.found)
     throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
@@ -464,43 +456,46 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
-    check_directory(o, on_procfs(o.dirfd.get()), dir, options, report);
-    report.add(
+    check_directory(o, on_procfs(o.dirfd.get()), dir, options, findings);
+    findings.add(
         trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
         "check provenance", false);
     LoadedRecord loaded;
-    if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, report);
-    if (loaded.unreadable) throw *loaded.unreadable;
+    if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, nullptr);
+    if (loaded.unreadable) {
+      findings.push(trust::fail(trust::kRecordPresent, *loaded.unreadable));
+      return {};
+    }
     // Everything read from the directory is read by now (the lock's lstat
     // last): it is closed before the namespace and the sender's pidfd
     // arrive, as for a link.
     if (loaded.record) lock = stat_lock(o.dirfd.get(), dir, *loaded.record);
     o.dirfd.reset();
-    auto receive = [&] {
-      return receive_namespace(o.sock, path, {cluster_id, link_id},
-                               loaded.record ? &*loaded.record : nullptr, options, report);
-    };
     // Without a record the holder's socket and its sender are all there is.
-    if (!loaded.record) return receive();
-    ResolvedNamespace got;
+    if (!loaded.record)
+      return receive_namespace(o.sock, path, {cluster_id, link_id}, nullptr, options, findings);
+    // With one, what the holder sent is the file the record check judges
+    // after the record's origin.
+    Findings received;
+    ResolvedNamespace got =
+        receive_namespace(o.sock, path, {cluster_id, link_id}, &*loaded.record, options, received);
     check.record = &*loaded.record;
     check.record_st = &loaded.st;
     check.pid = trust::RecordCheck::Pid::socket;
     set_lock(check, lock);
-    ReportSink sink(report, [&](trust::RecordCheck& c) {
-      got = receive();
-      c.opened = got.id;
-      c.nsfd = got.fd.get();
-    });
-    trust::check_record(check, nullptr, sink);
+    check.opened = got.id;
+    check.nsfd = got.fd.get();
+    check.file = received.take();
+    judge_record(check, nullptr, findings);
     return got;
   }
 
-  if (o.found && report.collecting())
-    report.add(trust::pass(trust::kFileExists, quote(path)), "open namespace file");
+  if (o.found)
+    findings.add(trust::pass_with(trust::kFileExists, [&] { return quote(path); }),
+                 "open namespace file");
   LoadedRecord loaded;
   if (read_records)
-    loaded = load_record(o.dirfd.get(), record_name, record_shown, report,
+    loaded = load_record(o.dirfd.get(), record_name, record_shown, findings.cache(),
                          verified ? &verified->record : nullptr);
 
   ResolvedNamespace out;
@@ -511,7 +506,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     check.record_st = &loaded.st;
     // The holder's pidfd verified against this very record file before
     // (record_cache.hpp): the record check polls it instead of opening one.
-    if (report.cache()) out.holder = detail::cached_holder(loaded.st);
+    if (findings.cache()) out.holder = detail::cached_holder(loaded.st);
   }
   check.unreadable = loaded.unreadable ? &*loaded.unreadable : nullptr;
   check.unrecorded.path = path;
@@ -520,43 +515,55 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   check.unrecorded.identity = identity_policy_name(options.identity);
   check.unrecorded.holders_link = !link_id.empty();
   check.unrecorded.opted_in = options.allow_unrecorded_netns;
+
+  // The file itself: what it is and where it lives, judged after the
+  // record's origin (RecordCheck::file).
+  Findings file;
   bool procfs = false;
-  ReportSink sink(report, [&](trust::RecordCheck& c) {
-    report.doing(trust::kFileExists);
-    if (!o.found) in_step("open namespace file", [&] { throw_missing(path, options.wait_holder); });
-    report.doing(trust::kIsNetns);
-    report.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
-    check_descriptor(o.fd.get(), path, options, report, &out.id);
-    procfs = on_procfs(o.dirfd.get());
-    check_directory(o, procfs, dir, options, report);
-    // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
-    if (S_ISLNK(o.entry.st_mode) && !procfs)
-      report.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
-                 "check provenance", false);
-    c.opened = out.id;
-    c.nsfd = o.fd.get();
-    c.unrecorded.procfs = procfs;
-    c.unrecorded.dirfd = o.dirfd.get();
-    c.unrecorded.own_namespace = options.allow_own_netns && out.id == current_netns_id();
-    if (c.record) {
-      // Everything read from the directory is read by now (the lock's
-      // lstat last): it is closed before the holder's pidfd is opened.
-      lock = stat_lock(o.dirfd.get(), dir, *c.record);
-      set_lock(c, lock);
-      o.dirfd.reset();
-      report.doing(trust::kHolderAlive);
+  if (!o.found) {
+    try {
+      in_step("open namespace file", [&] { throw_missing(path, options.wait_holder); });
+    } catch (const Error& e) {
+      file.push(trust::fail(trust::kFileExists, e));
     }
-  });
+  } else {
+    file.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
+    if (!file.stopped()) {
+      check_descriptor(o.fd.get(), path, options, file, out.id);
+      procfs = on_procfs(o.dirfd.get());
+      check_directory(o, procfs, dir, options, file);
+      // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
+      if (S_ISLNK(o.entry.st_mode) && !procfs)
+        file.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
+                 "check provenance", false);
+    }
+  }
+  check.opened = out.id;
+  check.nsfd = o.fd.get();
+  check.unrecorded.procfs = procfs;
+  check.unrecorded.dirfd = o.dirfd.get();
+  check.unrecorded.own_namespace = options.allow_own_netns && out.id == current_netns_id();
+  if (check.record) {
+    // Everything read from the directory is read by now (the lock's lstat
+    // last): it is closed before the holder's pidfd is opened. Without a
+    // record the exemption looks at the directory (a holder directory?).
+    lock = stat_lock(o.dirfd.get(), dir, *check.record);
+    set_lock(check, lock);
+    o.dirfd.reset();
+  }
+  check.file = file.take();
   const bool had_pidfd = static_cast<bool>(out.holder.pidfd);
-  trust::check_record(check, &out.holder, sink);
+  judge_record(check, &out.holder, findings);
+  if (findings.stopped()) return out;
   if (loaded.record) {
     // Every check passed: remember the holder's pidfd, and where this link
     // led (resolve() only, and only a namespace owned by the initial user
     // namespace, whatever this call allowed: without --allow-userns that
-    // check passed above).
-    if (report.cache() && !had_pidfd && out.holder.pidfd)
+    // check passed above). A failure is judged: nothing is remembered.
+    const bool passed = !findings.failed();
+    if (passed && findings.cache() && !had_pidfd && out.holder.pidfd)
       detail::cache_pidfd(loaded.st, out.holder.pidfd.get());
-    if (report.cache() && !verified && S_ISLNK(o.entry.st_mode) && out.holder.pidfd &&
+    if (passed && findings.cache() && !verified && S_ISLNK(o.entry.st_mode) && out.holder.pidfd &&
         (!options.allow_userns || trust::initial_user_namespace(o.fd.get(), path, false).ok))
       detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
     out.record = std::move(*loaded.record);
@@ -564,7 +571,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   // Our own namespace, where it is allowed only with a record's word for it.
   if (options.allow_own_netns && options.own_netns_needs_record && !out.record &&
       out.id == current_netns_id())
-    report.add(trust::not_own_namespace(out.id, out.id, path, false), "check not own namespace");
+    findings.add(trust::not_own_namespace(out.id, out.id, path, false), "check not own namespace");
   out.fd = std::move(o.fd);
   return out;
 }
@@ -575,97 +582,104 @@ std::string default_hint(const std::string& cluster_id, const std::string& path)
   return "is the netns-holder pod that publishes " + quote(path) + " running on this node?";
 }
 
-ResolvedNamespace resolve_with(const Source& source, const ResolveOptions& options,
-                               Report& report) {
+// Gathers what `source` leads to; `cluster_id` and `path` become what it
+// named (a file name's cluster, the config's path) for the refusal's words.
+ResolvedNamespace gather(const Source& source, const ResolveOptions& options, Findings& findings,
+                         std::string& cluster_id, std::string& path) {
+  switch (source.kind) {
+    case Source::Kind::path: {
+      const std::string name = split_path(path).second;
+      cluster_id = cluster_id_from_file_name(name, kLinkSuffix);
+      if (cluster_id.empty()) cluster_id = cluster_id_from_file_name(name, kSocketSuffix);
+      return open_namespace_file(path, cluster_id, options, false, findings);
+    }
+    case Source::Kind::socket:
+      cluster_id = cluster_id_from_file_name(split_path(path).second, kSocketSuffix);
+      return open_namespace_file(path, {}, options, true, findings);
+    case Source::Kind::cluster: {
+      path = in_step("look up cluster in ceph-csi config", [&] {
+        return lookup_netns_path(source.config, source.cluster_id, source.config_kind);
+      });
+      if (path.empty()) {
+        ResolvedNamespace own;
+        own.own_namespace = true;
+        own.cluster_id = source.cluster_id;
+        own.id = current_netns_id();
+        own.warning = no_holder_path_warning(source.config, source.cluster_id, source.config_kind);
+        return own;
+      }
+      return open_namespace_file(path, source.cluster_id, options, false, findings);
+    }
+  }
+  throw Error(Errc::invalid_argument, "unknown namespace source kind");
+}
+
+// What resolve() and inspect_source() both return: every finding, and the
+// judgement: the first failure as the refusal, with the cluster and what to
+// check. A step that is not a check (opening, looking up) and fails ends the
+// list; it counts towards "file exists".
+struct Judged {
+  ResolvedNamespace ns;
+  std::vector<trust::Finding> findings;
+  std::optional<Error> refusal;
+};
+
+Judged judge(const Source& source, const ResolveOptions& options, CacheUse* cache) {
   std::string cluster_id = source.cluster_id;
   std::string path = source.path;
-  try {
-    switch (source.kind) {
-      case Source::Kind::path: {
-        const std::string name = split_path(path).second;
-        cluster_id = cluster_id_from_file_name(name, kLinkSuffix);
-        if (cluster_id.empty()) cluster_id = cluster_id_from_file_name(name, kSocketSuffix);
-        return open_namespace_file(path, cluster_id, options, false, report);
-      }
-      case Source::Kind::socket:
-        cluster_id = cluster_id_from_file_name(split_path(path).second, kSocketSuffix);
-        return open_namespace_file(path, {}, options, true, report);
-      case Source::Kind::cluster: {
-        path = in_step("look up cluster in ceph-csi config", [&] {
-          return lookup_netns_path(source.config, source.cluster_id, source.config_kind);
-        });
-        if (path.empty()) {
-          ResolvedNamespace own;
-          own.own_namespace = true;
-          own.cluster_id = source.cluster_id;
-          own.id = current_netns_id();
-          own.warning =
-              no_holder_path_warning(source.config, source.cluster_id, source.config_kind);
-          return own;
-        }
-        return open_namespace_file(path, source.cluster_id, options, false, report);
-      }
-    }
-    throw Error(Errc::invalid_argument, "unknown namespace source kind");
-  } catch (Error& e) {
+  auto decorate = [&](Error& e) {
     e.default_hint(default_hint(cluster_id, path));
     if (source.kind == Source::Kind::cluster) {
       e.context("cluster " + quote(source.cluster_id));
     } else if (!cluster_id.empty()) {
       e.context("cluster " + quote(cluster_id));
     }
-    throw;
+  };
+  Findings findings(cache);
+  Judged out;
+  std::optional<Error> thrown;
+  try {
+    out.ns = gather(source, options, findings, cluster_id, path);
+  } catch (Error& e) {
+    decorate(e);
+    thrown = e;
   }
+  if (const trust::Finding* f = trust::first_failure(findings.list())) {
+    Error e = f->refusal();
+    decorate(e);
+    out.refusal = std::move(e);
+  } else if (thrown) {
+    out.refusal = thrown;
+  }
+  out.findings = findings.take();
+  if (thrown) out.findings.push_back(trust::fail(trust::kFileExists, *thrown));
+  if (out.refusal) out.ns = ResolvedNamespace{};
+  return out;
 }
+
+}  // namespace
 
 // resolve(), taking from the cache what options.remember allows. What the
 // cache gave is checked like everything else, so a refusal is worded as
 // without it; the refused entry is forgotten, so that a namespace the next
 // call would not accept is not kept alive here.
-ResolvedNamespace resolve_cached(const Source& source, const ResolveOptions& options) {
+ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
   trust::QuietPasses quiet;  // only a failure is ever shown
   CacheUse cache;
-  Report report(nullptr, options.remember ? &cache : nullptr);
-  try {
-    return resolve_with(source, options, report);
-  } catch (const Error&) {
+  Judged judged = judge(source, options, options.remember ? &cache : nullptr);
+  if (judged.refusal) {
     if (cache.used) detail::forget_namespace(cache.record);
-    throw;
+    throw *judged.refusal;
   }
-}
-
-}  // namespace
-
-ResolvedNamespace resolve(const Source& source, const ResolveOptions& options) {
-  return resolve_cached(source, options);
+  return std::move(judged.ns);
 }
 
 Inspection inspect_source(const Source& source, const ResolveOptions& options) {
+  Judged judged = judge(source, options, nullptr);
   Inspection out;
-  Report report(&out.findings);
-  try {
-    out.ns = resolve_with(source, options, report);
-  } catch (const Stop&) {
-  } catch (const Error& e) {
-    // A step that is not a named check (opening, reading, receiving) failed:
-    // it counts towards the check it was done for.
-    out.findings.push_back(trust::fail(report.doing(), e.code(), e.message(), e.hint()));
-    out.error = e;
-  }
-  if (out.error) return out;
-  // A failed check: resolve()'s refusal, word for word (with its context),
-  // for the exit status and the log.
-  for (const auto& f : out.findings)
-    if (!f.ok) {
-      try {
-        (void)resolve(source, options);
-      } catch (const Error& e) {
-        out.error = e;
-      }
-      if (!out.error) out.error = f.error();
-      out.ns = ResolvedNamespace{};
-      break;
-    }
+  out.findings = std::move(judged.findings);
+  out.ns = std::move(judged.ns);
+  out.error = std::move(judged.refusal);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "netns/cluster_id.hpp"
+#include "netns/join.hpp"
 #include "netns_exec/ceph_csi_config.hpp"
 #include "netns_exec/shim/in_place.hpp"
 #include "netns_exec/shim/targets.hpp"
@@ -23,10 +24,8 @@ std::optional<std::string> env_value(const char* name) {
   return std::string(v);
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + quote(s);
-  return out;
+std::string quoted_list(const std::vector<std::string>& v) {
+  return join(v, ", ", [](const std::string& s) { return quote(s); });
 }
 
 std::string lowered(std::string s) {
@@ -221,8 +220,9 @@ std::string held_list_problem(const std::vector<std::string>& held,
     for (const auto& e : entries) ids.push_back(e.id);
     return "NETNS_EXEC_HELD_CLUSTERS names " + quote(id) + ", which is no clusterID of " +
            quote(config) +
-           (guess.empty() ? " (it has " + (ids.empty() ? std::string("none") : join(ids)) + ")"
-                          : "; did you mean " + quote(guess) + "?");
+           (guess.empty()
+                ? " (it has " + (ids.empty() ? std::string("none") : quoted_list(ids)) + ")"
+                : "; did you mean " + quote(guess) + "?");
   }
   return "";
 }
@@ -292,7 +292,7 @@ void decide_by_monitors(Decision& d, Judge& judge, const Environment& env) {
     if (id != d.cluster_id) d.also.push_back(id);
   std::string leftover;
   if (!m.unmatched.empty())
-    leftover = "no cluster in " + quote(env.config) + " has " + join(m.unmatched);
+    leftover = "no cluster in " + quote(env.config) + " has " + quoted_list(m.unmatched);
   if (!d.named.unknown.empty()) leftover += (leftover.empty() ? "" : "; ") + d.named.unknown;
   const std::string hint = "write the monitors as " + env.config +
                            " lists them (ceph-csi passes its \"monitors\" as they are)";
@@ -306,7 +306,7 @@ void decide_by_monitors(Decision& d, Judge& judge, const Environment& env) {
       return judge.unmatched("the monitors " + quote(d.named.text) + " (" + d.named.where +
                                  ") match no held cluster: " + leftover,
                              hint);
-    return judge.untouched("cluster " + join(m.ids) + " (monitors " + quote(d.named.text) +
+    return judge.untouched("cluster " + quoted_list(m.ids) + " (monitors " + quote(d.named.text) +
                            ") is not in NETNS_EXEC_HELD_CLUSTERS: the real program runs as is");
   }
   if (!leftover.empty() && d.opens_session)
@@ -367,7 +367,8 @@ void decide_by_targets(Decision& d, Judge& judge, const Environment& env) {
                              "reads them");
   std::string leftover;
   if (!m.unmatched.empty())
-    leftover = "no holder in " + std::string(kTargetsVariable) + " declares " + join(m.unmatched);
+    leftover =
+        "no holder in " + std::string(kTargetsVariable) + " declares " + quoted_list(m.unmatched);
   if (!d.named.unknown.empty()) leftover += (leftover.empty() ? "" : "; ") + d.named.unknown;
   const std::string hint = "declare the server in the holder chart's clusters[].targets (" +
                            std::string(kTargetsVariable) + "), written as the command names it";

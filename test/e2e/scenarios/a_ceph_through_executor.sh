@@ -4,7 +4,8 @@
 #    nothing but the executor's routing can take a command to the storage network. From that
 #    plugin pod `netns-exec run --cluster-id` runs ceph -s, rbd create, rbd ls, rbd info in the
 #    holder's namespace, as does ceph-csi's unchanged `nsenter --net=` call; the same commands
-#    without the executor fail within a bounded time.
+#    without the executor fail within a bounded time. `netns-exec doctor` from that pod passes
+#    every check of the holder and flags the plugin's missing route as its one failure.
 e2e_require_holder
 e2e_require_exec run
 
@@ -41,9 +42,21 @@ grep -q 'size 64 MiB' "$E2E_SCOPE/info" || e2e_die "rbd info through the executo
 run ip -o -4 addr show net1 | grep "$E2E_HOLDER_ADDR/" >/dev/null ||
   e2e_die "a command run through the executor does not see the holder's net1 ($E2E_HOLDER_ADDR)"
 
-e2e_section "netns-exec doctor --cluster-id $cid: every check passes, monitors from the ceph-csi config"
-e2e_plugin_exec "$plugin" doctor --cluster-id "$cid" --config "$cfg" ||
-  e2e_die "netns-exec doctor reports a problem with a healthy holder"
+e2e_section "netns-exec doctor --cluster-id $cid: the holder's checks pass; the plugin's own route is the one failure"
+# Monitors from the ceph-csi config. This pod stands for the misconfiguration the field must not
+# have (ceph-csi's own RADOS connection needs the storage network): doctor says so, exit 1, and
+# that is its only failing line.
+rc=0
+e2e_plugin_exec "$plugin" doctor --cluster-id "$cid" --config "$cfg" >"$E2E_SCOPE/doctor" || rc=$?
+cat "$E2E_SCOPE/doctor"
+[ "$rc" -eq 1 ] || e2e_die "netns-exec doctor in a plugin pod with no storage route exited $rc, not 1"
+grep "^FAIL  plugin's route to " "$E2E_SCOPE/doctor" >/dev/null ||
+  e2e_die "netns-exec doctor does not flag the plugin pod's missing route to the monitors"
+grep "^FAIL " "$E2E_SCOPE/doctor" | grep -v "^FAIL  plugin's route to " >"$E2E_SCOPE/doctor.other" || true
+[ ! -s "$E2E_SCOPE/doctor.other" ] ||
+  e2e_die "netns-exec doctor reports a problem with a healthy holder: $(cat "$E2E_SCOPE/doctor.other")"
+grep "^PASS  lock held by the holder " "$E2E_SCOPE/doctor" >/dev/null ||
+  e2e_die "netns-exec doctor did not check the holder through to its lock"
 
 e2e_section "ceph-csi's unchanged call: nsenter --net=<netNamespaceFilePath> -- rbd ... (nsenter is netns-exec)"
 e2e_pod_exec "$plugin" sh -c 'command -v nsenter'

@@ -79,7 +79,17 @@ std::string render_table(const Report& report, bool all_sockets = false);
 // The JSON form (format 1). `all_sockets` adds the "sockets" array.
 nlohmann::ordered_json render_json(const Report& report, bool all_sockets = false);
 
-// A socket as JSON (shared by inspect and guard).
+// Each part's JSON (the fields of JSON.md), for nlohmann's to_json: render_json
+// puts them together and adds what is the Report's, not the part's own (a
+// link's "addresses", a session's "sockets", a socket's "kernel").
+void to_json(nlohmann::ordered_json& j, const Link& l);
+void to_json(nlohmann::ordered_json& j, const Address& a);
+void to_json(nlohmann::ordered_json& j, const Route& r);
+void to_json(nlohmann::ordered_json& j, const InetSocket& s);
+void to_json(nlohmann::ordered_json& j, const CephPorts& p);
+void to_json(nlohmann::ordered_json& j, const PeerSessions& g);
+
+// A socket as JSON with its "kernel" flag (null: not looked up).
 nlohmann::ordered_json socket_json(const InetSocket& s, std::optional<bool> kernel);
 
 }  // namespace netns::inspect
