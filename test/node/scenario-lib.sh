@@ -62,15 +62,19 @@ node_uninstall_holders() {
 }
 node_no_holder_pods() { [ -z "$(kc -n "$NODE_NS" get pods -l app.kubernetes.io/name=netns-holder -o name)" ]; }
 
-# node_apply_plugin: a ceph-csi-shaped node plugin DaemonSet (csi-rbdplugin: its volumes, its
+# node_apply_plugin [socket]: a ceph-csi-shaped node plugin DaemonSet (csi-rbdplugin: its volumes, its
 # labels) rendered with the real kustomize and the project's component (manifests/kustomize/plugin),
 # the plugin image's tree made by the fixture and the host's /usr for the rest of the plugin's
 # userspace. The component's liveness-probe sidecar is removed: its image (registry.k8s.io) is not
-# on this offline node, and nothing here serves CSI for it to probe.
+# on this offline node, and nothing here serves CSI for it to probe. With socket, the socket-mode
+# component too (no hostPID).
 node_apply_plugin() {
-  local dir=$NODE_SCOPE/plugin-kustomize
+  local dir=$NODE_SCOPE/plugin-kustomize components=component/plugin
+  rm -rf "$dir"
   mkdir -p "$dir/component"
-  cp -r "$NODE_LIB/../../manifests/kustomize/plugin" "$NODE_LIB/../../manifests/kustomize/plugin-pod-network-reaches-ceph" "$dir/component/"
+  cp -r "$NODE_LIB/../../manifests/kustomize/plugin" "$NODE_LIB/../../manifests/kustomize/plugin-pod-network-reaches-ceph" \
+    "$NODE_LIB/../../manifests/kustomize/socket-mode" "$dir/component/"
+  [ "${1:-}" = socket ] && components+=", component/socket-mode"
   cat >"$dir/base.yaml" <<YAML
 apiVersion: apps/v1
 kind: DaemonSet
@@ -123,7 +127,7 @@ YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources: [base.yaml]
-components: [component/plugin]
+components: [$components]
 configMapGenerator:
   - name: netns-exec-plugin-network
     literals: [networks=$NODE_NS/nhk-storage]
@@ -150,6 +154,8 @@ YAML
   local ds
   ds=$(yq_ds "$dir/rendered.yaml")
   [ "$(jq -r '.spec.template.spec.hostNetwork' <<<"$ds")" = false ] || node_die "the component left hostNetwork on"
+  [ "$(jq -r '.spec.template.spec.hostPID' <<<"$ds")" = "$([ "${1:-}" = socket ] && echo false || echo true)" ] ||
+    node_die "hostPID is $(jq -r '.spec.template.spec.hostPID' <<<"$ds") in the rendered plugin (${1:-symlink} mode)"
   jq -e '.spec.template.spec.containers[0].env[] | select(.name == "NETNS_EXEC_HELD_CLUSTERS")' <<<"$ds" >/dev/null ||
     node_die "the component added no NETNS_EXEC_HELD_CLUSTERS"
   kc apply -f "$dir/rendered.yaml" >/dev/null
