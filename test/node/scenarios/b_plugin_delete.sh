@@ -18,6 +18,11 @@ for mode in symlink socket; do
   node_flow_create plugin 102 "$plugin_ip" 198.18.176.5 198.18.176.6
   node_far_exec ping -c 3 -W 2 198.18.176.1 >/dev/null || node_die "the flow through the holder does not answer"
   node_far_exec ping -c 3 -W 2 198.18.176.5 >/dev/null || node_die "the control flow does not answer before any delete"
+  # Bidirectional propagation of the kubelet's pods directory, as the kubelet sets it up: a mount
+  # the plugin makes there (as NodePublishVolume does) is the host's, and outlives the plugin pod.
+  mnt=$NODE_RUN/kubelet/pods/nhk-propagation-$mode
+  node_plugin_exec sh -c "mkdir -p $mnt && mount -t tmpfs -o size=1m nhk-$mode $mnt"
+  awk -v m="$mnt" '$5 == m' /proc/self/mountinfo | grep . >/dev/null || node_die "the plugin's mount at $mnt is not on the host"
   node_ping_start holder 198.18.176.1
   control_died=
   for i in $(seq 1 10); do
@@ -38,6 +43,9 @@ for mode in symlink socket; do
   [ "$sent" -ge 20 ] || node_die "only $sent pings were sent across the deletes"
   [ "$lost" -eq 0 ] || node_die "the flow through the holder lost $lost of $sent pings"
   [ "$control_died" = 1 ] || node_die "the control flow in the plugin's own namespace survived delete 1 (died at ${control_died:-never})"
+  awk -v m="$mnt" '$5 == m' /proc/self/mountinfo | grep . >/dev/null || node_die "the plugin's mount at $mnt went with the plugin pod"
+  umount "$mnt"
+  rmdir "$mnt"
   node_figure "k8s.plugin_delete.holder$suffix" "deletes 10, lost 0 of $sent"
   node_figure "k8s.plugin_delete.control$suffix" "deletes 1, dead after delete 1 (the kubelet's sandbox teardown and CNI DEL)"
   kc -n "$NODE_NS" delete pod/far ds/csi-rbdplugin --grace-period=1 --wait=true --timeout=60s >/dev/null
