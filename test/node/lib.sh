@@ -273,6 +273,9 @@ node_up() {
   # not be there (the clean-up removes that tree).
   ! ls -d /sys/fs/cgroup/*/kubepods >/dev/null 2>&1 || node_die "cgroups named kubepods exist ($(ls -d /sys/fs/cgroup/*/kubepods | head -n 2 | tr '\n' ' ')): another kubelet runs on this machine"
   mkdir -p "$NODE_RUN"/{pids,log,etcd,kubelet}
+  # From here on, what this run makes is this run's to remove (node_down removes only what a flag
+  # file here says it made: a node that failed its checks above must not touch another's).
+  touch "$NODE_RUN/cgroups-ours"
   node_save_sysctls
   # Nothing on 198.18.0.0/15 leaves the machine while the node runs.
   if ! ip route show table main exact 198.18.0.0/15 | grep unreachable >/dev/null; then
@@ -280,6 +283,7 @@ node_up() {
     touch "$NODE_RUN/route-added"
   fi
   # The node's address is the pod bridge's (the bridge plugin finds it there and keeps it).
+  touch "$NODE_RUN/bridges-ours"
   ip link add "$NODE_POD_BRIDGE" type bridge
   ip addr add "$NODE_IP/20" dev "$NODE_POD_BRIDGE"
   ip link set "$NODE_POD_BRIDGE" up
@@ -384,8 +388,10 @@ node_down() {
   for m in $(awk -v r="$NODE_RUN" '$5 == r || index($5, r "/") == 1 {print $5}' /proc/self/mountinfo | sort -r); do
     umount -l "$m" 2>/dev/null || node_log "could not unmount $m"
   done
-  ip link del "$NODE_POD_BRIDGE" 2>/dev/null || true
-  ip link del "$NODE_STORAGE_BRIDGE" 2>/dev/null || true
+  if [ -f "$NODE_RUN/bridges-ours" ]; then
+    ip link del "$NODE_POD_BRIDGE" 2>/dev/null || true
+    ip link del "$NODE_STORAGE_BRIDGE" 2>/dev/null || true
+  fi
   node_restore_sysctls
   if [ -f "$NODE_RUN/route-added" ]; then
     ip route del unreachable 198.18.0.0/15 metric 4242 2>/dev/null || true
@@ -426,6 +432,7 @@ node_remove_sandboxes() {
 # The kubelet's cgroups (kubepods in each hierarchy, absent before node_up), deepest first.
 node_remove_cgroups() {
   local d
+  [ -f "$NODE_RUN/cgroups-ours" ] || return 0
   for d in /sys/fs/cgroup/*/kubepods; do
     [ -d "$d" ] || continue
     find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || node_log "cgroup $d is not empty: $(find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | head -n 3 | tr '\n' ' ')"
