@@ -76,7 +76,7 @@ case "$tool" in
     # pattern stands for is its last component (netns::exec::Source::* -> Source,
     # netns::trust::pass* -> pass, "vtable for netns::Error" -> Error), looked up as a word in
     # the headers the library installs (test/abi checks the other direction on the built .so).
-    map=executor/lib/exports.map
+    map=executor/abi/exports.map
     mapfile -t headers < <(list 'executor/*/include/*.h' 'executor/*/include/*.hpp' 'common/include/*.hpp')
     [ ${#headers[@]} -gt 0 ] || { echo "no installed headers found in $src" >&2; exit 1; }
     mapfile -t patterns < <(sed -e 's,/\*.*\*/,,' -e '/\/\*/,/\*\//d' "$map" |
