@@ -54,7 +54,7 @@ declared=$({ defined "$exec_a"; defined "$spawn_a"; defined "$common_a" $members
   grep '^netns::' | grep -v -e '::detail::' -e '(anonymous namespace)' | names | sort -u)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 if [ -n "$missing" ]; then
-  echo "abi_test: declared in installed headers but not exported (exports.map):"; echo "$missing"; exit 1
+  echo "abi_test: declared in installed headers but not exported (mark the declaration NETNS_EXEC_API):"; echo "$missing"; exit 1
 fi
 
 # A real holder in its own network namespace.

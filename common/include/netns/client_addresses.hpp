@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "netns/api.h"
+
 namespace netns {
 
 struct ClientAddress {
@@ -34,15 +36,16 @@ struct ClientAddress {
 // every interface gets) does not: source selection takes it only toward a
 // link-local destination (RFC 6724, rule 2), which no Ceph monitor, NVMe/TCP
 // gateway or NFS server of a storage network is.
-bool is_client_address(bool loopback_interface, bool ipv6, unsigned char scope, unsigned ifa_flags);
+NETNS_EXEC_API bool is_client_address(bool loopback_interface, bool ipv6, unsigned char scope,
+                                      unsigned ifa_flags);
 
-std::string format_client_addresses(const std::vector<ClientAddress>& addresses);
+NETNS_EXEC_API std::string format_client_addresses(const std::vector<ClientAddress>& addresses);
 // Strict; throws Error(invalid_argument) naming the entry.
-std::vector<ClientAddress> parse_client_addresses(std::string_view text);
+NETNS_EXEC_API std::vector<ClientAddress> parse_client_addresses(std::string_view text);
 
 // "198.18.0.5/20" (the interface's network is not the fence's business: a
 // fence covers exactly the client's address, /32 or /128).
-std::string address_cidr(const ClientAddress& a);    // "198.18.0.5/32"
-std::string interface_cidr(const ClientAddress& a);  // "198.18.0.5/20"
+NETNS_EXEC_API std::string address_cidr(const ClientAddress& a);    // "198.18.0.5/32"
+NETNS_EXEC_API std::string interface_cidr(const ClientAddress& a);  // "198.18.0.5/20"
 
 }  // namespace netns

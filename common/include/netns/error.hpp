@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "netns/api.h"
+
 namespace netns {
 
 enum class Errc {
@@ -25,9 +27,9 @@ enum class Errc {
   untrusted,  // a file or peer not owned by root (or a named uid), or a writable directory
 };
 
-const char* errc_name(Errc code) noexcept;
+NETNS_EXEC_API const char* errc_name(Errc code) noexcept;
 
-class Error : public std::exception {
+class NETNS_EXEC_API Error : public std::exception {
  public:
   Error(Errc code, std::string message, std::string hint = {});
 
@@ -58,10 +60,10 @@ class Error : public std::exception {
 };
 
 // "No such file or directory (ENOENT)"
-std::string errno_text(int err);
+NETNS_EXEC_API std::string errno_text(int err);
 
 // Quotes untrusted text for a message: printable ASCII kept, everything else
 // escaped (\n, \x1b, ...), surrounded by double quotes.
-std::string quote(std::string_view text);
+NETNS_EXEC_API std::string quote(std::string_view text);
 
 }  // namespace netns

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "netns/api.h"
 #include "netns/nsfd.hpp"
 #include "netns/unique_fd.hpp"
 
@@ -35,14 +36,14 @@ struct FdHeader {
   friend bool operator==(const FdHeader&, const FdHeader&) = default;
 };
 
-std::string encode_fd_header(const FdHeader& header);
+NETNS_EXEC_API std::string encode_fd_header(const FdHeader& header);
 // Strict: wrong size, magic, version, length, non-zero padding or an invalid
 // cluster ID is an Error (protocol or unsupported).
-FdHeader decode_fd_header(std::string_view bytes);
+NETNS_EXEC_API FdHeader decode_fd_header(std::string_view bytes);
 
 // Sends without blocking (MSG_DONTWAIT | MSG_NOSIGNAL): a peer that never
 // reads cannot stall the sender.
-void send_fd(int sock, const FdHeader& header, int fd);
+NETNS_EXEC_API void send_fd(int sock, const FdHeader& header, int fd);
 
 // Who sent a message, as the kernel attaches it to each one for a receiver
 // that asked (request_sender_identity): not the process that called
@@ -65,9 +66,9 @@ struct ReceivedFd {
 // connected: every message then carries its sender's credentials (and a
 // pidfd for it). Set before connect, so the holder's one message cannot
 // arrive before it.
-void request_sender_identity(int sock) noexcept;
+NETNS_EXEC_API void request_sender_identity(int sock) noexcept;
 // One recvmsg with MSG_CMSG_CLOEXEC. Every descriptor that arrives is owned
 // (closed on error); exactly one is required. `shown` names the socket path.
-ReceivedFd receive_fd(int sock, std::string_view shown);
+NETNS_EXEC_API ReceivedFd receive_fd(int sock, std::string_view shown);
 
 }  // namespace netns

@@ -36,6 +36,7 @@
 
 #include <vector>
 
+#include "netns/api.h"
 #include "netns/client_addresses.hpp"
 #include "netns/nsfd.hpp"
 
@@ -62,18 +63,19 @@ struct HolderRecord {
   friend bool operator==(const HolderRecord&, const HolderRecord&) = default;
 };
 
-std::string serialize_record(const HolderRecord& record);
+NETNS_EXEC_API std::string serialize_record(const HolderRecord& record);
 
 // Strict: malformed JSON, an unknown version, a missing, extra or mistyped
 // field, or an invalid cluster ID is an Error (invalid_argument, or
 // unsupported for the version). `shown` names the file in messages.
-HolderRecord parse_record(std::string_view text, std::string_view shown);
+NETNS_EXEC_API HolderRecord parse_record(std::string_view text, std::string_view shown);
 
 // Reads <dir>/<name> without following a symlink, without blocking and with
 // a bound (a FIFO or a device there is an error at once); nullopt when it
 // does not exist. `st`, when given, receives the file's fstat (its owner is
 // checked by the trust policy).
-std::optional<HolderRecord> read_record_at(int dirfd, const std::string& name,
-                                           std::string_view shown, struct stat* st = nullptr);
+NETNS_EXEC_API std::optional<HolderRecord> read_record_at(int dirfd, const std::string& name,
+                                                          std::string_view shown,
+                                                          struct stat* st = nullptr);
 
 }  // namespace netns

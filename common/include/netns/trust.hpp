@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "netns/api.h"
 #include "netns/error.hpp"
 #include "netns/fd_passing.hpp"
 #include "netns/holder_record.hpp"
@@ -26,7 +27,7 @@
 
 namespace netns::trust {
 
-struct Finding {
+struct NETNS_EXEC_API Finding {
   const char* check = "";  // the check's name (doctor's line, see names below)
   bool ok = true;
   bool known = true;  // false: the fact cannot be known here (still ok)
@@ -77,14 +78,14 @@ inline constexpr const char* kHolderDirectory = "holder directory";
 inline constexpr const char* kUnrecordedNetns = "unrecorded file opted in";
 inline constexpr const char* kEveryHop = "every hop trusted";  // trusted_path.hpp
 
-Finding pass(const char* check, std::string detail);
+NETNS_EXEC_API Finding pass(const char* check, std::string detail);
 
 // Whether a passing check's detail text is wanted: by doctor and `netns-holder
 // check`, which print every line, but not by resolve(), which only ever shows
 // a failure and runs for every command (the text costs more than some of the
 // checks). On unless a QuietPasses is alive on this thread.
-bool pass_details_wanted() noexcept;
-class QuietPasses {
+NETNS_EXEC_API bool pass_details_wanted() noexcept;
+class NETNS_EXEC_API QuietPasses {
  public:
   QuietPasses() noexcept;
   ~QuietPasses();
@@ -99,16 +100,17 @@ template <typename MakeDetail>
 Finding pass_with(const char* check, MakeDetail&& make) {
   return pass(check, pass_details_wanted() ? std::string(make()) : std::string());
 }
-Finding fail(const char* check, Errc code, std::string detail, std::string hint = {});
+NETNS_EXEC_API Finding fail(const char* check, Errc code, std::string detail,
+                            std::string hint = {});
 // A failed step that is not itself a check (opening, reading, receiving),
 // counted towards the check it was gathering for; `e` is kept as the cause.
-Finding fail(const char* check, const Error& e);
+NETNS_EXEC_API Finding fail(const char* check, const Error& e);
 // The first failure among `findings`, or nullptr.
-const Finding* first_failure(const std::vector<Finding>& findings);
+NETNS_EXEC_API const Finding* first_failure(const std::vector<Finding>& findings);
 
 // Who may have written the files in a holder directory: root, plus uids the
 // operator names explicitly (a holder run as another uid).
-struct Owners {
+struct NETNS_EXEC_API Owners {
   std::vector<uid_t> uids;  // besides 0
   // The option of the running program that adds uids here ("--trust-uid"
   // for netns-exec's namespace sources), or empty where there is none (the
@@ -125,17 +127,17 @@ struct Owners {
 // --- the namespace descriptor ---------------------------------------------
 
 // On nsfs and NS_GET_NSTYPE == CLONE_NEWNET; `id` receives its identity.
-Finding network_namespace(int fd, std::string_view shown, NsId* id);
+NETNS_EXEC_API Finding network_namespace(int fd, std::string_view shown, NsId* id);
 // NS_GET_USERNS gives the initial user namespace: krbd needs that, and any
 // user can create a network namespace owned by a user namespace of its own.
-Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other);
-Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow);
+NETNS_EXEC_API Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other);
+NETNS_EXEC_API Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow);
 
 enum class HostNetns { yes, no, unknown };
 // Is `id` the host's (initial) network namespace? Certain where the kernel
 // gives init_net its fixed inode, or with hostPID through /proc/1/ns/net.
-HostNetns is_host_netns(NsId id, NsId own);
-Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow);
+NETNS_EXEC_API HostNetns is_host_netns(NsId id, NsId own);
+NETNS_EXEC_API Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow);
 
 // --- provenance -------------------------------------------------------------
 
@@ -143,26 +145,27 @@ Finding not_host_namespace(NsId id, NsId own, std::string_view shown, bool allow
 // process sees them) are owned by a trusted uid and not writable by group or
 // others; a sticky directory (like /tmp) may be writable above a trusted one,
 // since nobody else can then rename or replace that one.
-Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners);
+NETNS_EXEC_API Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners);
 // The rule for one directory, shared by directory_chain and the walk of
 // every hop (trusted_path.hpp): "" when `st` may hold what is trusted, else
 // why not ("is owned by uid 1000, not root", "is writable by group or
 // others"). `sticky_ok`: a sticky directory may be writable (above the
 // holder directory); `read_only`: it is on a read-only mount (its mode bits
 // then let nobody write it through this mount).
-std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only,
-                              const Owners& owners);
+NETNS_EXEC_API std::string directory_problem(const struct stat& st, bool sticky_ok, bool read_only,
+                                             const Owners& owners);
 // "0755": a mode as messages show it.
-std::string mode_octal(mode_t mode);
+NETNS_EXEC_API std::string mode_octal(mode_t mode);
 // `st` (a link's lstat, a record's, a lock's, a socket's) belongs to a trusted uid.
-Finding file_owner(const char* check, const struct stat& st, std::string_view what,
-                   std::string_view shown, const Owners& owners);
+NETNS_EXEC_API Finding file_owner(const char* check, const struct stat& st, std::string_view what,
+                                  std::string_view shown, const Owners& owners);
 
 // ceph-csi's config file (`st`, the fstat of what was opened, after every
 // symlink of a ConfigMap mount): owned by a trusted uid and not writable by
 // group or others. Its paths decide where root's commands run, the host's
 // namespace included; a file anyone else can write is not a source for them.
-Finding config_file(const struct stat& st, std::string_view shown, const Owners& owners);
+NETNS_EXEC_API Finding config_file(const struct stat& st, std::string_view shown,
+                                   const Owners& owners);
 
 // --- which files need a record --------------------------------------------
 
@@ -174,7 +177,7 @@ Finding config_file(const struct stat& st, std::string_view shown, const Owners&
 // renamed one is no less a link into /proc. `example` receives one of the
 // names found. Reads the directory through one descriptor of its own,
 // closed before it returns.
-bool holds_holder_files(int dirfd, std::string* example);
+NETNS_EXEC_API bool holds_holder_files(int dirfd, std::string* example);
 // The opt-in as each interface spells it, for messages.
 inline constexpr const char* kUnrecordedOptIn =
     "--allow-unrecorded-netns (C++ ResolveOptions::allow_unrecorded_netns, C "
@@ -187,21 +190,22 @@ inline constexpr const char* kUnrecordedOptIn =
 // reboot every namespace inode differs too), then the pid namespace (from
 // another one the record's pid names another process for us, so nothing
 // about the pid means anything).
-Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id,
-                           std::string_view shown);
-Finding record_this_boot(const HolderRecord& r, std::string_view shown);
-Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown);
+NETNS_EXEC_API Finding record_for_cluster(const HolderRecord& r, std::string_view cluster_id,
+                                          std::string_view shown);
+NETNS_EXEC_API Finding record_this_boot(const HolderRecord& r, std::string_view shown);
+NETNS_EXEC_API Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown);
 // The record's pid is alive and is the process that has the record's start
 // time. `holder` receives it, with a pidfd where the kernel has pidfd_open;
 // a `holder` that already has a pidfd for this record (the verified-namespace
 // cache's) is asked instead: it can never name a newcomer, so while it has not
 // become readable the holder lives.
-Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* holder);
+NETNS_EXEC_API Finding holder_alive(const HolderRecord& r, std::string_view shown,
+                                    HolderRef* holder);
 // The record names the namespace that was opened.
-Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown);
+NETNS_EXEC_API Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown);
 // record_names, and the live holder (through its pidfd where there is one) is still in it.
-Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& holder,
-                         std::string_view shown);
+NETNS_EXEC_API Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& holder,
+                                        std::string_view shown);
 // The identities the kernel never reuses (kernel_ids.hpp). A pid, its start
 // tick and a namespace inode are all reused: a holder that dies within its
 // first 10 ms tick and a process given its pid in the same tick, in a
@@ -211,19 +215,20 @@ Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& ho
 //
 // The pidfs inode of `pidfd` (for the record's pid) is the record's
 // holder_pidfs_ino.
-Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
-                                   std::string_view shown);
+NETNS_EXEC_API Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
+                                                  std::string_view shown);
 // NS_GET_ID of the opened namespace is the record's netns_cookie.
-Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown);
+NETNS_EXEC_API Finding namespace_cookie_matches(const HolderRecord& r, int nsfd,
+                                                std::string_view shown);
 // The holder still holds its <ID>.lock: /proc/locks has an FLOCK entry for
 // the lock file's inode (`lock_st`, its lstat; nullptr: there is no lock
 // file, which is only reported) taken by the record's pid. Only a holder in our pid namespace can
 // be seen there; otherwise the check cannot be made.
-Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
-                            std::string_view lock_shown);
+NETNS_EXEC_API Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
+                                           std::string_view lock_shown);
 // Spawn-time re-check: the holder that vouched is still alive. With a pidfd
 // no pid reuse can fool it; without one, the start time is compared.
-Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder);
+NETNS_EXEC_API Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder);
 
 // --- the one record check -------------------------------------------------
 
@@ -248,7 +253,7 @@ struct Unrecorded {
 // (procfs, /run/netns, any file) it is used only when the caller opted in,
 // or when it is the caller's own namespace and --allow-own-netns was given
 // (unrecorded file opted in).
-Finding record_exemption(const Unrecorded& u);
+NETNS_EXEC_API Finding record_exemption(const Unrecorded& u);
 
 // What the record check is applied to: facts the caller gathered.
 struct RecordCheck {
@@ -295,30 +300,30 @@ struct RecordCheck {
 // inspect's scan of the node's mappings) run it; inspect asks its liveness
 // step (holder_alive) again, on the holder resolve() verified, when it
 // reports.
-std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder);
+NETNS_EXEC_API std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder);
 // Steps 1 and 2 alone (pure: it reads nothing): for a caller that touches
 // what a record names (the probe connects to the record's socket) only once
 // the record's origin is trusted.
-std::vector<Finding> record_origin(const RecordCheck& c);
+NETNS_EXEC_API std::vector<Finding> record_origin(const RecordCheck& c);
 
 // --- the holder socket ----------------------------------------------------
 
 // SO_PEERCRED of a connected holder socket: the server is a trusted uid, and
 // where a record is given (readable next to the socket, same pid namespace),
 // the process that record names.
-Finding socket_server(int sock, std::string_view shown, const Owners& owners,
-                      const HolderRecord* record);
+NETNS_EXEC_API Finding socket_server(int sock, std::string_view shown, const Owners& owners,
+                                     const HolderRecord* record);
 // The process that sent the namespace (the credentials the kernel attached to
 // the message, receive_fd): a trusted uid, and where a record is given, the
 // record's holder: by the pidfs inode of its pidfd where the message brought
 // one and the record has one (any pid namespace), otherwise by its pid where
 // the holder is in our pid namespace. SO_PEERCRED (socket_server) only names
 // whoever called listen(), which may have passed the socket on.
-Finding socket_sender(const Sender& sender, std::string_view shown, const Owners& owners,
-                      const HolderRecord* record);
+NETNS_EXEC_API Finding socket_sender(const Sender& sender, std::string_view shown,
+                                     const Owners& owners, const HolderRecord* record);
 // The header names the cluster asked for (when `expected_id` is set) and the
 // namespace that came with it.
-Finding header_matches(const FdHeader& header, NsId received, std::string_view expected_id,
-                       std::string_view shown);
+NETNS_EXEC_API Finding header_matches(const FdHeader& header, NsId received,
+                                      std::string_view expected_id, std::string_view shown);
 
 }  // namespace netns::trust

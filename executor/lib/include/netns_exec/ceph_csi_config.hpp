@@ -22,12 +22,13 @@
 #include <string_view>
 #include <vector>
 
+#include "netns/api.h"
 #include "netns_exec/source.hpp"
 
 namespace netns::exec {
 
 // One ClusterInfo, the fields netns-exec uses, as the decoder left them.
-struct CephCsiCluster {
+struct NETNS_EXEC_API CephCsiCluster {
   std::string cluster_id;
   std::vector<std::string> monitors;
   std::string rbd_netns;     // rbd.netNamespaceFilePath
@@ -37,7 +38,7 @@ struct CephCsiCluster {
   [[nodiscard]] const std::string& netns_path(ConfigKind kind) const noexcept;
 };
 
-struct CephCsiConfig {
+struct NETNS_EXEC_API CephCsiConfig {
   std::vector<CephCsiCluster> clusters;  // in file order; a top-level null is none
 
   // ceph-csi's readClusterInfo(): the first entry with exactly this ID.
@@ -47,23 +48,24 @@ struct CephCsiConfig {
 // Decodes `text`; `shown` names the file in errors. Throws
 // Error(invalid_argument) wherever Go's json.Unmarshal into []ClusterInfo
 // returns an error, naming the entry, the key and what was found.
-CephCsiConfig decode_ceph_csi_config(std::string_view text, const std::string& shown);
+NETNS_EXEC_API CephCsiConfig decode_ceph_csi_config(std::string_view text,
+                                                    const std::string& shown);
 
 // A configuration file's text, opened as every file netns-exec takes
 // direction from: not blocking, a regular file, owned by root (or the
 // caller) and not writable by others, every directory and symlink on the way
 // likewise, at most `limit` bytes. config.json and, for transparent mode,
 // a Ceph config file that names the monitors.
-std::string read_trusted_config(const std::string& path, size_t limit);
+NETNS_EXEC_API std::string read_trusted_config(const std::string& path, size_t limit);
 
 // Opens `config` as lookup_netns_path() does (not blocking, a regular file,
 // the owner and mode the trust policy wants, at most 4 MiB) and decodes it.
-CephCsiConfig read_ceph_csi_config(const std::string& config);
+NETNS_EXEC_API CephCsiConfig read_ceph_csi_config(const std::string& config);
 
 // The warning for a cluster whose entry names no holder for `kind`: every
 // interface says the same sentence (CLI log line, ResolvedNamespace and
 // RunResult::warning, netns_exec_result_warning(), Go's Namespace.Warning).
-std::string no_holder_path_warning(const std::string& config, const std::string& cluster_id,
-                                   ConfigKind kind);
+NETNS_EXEC_API std::string no_holder_path_warning(const std::string& config,
+                                                  const std::string& cluster_id, ConfigKind kind);
 
 }  // namespace netns::exec

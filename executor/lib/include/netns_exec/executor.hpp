@@ -14,6 +14,7 @@
 // threads never change namespace (only the child does, with setns).
 #include <string>
 
+#include "netns/api.h"
 #include "netns/nsfd.hpp"
 #include "netns_exec/source.hpp"
 #include "netns_exec/spawn.hpp"
@@ -34,11 +35,12 @@ struct RunResult {
 
 // Resolves and validates `source`, then runs `command` in it. command.netns_fd
 // is ignored (set from the validated descriptor).
-RunResult run(const Source& source, spawn::Command command, const ResolveOptions& options = {});
+NETNS_EXEC_API RunResult run(const Source& source, spawn::Command command,
+                             const ResolveOptions& options = {});
 
 // Runs in an already resolved namespace: the descriptor that was validated is
 // the one entered. Reuse one ResolvedNamespace for several commands only while
 // the holder is known to be the same.
-RunResult run_in(const ResolvedNamespace& ns, spawn::Command command);
+NETNS_EXEC_API RunResult run_in(const ResolvedNamespace& ns, spawn::Command command);
 
 }  // namespace netns::exec

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "netns/api.h"
+
 namespace netns::exec {
 
 inline constexpr std::string_view kRedacted = "<redacted>";
@@ -21,26 +23,27 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 inline constexpr size_t kMinKnownSecret = 4;
 
 // Free text: a message, a line of output, a joined command line.
-std::string redact(std::string_view text);
+NETNS_EXEC_API std::string redact(std::string_view text);
 
 // The same, after replacing every occurrence of each of `known_secrets`
 // (from secrets_of_argv): catches a value wherever a message quotes it, in
 // any order (a parse error listing "AQB... --key").
-std::string redact(std::string_view text, const std::vector<std::string>& known_secrets);
+NETNS_EXEC_API std::string redact(std::string_view text,
+                                  const std::vector<std::string>& known_secrets);
 
 // The secret values an argv carries: the word after a bare secret flag
 // (--key V, --secret V), NAME=V pieces with a secret NAME (--key=V,
 // -osecret=V, secret=V inside -o lists), and the contents of key files it
 // names (--keyfile F, --keyfile=F, secretfile=F, keyfile=F: regular files,
 // the first 4 KiB, tokens of 12 bytes or more).
-std::vector<std::string> secrets_of_argv(const std::vector<std::string>& argv);
+NETNS_EXEC_API std::vector<std::string> secrets_of_argv(const std::vector<std::string>& argv);
 
 // An argv: like redact() on each element, and the element after a bare
 // "--key" or "--secret" is replaced whole.
-std::vector<std::string> redact_argv(const std::vector<std::string>& argv);
+NETNS_EXEC_API std::vector<std::string> redact_argv(const std::vector<std::string>& argv);
 
 // redact_argv, joined with spaces and each element quoted when needed, for
 // one-line display.
-std::string redacted_command_line(const std::vector<std::string>& argv);
+NETNS_EXEC_API std::string redacted_command_line(const std::vector<std::string>& argv);
 
 }  // namespace netns::exec

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "netns/api.h"
 #include "netns/error.hpp"
 #include "netns/holder_record.hpp"
 #include "netns/holder_ref.hpp"
@@ -21,8 +22,8 @@ inline constexpr const char* kDefaultCephCsiConfig = "/etc/ceph-csi-config/confi
 // Which netNamespaceFilePath of a ceph-csi cluster entry applies.
 enum class ConfigKind { rbd, cephfs, nfs };
 // "rbd", "cephfs", "nfs"; throws Error(invalid_argument) for anything else.
-ConfigKind parse_config_kind(std::string_view text);
-const char* config_kind_name(ConfigKind kind) noexcept;
+NETNS_EXEC_API ConfigKind parse_config_kind(std::string_view text);
+NETNS_EXEC_API const char* config_kind_name(ConfigKind kind) noexcept;
 
 // How much of the holder's record must vouch for the namespace that was opened.
 //   require     (default) a holder's <ID>.net.ns link must have its record, and
@@ -37,10 +38,11 @@ const char* config_kind_name(ConfigKind kind) noexcept;
 //               that a live holder, not a reused pid, stands behind the link
 //   off         the record is not read (every other check still applies)
 enum class IdentityPolicy { require, if_present, off };
-IdentityPolicy parse_identity_policy(std::string_view text);  // "require|if-present|off"
-const char* identity_policy_name(IdentityPolicy policy) noexcept;
+NETNS_EXEC_API IdentityPolicy
+parse_identity_policy(std::string_view text);  // "require|if-present|off"
+NETNS_EXEC_API const char* identity_policy_name(IdentityPolicy policy) noexcept;
 
-struct Source {
+struct NETNS_EXEC_API Source {
   enum class Kind { path, cluster, socket };
   Kind kind = Kind::path;
   std::string path;  // path: the namespace file or a holder socket; socket: the holder's socket
@@ -89,7 +91,7 @@ struct ResolveOptions {
 // The outcome of resolving a Source: either a validated namespace descriptor,
 // or "no holder configured" (ceph-csi's empty netNamespaceFilePath), in which
 // case the command runs in the caller's own namespace.
-struct ResolvedNamespace {
+struct NETNS_EXEC_API ResolvedNamespace {
   UniqueFd fd;                         // the validated descriptor; empty when own_namespace
   NsId id;                             // identity of fd (or of the caller's namespace)
   bool own_namespace = false;          // true: no holder configured, run where we are
@@ -117,7 +119,7 @@ struct ResolvedNamespace {
 // The descriptor returned is the one that was validated; enter that one.
 // Throws netns::Error naming the cluster ID and/or path, the failed step, the
 // errno text and what to check.
-ResolvedNamespace resolve(const Source& source, const ResolveOptions& options = {});
+NETNS_EXEC_API ResolvedNamespace resolve(const Source& source, const ResolveOptions& options = {});
 
 // The same checks as resolve(), in the same order, without stopping at a
 // failure that leaves something else to check: what `netns-exec doctor`
@@ -130,15 +132,16 @@ struct Inspection {
   ResolvedNamespace ns;
   std::optional<Error> error;
 };
-Inspection inspect_source(const Source& source, const ResolveOptions& options = {});
+NETNS_EXEC_API Inspection inspect_source(const Source& source, const ResolveOptions& options = {});
 
 // The spawn-time re-check: the holder whose record vouched for `ns` is still
 // alive (through its pidfd). Throws Error(stale_holder) naming the cluster.
-void recheck_holder(const ResolvedNamespace& ns);
+NETNS_EXEC_API void recheck_holder(const ResolvedNamespace& ns);
 
 // The ceph-csi config lookup on its own: the netNamespaceFilePath for `id`
 // and `kind` in the JSON file `config`, "" when empty or absent. Throws for a
 // missing file, malformed JSON, an invalid or absent cluster ID.
-std::string lookup_netns_path(const std::string& config, const std::string& id, ConfigKind kind);
+NETNS_EXEC_API std::string lookup_netns_path(const std::string& config, const std::string& id,
+                                             ConfigKind kind);
 
 }  // namespace netns::exec

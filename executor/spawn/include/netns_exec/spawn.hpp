@@ -70,6 +70,8 @@
 #include <string_view>
 #include <vector>
 
+#include "netns/api.h"
+
 namespace netns::spawn {
 
 // Where the spawn failed. From signals to exec, the child's order.
@@ -86,10 +88,10 @@ enum class Stage : uint8_t {
   wait,       // unused since exec-then-lost is Outcome::status_lost;
               // kept so that stage numbers stay stable
 };
-const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
+NETNS_EXEC_API const char* stage_name(Stage stage) noexcept;  // "setns", "exec", ...
 
 // What became of the command: a value, never an exception.
-struct Outcome {
+struct NETNS_EXEC_API Outcome {
   // cancelled: the caller's cancel_fd became readable and the command's
   // process group was killed with SIGKILL (`signal`). Like exec.CommandContext
   // in Go, it counts as killed by that signal: shell_exit_code() 128+9 = 137.
@@ -242,6 +244,6 @@ struct Result {
 // Runs the command and waits for it. Throws netns::Error(invalid_argument)
 // only for a malformed Command (empty argv, a NUL byte in an argument); every
 // system failure is an Outcome::spawn_failed.
-Result run(const Command& command);
+NETNS_EXEC_API Result run(const Command& command);
 
 }  // namespace netns::spawn

@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "netns/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -98,33 +100,34 @@ typedef enum netns_exec_errc {
 } netns_exec_errc;
 
 /* "not_found", "stale_holder", ...; "" for NETNS_EXEC_ERR_NONE and unknown values. */
-const char* netns_exec_errc_name(netns_exec_errc errc);
+NETNS_EXEC_API const char* netns_exec_errc_name(netns_exec_errc errc);
 
 /* The release, e.g. "0.1.0" (the VERSION file of the source tree). */
-const char* netns_exec_version(void);
+NETNS_EXEC_API const char* netns_exec_version(void);
 
-netns_exec_request* netns_exec_request_new(void);
-void netns_exec_request_free(netns_exec_request* req);
+NETNS_EXEC_API netns_exec_request* netns_exec_request_new(void);
+NETNS_EXEC_API void netns_exec_request_free(netns_exec_request* req);
 
 /* The namespace source: exactly one; the last call wins. */
-int netns_exec_request_set_netns(netns_exec_request* req, const char* path);
+NETNS_EXEC_API int netns_exec_request_set_netns(netns_exec_request* req, const char* path);
 /* config NULL: /etc/ceph-csi-config/config.json. */
-int netns_exec_request_set_cluster(netns_exec_request* req, const char* cluster_id,
-                                   const char* config, netns_exec_config_kind kind);
-int netns_exec_request_set_socket(netns_exec_request* req, const char* path);
+NETNS_EXEC_API int netns_exec_request_set_cluster(netns_exec_request* req, const char* cluster_id,
+                                                  const char* config, netns_exec_config_kind kind);
+NETNS_EXEC_API int netns_exec_request_set_socket(netns_exec_request* req, const char* path);
 
 /* NULL-terminated; argv[0] is searched in PATH unless it contains '/'. */
-int netns_exec_request_set_argv(netns_exec_request* req, const char* const* argv);
+NETNS_EXEC_API int netns_exec_request_set_argv(netns_exec_request* req, const char* const* argv);
 /* NULL-terminated "NAME=value" list: the complete environment. env NULL
  * (the default): the caller's environment. */
-int netns_exec_request_set_env(netns_exec_request* req, const char* const* env);
+NETNS_EXEC_API int netns_exec_request_set_env(netns_exec_request* req, const char* const* env);
 /* The command's working directory (the child chdirs there before exec; a
  * failure is NETNS_EXEC_OUTCOME_SPAWN_FAILED at stage "chdir"). NULL: the
  * caller's (the default). */
-int netns_exec_request_set_cwd(netns_exec_request* req, const char* dir);
+NETNS_EXEC_API int netns_exec_request_set_cwd(netns_exec_request* req, const char* dir);
 /* Bytes written to the command's stdin (default: /dev/null). Replaces a
  * stdin descriptor given to netns_exec_request_set_stdio_fds. */
-int netns_exec_request_set_stdin(netns_exec_request* req, const void* data, size_t len);
+NETNS_EXEC_API int netns_exec_request_set_stdin(netns_exec_request* req, const void* data,
+                                                size_t len);
 /* The caller's own descriptors (a pipe, a file, a socket, a pty) as the
  * command's stdin, stdout and stderr: dup2'ed onto 0, 1, 2 in the child, so
  * the streams flow while the command runs, without any size limit, and
@@ -134,22 +137,24 @@ int netns_exec_request_set_stdin(netns_exec_request* req, const void* data, size
  * changed, and must stay open until netns_exec_run returns. The same
  * descriptor may be given for stdout and stderr. A stdin descriptor replaces
  * set_stdin bytes. -EINVAL for a value below -1. */
-int netns_exec_request_set_stdio_fds(netns_exec_request* req, int stdin_fd, int stdout_fd,
-                                     int stderr_fd);
+NETNS_EXEC_API int netns_exec_request_set_stdio_fds(netns_exec_request* req, int stdin_fd,
+                                                    int stdout_fd, int stderr_fd);
 /* 0 (default): no deadline. On timeout: SIGTERM to the process group, then
  * SIGKILL after the grace (default 2000 ms). */
-int netns_exec_request_set_timeout_ms(netns_exec_request* req, uint64_t timeout_ms);
-int netns_exec_request_set_kill_grace_ms(netns_exec_request* req, uint64_t grace_ms);
+NETNS_EXEC_API int netns_exec_request_set_timeout_ms(netns_exec_request* req, uint64_t timeout_ms);
+NETNS_EXEC_API int netns_exec_request_set_kill_grace_ms(netns_exec_request* req, uint64_t grace_ms);
 /* How long a missing holder file or socket is waited for (default 0). */
-int netns_exec_request_set_wait_holder_ms(netns_exec_request* req, uint64_t wait_ms);
-int netns_exec_request_set_identity(netns_exec_request* req, netns_exec_identity identity);
-int netns_exec_request_set_allow_own_netns(netns_exec_request* req, int allow);
+NETNS_EXEC_API int netns_exec_request_set_wait_holder_ms(netns_exec_request* req, uint64_t wait_ms);
+NETNS_EXEC_API int netns_exec_request_set_identity(netns_exec_request* req,
+                                                   netns_exec_identity identity);
+NETNS_EXEC_API int netns_exec_request_set_allow_own_netns(netns_exec_request* req, int allow);
 /* allow != 0: accept a namespace file no holder record vouches for and not
  * in a holder directory (/run/netns/NAME, /proc/PID/ns/net). Default 0:
  * such a file is refused (NETNS_EXEC_ERR_UNTRUSTED), nothing runs. */
-int netns_exec_request_set_allow_unrecorded_netns(netns_exec_request* req, int allow);
+NETNS_EXEC_API int netns_exec_request_set_allow_unrecorded_netns(netns_exec_request* req,
+                                                                 int allow);
 /* Bytes kept per captured stream, the tail (default 1 MiB). */
-int netns_exec_request_set_output_limit(netns_exec_request* req, size_t bytes);
+NETNS_EXEC_API int netns_exec_request_set_output_limit(netns_exec_request* req, size_t bytes);
 
 /* Cancellation: a handle another thread (or a signal handler) fires to stop
  * a run. When it fires while the command runs, the command's whole process
@@ -162,56 +167,58 @@ int netns_exec_request_set_output_limit(netns_exec_request* req, size_t bytes);
  * per context. */
 typedef struct netns_exec_cancel netns_exec_cancel;
 /* NULL when out of memory or descriptors (errno says which). */
-netns_exec_cancel* netns_exec_cancel_new(void);
+NETNS_EXEC_API netns_exec_cancel* netns_exec_cancel_new(void);
 /* Async-signal-safe; any thread; idempotent. 0, or -EINVAL for NULL. */
-int netns_exec_cancel_fire(netns_exec_cancel* cancel);
+NETNS_EXEC_API int netns_exec_cancel_fire(netns_exec_cancel* cancel);
 /* Only after every netns_exec_run that uses it has returned. */
-void netns_exec_cancel_free(netns_exec_cancel* cancel);
+NETNS_EXEC_API void netns_exec_cancel_free(netns_exec_cancel* cancel);
 /* Not copied: the handle must outlive every netns_exec_run of this request.
  * NULL: none (the default). */
-int netns_exec_request_set_cancel(netns_exec_request* req, netns_exec_cancel* cancel);
+NETNS_EXEC_API int netns_exec_request_set_cancel(netns_exec_request* req,
+                                                 netns_exec_cancel* cancel);
 
 /* Resolves and validates the source, runs the command, waits for it. */
-netns_exec_result* netns_exec_run(const netns_exec_request* req);
-void netns_exec_result_free(netns_exec_result* res);
+NETNS_EXEC_API netns_exec_result* netns_exec_run(const netns_exec_request* req);
+NETNS_EXEC_API void netns_exec_result_free(netns_exec_result* res);
 
-netns_exec_outcome netns_exec_result_outcome(const netns_exec_result* res);
+NETNS_EXEC_API netns_exec_outcome netns_exec_result_outcome(const netns_exec_result* res);
 /* The exit code per the netns-exec contract: the command's own, 124 timed
  * out, 125 refused or failed before exec, 126 not executable, 127 not found,
  * 128+N killed by signal N. */
-int netns_exec_result_exit_code(const netns_exec_result* res);
-int netns_exec_result_status(const netns_exec_result* res); /* EXITED: its code */
-int netns_exec_result_signal(const netns_exec_result* res); /* SIGNALLED/TIMED_OUT/CANCELLED */
+NETNS_EXEC_API int netns_exec_result_exit_code(const netns_exec_result* res);
+NETNS_EXEC_API int netns_exec_result_status(const netns_exec_result* res); /* EXITED: its code */
+NETNS_EXEC_API int netns_exec_result_signal(
+    const netns_exec_result* res); /* SIGNALLED/TIMED_OUT/CANCELLED */
 /* Captured output (NUL-terminated as well; *len may be NULL). */
-const char* netns_exec_result_stdout(const netns_exec_result* res, size_t* len);
-const char* netns_exec_result_stderr(const netns_exec_result* res, size_t* len);
-int netns_exec_result_stdout_truncated(const netns_exec_result* res);
-int netns_exec_result_stderr_truncated(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_stdout(const netns_exec_result* res, size_t* len);
+NETNS_EXEC_API const char* netns_exec_result_stderr(const netns_exec_result* res, size_t* len);
+NETNS_EXEC_API int netns_exec_result_stdout_truncated(const netns_exec_result* res);
+NETNS_EXEC_API int netns_exec_result_stderr_truncated(const netns_exec_result* res);
 /* REFUSED / SPAWN_FAILED / TIMED_OUT: one line naming cluster and/or path,
  * step, errno text and what to check. "" otherwise. */
-const char* netns_exec_result_error(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_error(const netns_exec_result* res);
 /* REFUSED: "not_found", "stale_holder", "identity_mismatch", ...; "" otherwise. */
-const char* netns_exec_result_error_code(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_error_code(const netns_exec_result* res);
 /* REFUSED: why, as an enum (NETNS_EXEC_ERR_NONE otherwise). */
-netns_exec_errc netns_exec_result_errc(const netns_exec_result* res);
+NETNS_EXEC_API netns_exec_errc netns_exec_result_errc(const netns_exec_result* res);
 /* REFUSED: the errno of the failed system call, 0 when none failed;
  * SPAWN_FAILED: the errno of the failed stage. 0 otherwise. */
-int netns_exec_result_errno(const netns_exec_result* res);
+NETNS_EXEC_API int netns_exec_result_errno(const netns_exec_result* res);
 /* SPAWN_FAILED: the stage that failed ("setns", "stdio", "exec", ...); "" otherwise. */
-const char* netns_exec_result_stage(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_stage(const netns_exec_result* res);
 /* The namespace the command ran in (0 when refused). */
-uint64_t netns_exec_result_netns_ino(const netns_exec_result* res);
-uint64_t netns_exec_result_netns_dev(const netns_exec_result* res);
+NETNS_EXEC_API uint64_t netns_exec_result_netns_ino(const netns_exec_result* res);
+NETNS_EXEC_API uint64_t netns_exec_result_netns_dev(const netns_exec_result* res);
 /* 1 when the config named no holder and the command ran in the caller's own
  * namespace (as ceph-csi does for an empty netNamespaceFilePath). */
-int netns_exec_result_own_namespace(const netns_exec_result* res);
+NETNS_EXEC_API int netns_exec_result_own_namespace(const netns_exec_result* res);
 /* What the caller should be told although the command ran, "" for nothing:
  * set with own_namespace when the cluster has an entry in ceph-csi's
  * config.json but no netNamespaceFilePath for the kind (keys matched as
  * ceph-csi matches them, so "RBD" or "NetNamespaceFilePath" count): one line
  * naming the cluster, the config file and the section. Valid until
  * netns_exec_result_free(). */
-const char* netns_exec_result_warning(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_warning(const netns_exec_result* res);
 
 /* Ceph operations: rbd map / unmap (krbd), mount (kernel CephFS,
  * ceph-fuse, NFS) and umount, built as ceph-csi builds them and run inside
@@ -249,12 +256,12 @@ typedef enum netns_exec_cancel_state {
 
 /* "none", "not_started", "undone", "nothing_left", "left_behind", "completed";
  * "" if unknown. */
-const char* netns_exec_cancel_state_name(netns_exec_cancel_state state);
+NETNS_EXEC_API const char* netns_exec_cancel_state_name(netns_exec_cancel_state state);
 
 typedef struct netns_exec_ceph netns_exec_ceph;
 /* NULL for an unknown op or when out of memory. */
-netns_exec_ceph* netns_exec_ceph_new(netns_exec_ceph_op op);
-void netns_exec_ceph_free(netns_exec_ceph* op);
+NETNS_EXEC_API netns_exec_ceph* netns_exec_ceph_new(netns_exec_ceph_op op);
+NETNS_EXEC_API void netns_exec_ceph_free(netns_exec_ceph* op);
 /* One field of the operation, copied; -EINVAL for an unknown field or NULL.
  *   map     pool, image, rados_namespace, snap, mon (repeat), id, keyfile,
  *           options, read_only ("1")
@@ -266,23 +273,25 @@ void netns_exec_ceph_free(netns_exec_ceph* op);
  * mount_program, umount_program, ceph_fuse_program, modprobe_program,
  * sys_bus_rbd, proc_filesystems, proc_mountinfo, lock_dir. The request is
  * validated by netns_exec_ceph_run (REFUSED, INVALID_ARGUMENT). */
-int netns_exec_ceph_set(netns_exec_ceph* op, const char* field, const char* value);
+NETNS_EXEC_API int netns_exec_ceph_set(netns_exec_ceph* op, const char* field, const char* value);
 /* The cephx key by value (handed to the command on its stdin, never argv);
  * replaces a keyfile. */
-int netns_exec_ceph_set_key(netns_exec_ceph* op, const void* key, size_t len);
+NETNS_EXEC_API int netns_exec_ceph_set_key(netns_exec_ceph* op, const void* key, size_t len);
 /* Default 30000. */
-int netns_exec_request_set_cancel_grace_ms(netns_exec_request* req, uint64_t grace_ms);
+NETNS_EXEC_API int netns_exec_request_set_cancel_grace_ms(netns_exec_request* req,
+                                                          uint64_t grace_ms);
 
 /* Resolves and validates the source, runs the operation, waits for it (and
  * for its undo). NULL only for NULL arguments or when out of memory. */
-netns_exec_result* netns_exec_ceph_run(const netns_exec_request* req, const netns_exec_ceph* op);
+NETNS_EXEC_API netns_exec_result* netns_exec_ceph_run(const netns_exec_request* req,
+                                                      const netns_exec_ceph* op);
 /* map: the device ("/dev/rbd0"); "" otherwise, and when cancelled. */
-const char* netns_exec_result_device(const netns_exec_result* res);
-netns_exec_cancel_state netns_exec_result_cancel_state(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_device(const netns_exec_result* res);
+NETNS_EXEC_API netns_exec_cancel_state netns_exec_result_cancel_state(const netns_exec_result* res);
 /* LEFT_BEHIND: the device or mount point still there ("" when unknown). */
-const char* netns_exec_result_leftover(const netns_exec_result* res);
+NETNS_EXEC_API const char* netns_exec_result_leftover(const netns_exec_result* res);
 /* 1 when the work was already done (mapped, mounted, or already gone). */
-int netns_exec_result_already_done(const netns_exec_result* res);
+NETNS_EXEC_API int netns_exec_result_already_done(const netns_exec_result* res);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 # component of LIBDIR/pkgconfig: lib/pkgconfig gives ../.., Debian's
 # multiarch lib/x86_64-linux-gnu/pkgconfig gives ../../.. . An absolute
 # LIBDIR cannot be relocated: the paths are then written as they are.
-# Included by executor/lib/CMakeLists.txt and by test/abi/pc_paths_test.sh
+# Included by executor/abi/CMakeLists.txt and by test/abi/pc_paths_test.sh
 # (cmake -P), so the rule exists once.
 function(netns_pc_paths libdir includedir)
   if(IS_ABSOLUTE "${libdir}")
