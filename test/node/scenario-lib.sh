@@ -30,7 +30,7 @@ NODE_HOLDER_DIR_IN_KUBELET=plugins/rbd.csi.ceph.com
 node_install_holders() {
   local mode=$1
   shift
-  kc create namespace "$NODE_NS" --dry-run=client -o yaml | kc apply -f - >/dev/null
+  kc get namespace "$NODE_NS" >/dev/null 2>&1 || kc create namespace "$NODE_NS" >/dev/null
   node_helm install netns "$NODE_CHART" -n "$NODE_NS" --wait --timeout 120s \
     --set mode="$mode" --set image.repository=localhost/netns-holder --set-string image.tag=1 \
     --set kubeletDir="$NODE_RUN/kubelet" --set "clusters[0].id=$NODE_CLUSTER" \

@@ -3,8 +3,21 @@
 # holder DaemonSet Ready; the kubelet applied the chart's securityContext (read by the holder
 # process's own /proc: no capabilities, no new privileges, seccomp, read-only root); the files
 # published in the kubelet's plugin directory name the pod's own namespace, with the storage
-# network (eth1); helm uninstall withdraws them (the lock stays, as documented).
+# network (eth1); helm uninstall withdraws them (the lock stays, as documented). Control: the same
+# readings of a pod without the chart's securityContext show capabilities and a writable root.
 dir=$(node_holder_dir)
+kc get namespace "$NODE_NS" >/dev/null 2>&1 || kc create namespace "$NODE_NS" >/dev/null
+# The pause image (catatonit -P) runs until stopped.
+kc -n "$NODE_NS" run plain --image=localhost/nhk-pause:1 --image-pull-policy=Never --restart=Never \
+  --overrides='{"spec": {"automountServiceAccountToken": false}}' >/dev/null
+kc -n "$NODE_NS" wait --for=condition=Ready pod/plain --timeout=90s >/dev/null || node_die "the control pod is not Ready: $(kc -n "$NODE_NS" describe pod plain | tail -n 10)"
+pid=$(node_container_pid "$NODE_NS" plain)
+cap=$(awk '/^CapEff:/ {print $2}' "/proc/$pid/status")
+[ "$cap" != 0000000000000000 ] || node_die "control: a pod without the chart's securityContext has no capabilities either: the check cannot tell"
+root_opts=$(awk '$5 == "/" {print $6}' "/proc/$pid/mountinfo" | tail -n 1)
+[[ ,$root_opts, != *,ro,* ]] || node_die "control: a pod without readOnlyRootFilesystem has a read-only root too: the check cannot tell"
+kc -n "$NODE_NS" delete pod plain --grace-period=1 --wait=true --timeout=60s >/dev/null
+node_figure k8s.helm_install.control "a pod without the chart's securityContext: CapEff $cap, root writable"
 for mode in symlink socket; do
   node_install_holders "$mode"
   pod=$(node_holder_pod)
