@@ -6,7 +6,7 @@
 // Neither --timeout nor SIGINT/SIGTERM/SIGHUP/SIGQUIT cuts a started
 // command off: it gets --cancel-grace to finish, then SIGTERM, 5 s, SIGKILL,
 // and a map or mount it made is undone before netns-exec exits 124 (timeout)
-// or 137 (signal); netns_exec/ceph.hpp has the rules.
+// or 137 (signal); netns_exec/ceph/ceph.hpp has the rules.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +18,7 @@
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 #include "netns_exec/redact.hpp"
 #include "output_json.hpp"
 #include "signals.hpp"

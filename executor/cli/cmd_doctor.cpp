@@ -20,7 +20,7 @@
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
-#include "netns_exec/doctor.hpp"
+#include "netns_exec/inspect/doctor.hpp"
 #include "netns_exec/shim/decision.hpp"
 #include "source_options.hpp"
 

@@ -37,7 +37,7 @@
 #include "netns/holder_record.hpp"
 #include "netns/net_snapshot.hpp"
 #include "netns/trust.hpp"
-#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
 
 namespace netns::cli {
 

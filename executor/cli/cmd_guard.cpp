@@ -24,7 +24,7 @@
 #include "netns/join.hpp"
 #include "netns/nsfd.hpp"
 #include "netns/replacement_notice.hpp"
-#include "netns_exec/guard.hpp"
+#include "netns_exec/inspect/guard.hpp"
 #include "source_options.hpp"
 
 namespace netns::cli {

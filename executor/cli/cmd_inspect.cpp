@@ -15,7 +15,7 @@
 #include "log.hpp"
 #include "mapping_scan.hpp"
 #include "netns/fd.hpp"
-#include "netns_exec/inspect_report.hpp"
+#include "netns_exec/inspect/inspect_report.hpp"
 #include "source_options.hpp"
 
 namespace netns::cli {

@@ -19,7 +19,7 @@
 #include "command.hpp"
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 #include "netns_exec/redact.hpp"
 #include "netns_exec/shim/decision.hpp"
 #include "netns_exec/shim/real_program.hpp"

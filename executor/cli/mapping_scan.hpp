@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "netns_exec/doctor.hpp"
-#include "netns_exec/kernel_clients.hpp"
+#include "netns_exec/inspect/doctor.hpp"
+#include "netns_exec/inspect/kernel_clients.hpp"
 
 namespace netns::cli {
 

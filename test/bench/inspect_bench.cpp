@@ -27,8 +27,8 @@
 #include "netns/test/support.hpp"
 
 #ifdef HAVE_NETNS_INSPECT
-#include "netns_exec/inspect_report.hpp"
-#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/inspect/inspect_report.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
 #endif
 
 extern char** environ;

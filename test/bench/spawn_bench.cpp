@@ -22,7 +22,7 @@
 #include "netns/bench/ballast.hpp"
 #include "netns/bench/samples.hpp"
 #include "netns/bench/target_ns.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 #include "netns_exec/spawn_testing.hpp"
 
 namespace netns::bench {

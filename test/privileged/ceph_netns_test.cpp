@@ -22,7 +22,7 @@
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 #include "netns/unique_fd.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 
 namespace netns::ceph {
 namespace {

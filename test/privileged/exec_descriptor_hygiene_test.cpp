@@ -17,7 +17,7 @@
 #include "exec_fixture.hpp"
 #include "netns/error.hpp"
 #include "netns/fd_passing.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 #include "netns_exec/executor.hpp"
 #include "netns_exec/netns_exec.h"
 

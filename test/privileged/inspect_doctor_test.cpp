@@ -8,7 +8,7 @@
 #include "inspect_fixture.hpp"
 #include "netns/holder_record.hpp"
 #include "netns/proc.hpp"
-#include "netns_exec/doctor.hpp"
+#include "netns_exec/inspect/doctor.hpp"
 #include "netns_exec/source.hpp"
 
 namespace netns::test {

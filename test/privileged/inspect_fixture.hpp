@@ -19,8 +19,8 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
-#include "netns_exec/ip_address.hpp"
-#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
 
 namespace netns::test {
 

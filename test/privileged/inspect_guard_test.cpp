@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "inspect_fixture.hpp"
-#include "netns_exec/guard.hpp"
+#include "netns_exec/inspect/guard.hpp"
 
 namespace netns::test {
 namespace {

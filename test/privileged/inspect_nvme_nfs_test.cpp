@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "inspect_fixture.hpp"
-#include "netns_exec/guard.hpp"
-#include "netns_exec/inspect_report.hpp"
+#include "netns_exec/inspect/guard.hpp"
+#include "netns_exec/inspect/inspect_report.hpp"
 
 namespace netns::test {
 namespace {

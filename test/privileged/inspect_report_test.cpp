@@ -9,9 +9,9 @@
 
 #include "inspect_fixture.hpp"
 #include "netns/nsfd.hpp"
-#include "netns_exec/inspect_report.hpp"
-#include "netns_exec/netns_thread.hpp"
-#include "netns_exec/rtnl.hpp"
+#include "netns_exec/inspect/inspect_report.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
+#include "netns_exec/inspect/rtnl.hpp"
 
 namespace netns::test {
 namespace {

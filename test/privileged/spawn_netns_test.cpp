@@ -22,7 +22,7 @@
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
 #include "netns/unique_fd.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 #include "netns_exec/spawn_testing.hpp"
 
 namespace netns::spawn {

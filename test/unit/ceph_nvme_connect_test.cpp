@@ -10,7 +10,7 @@
 
 #include "netns/error.hpp"
 #include "netns/test/support.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 
 namespace netns::ceph {
 namespace {

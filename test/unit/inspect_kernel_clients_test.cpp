@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "netns/test/support.hpp"
-#include "netns_exec/kernel_clients.hpp"
+#include "netns_exec/inspect/kernel_clients.hpp"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include "netns/error.hpp"
 #include "netns/fd.hpp"
 #include "netns/test/support.hpp"
-#include "netns_exec/ceph_ports.hpp"
-#include "netns_exec/doctor.hpp"
-#include "netns_exec/ip_address.hpp"
-#include "netns_exec/socket_owners.hpp"
-#include "netns_exec/text_table.hpp"
+#include "netns_exec/inspect/ceph_ports.hpp"
+#include "netns_exec/inspect/doctor.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
+#include "netns_exec/inspect/socket_owners.hpp"
+#include "netns_exec/inspect/text_table.hpp"
 
 namespace netns::inspect {
 namespace {

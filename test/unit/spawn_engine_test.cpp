@@ -20,7 +20,7 @@
 #include "netns/error.hpp"
 #include "netns/test/caller_signals.hpp"
 #include "netns/test/support.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 #include "netns_exec/spawn_testing.hpp"
 
 namespace netns::spawn {

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "netns/test/support.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::spawn {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "c_api_types.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 #include "netns_exec/redact.hpp"
 
 struct netns_exec_ceph {

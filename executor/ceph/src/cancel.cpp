@@ -17,7 +17,7 @@
 #include "classify.hpp"
 #include "netns/error.hpp"
 #include "netns/join.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::ceph {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 
 namespace netns::ceph::detail {
 

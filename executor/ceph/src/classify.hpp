@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 
 namespace netns::ceph::detail {
 

@@ -1,10 +1,10 @@
 #pragma once
 // Validation of requests and the stdin a request needs (its key, if given by
-// value). The argv builders themselves are public (netns_exec/ceph.hpp).
+// value). The argv builders themselves are public (netns_exec/ceph/ceph.hpp).
 #include <optional>
 #include <string>
 
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 
 namespace netns::ceph::detail {
 

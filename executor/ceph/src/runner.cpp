@@ -11,7 +11,7 @@
 #include "lookup.hpp"
 #include "netns/error.hpp"
 #include "netns/nsfd.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 #include "volume_lock.hpp"
 
 namespace netns::ceph {

@@ -1,4 +1,4 @@
-#include "netns_exec/ceph_ports.hpp"
+#include "netns_exec/inspect/ceph_ports.hpp"
 
 #include <netinet/tcp.h>
 

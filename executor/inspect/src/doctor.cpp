@@ -1,4 +1,4 @@
-#include "netns_exec/doctor.hpp"
+#include "netns_exec/inspect/doctor.hpp"
 
 #include <fcntl.h>
 
@@ -11,11 +11,11 @@
 #include "netns/fd.hpp"
 #include "netns/nsfd.hpp"
 #include "netns_exec/ceph_csi_config.hpp"
-#include "netns_exec/netns_thread.hpp"
-#include "netns_exec/rtnl.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
+#include "netns_exec/inspect/rtnl.hpp"
+#include "netns_exec/inspect/tcp_probe.hpp"
+#include "netns_exec/inspect/text_table.hpp"
 #include "netns_exec/shim/monitors.hpp"
-#include "netns_exec/tcp_probe.hpp"
-#include "netns_exec/text_table.hpp"
 
 namespace netns::inspect {
 

@@ -1,11 +1,11 @@
-#include "netns_exec/guard.hpp"
+#include "netns_exec/inspect/guard.hpp"
 
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include <thread>
 
-#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
 
 namespace netns::inspect {
 

@@ -7,8 +7,8 @@
 
 #include "netns/duration.hpp"
 #include "netns/join.hpp"
-#include "netns_exec/inspect_report.hpp"
-#include "netns_exec/text_table.hpp"
+#include "netns_exec/inspect/inspect_report.hpp"
+#include "netns_exec/inspect/text_table.hpp"
 
 namespace netns::inspect {
 

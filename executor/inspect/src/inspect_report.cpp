@@ -1,4 +1,4 @@
-#include "netns_exec/inspect_report.hpp"
+#include "netns_exec/inspect/inspect_report.hpp"
 
 #include <netinet/tcp.h>
 
@@ -7,8 +7,8 @@
 
 #include "netns/proc.hpp"
 #include "netns/trust.hpp"
-#include "netns_exec/netns_thread.hpp"
-#include "netns_exec/socket_owners.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
+#include "netns_exec/inspect/socket_owners.hpp"
 
 namespace netns::inspect {
 

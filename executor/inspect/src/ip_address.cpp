@@ -1,4 +1,4 @@
-#include "netns_exec/ip_address.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
 
 #include <arpa/inet.h>
 

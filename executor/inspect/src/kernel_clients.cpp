@@ -1,4 +1,4 @@
-#include "netns_exec/kernel_clients.hpp"
+#include "netns_exec/inspect/kernel_clients.hpp"
 
 #include <arpa/inet.h>
 #include <dirent.h>

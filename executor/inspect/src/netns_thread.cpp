@@ -1,4 +1,4 @@
-#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
 
 #include <linux/netlink.h>
 #include <sched.h>

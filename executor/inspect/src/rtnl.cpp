@@ -1,4 +1,4 @@
-#include "netns_exec/rtnl.hpp"
+#include "netns_exec/inspect/rtnl.hpp"
 
 #include <linux/rtnetlink.h>
 #include <net/if.h>

@@ -1,4 +1,4 @@
-#include "netns_exec/sock_diag.hpp"
+#include "netns_exec/inspect/sock_diag.hpp"
 
 #include <libmnl/libmnl.h>
 #include <linux/inet_diag.h>

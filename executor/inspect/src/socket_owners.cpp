@@ -1,4 +1,4 @@
-#include "netns_exec/socket_owners.hpp"
+#include "netns_exec/inspect/socket_owners.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

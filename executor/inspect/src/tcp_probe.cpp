@@ -1,4 +1,4 @@
-#include "netns_exec/tcp_probe.hpp"
+#include "netns_exec/inspect/tcp_probe.hpp"
 
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,7 +9,7 @@
 
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
-#include "netns_exec/netns_thread.hpp"
+#include "netns_exec/inspect/netns_thread.hpp"
 
 namespace netns::inspect {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::spawn::detail {
 

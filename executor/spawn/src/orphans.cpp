@@ -1,4 +1,4 @@
-#include "netns_exec/orphans.hpp"
+#include "netns_exec/spawn/orphans.hpp"
 
 #include <poll.h>
 #include <signal.h>

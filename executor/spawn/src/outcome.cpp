@@ -5,7 +5,7 @@
 #include <string>
 
 #include "netns/error.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::spawn {
 

@@ -8,7 +8,7 @@
 
 #include "child.hpp"
 #include "netns/unique_fd.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::spawn::detail {
 

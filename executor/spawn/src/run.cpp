@@ -21,7 +21,7 @@
 #include "clone.hpp"
 #include "netns/error.hpp"
 #include "netns/unique_fd.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 #include "netns_exec/spawn_testing.hpp"
 #include "prepare.hpp"
 

@@ -5,7 +5,7 @@
 #include "netns/bench/anchors.hpp"
 
 #if defined(HAVE_NETNS_SPAWN)
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 #include "netns_exec/spawn_testing.hpp"
 #endif
 #if defined(HAVE_NETNS_EXEC)

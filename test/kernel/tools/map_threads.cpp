@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "netns/error.hpp"
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 #include "netns_exec/source.hpp"
 
 int main(int argc, char** argv) {

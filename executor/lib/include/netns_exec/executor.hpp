@@ -17,7 +17,7 @@
 #include "netns/api.h"
 #include "netns/nsfd.hpp"
 #include "netns_exec/source.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::exec {
 

@@ -5,7 +5,7 @@
 // caller) and is kept to measure exactly that difference.
 #include <cstdint>
 
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::spawn {
 

@@ -2,7 +2,7 @@
 // Requests for the Ceph operation tests, in the shape ceph-csi sends them.
 // Header-only: it needs the executor's Ceph types (netns_ceph), which the
 // support library does not link; every test that includes it does.
-#include "netns_exec/ceph.hpp"
+#include "netns_exec/ceph/ceph.hpp"
 
 namespace netns::test {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "netns/trust.hpp"
-#include "netns_exec/ip_address.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
 
 namespace netns::inspect {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "netns_exec/sock_diag.hpp"
+#include "netns_exec/inspect/sock_diag.hpp"
 
 namespace netns::inspect {
 

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "netns_exec/ceph_ports.hpp"
-#include "netns_exec/sock_diag.hpp"
+#include "netns_exec/inspect/ceph_ports.hpp"
+#include "netns_exec/inspect/sock_diag.hpp"
 
 namespace netns::inspect {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "netns/unique_fd.hpp"
-#include "netns_exec/ip_address.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
 
 struct mnl_socket;
 struct nlmsghdr;

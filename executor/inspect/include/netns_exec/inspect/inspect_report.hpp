@@ -17,9 +17,9 @@
 #include "netns/holder_record.hpp"
 #include "netns/holder_ref.hpp"
 #include "netns/nsfd.hpp"
-#include "netns_exec/ceph_ports.hpp"
-#include "netns_exec/rtnl.hpp"
-#include "netns_exec/sock_diag.hpp"
+#include "netns_exec/inspect/ceph_ports.hpp"
+#include "netns_exec/inspect/rtnl.hpp"
+#include "netns_exec/inspect/sock_diag.hpp"
 
 namespace netns::inspect {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "netns/unique_fd.hpp"
-#include "netns_exec/ip_address.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
 
 struct nl_sock;
 

@@ -46,7 +46,7 @@
 //   - Descendants that leave the command's process group (setsid) are not
 //     found by the timeout here: that needs a child subreaper, which is the
 //     host's process-wide choice (the CLI's `run` is one; see
-//     netns_exec/orphans.hpp).
+//     netns_exec/spawn/orphans.hpp).
 //
 // Thread-safe: no shared mutable state; any number of threads may spawn at
 // once. The calling thread's signal mask is restored before run() returns.

@@ -61,7 +61,7 @@
 
 #include "netns/nsfd.hpp"
 #include "netns_exec/redact.hpp"
-#include "netns_exec/spawn.hpp"
+#include "netns_exec/spawn/spawn.hpp"
 
 namespace netns::ceph {
 

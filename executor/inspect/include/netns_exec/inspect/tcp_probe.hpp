@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "netns_exec/ip_address.hpp"
+#include "netns_exec/inspect/ip_address.hpp"
 
 namespace netns::inspect {
 
