@@ -41,7 +41,6 @@ up() {
   local rss=0 name pid
   for name in etcd apiserver controller-manager scheduler containerd kubelet; do
     read -r pid _ <"$NODE_RUN/pids/$name"
-    [ "$name" = kubelet ] && pid=$(pgrep -P "$pid" -x kubelet || echo "$pid")
     rss=$((rss + $(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")))
   done
   node_figure k8s.node "Ready in $(cat "$NODE_RUN/ready-seconds") s, resident $((rss / 1024)) MiB (etcd, apiserver, controller-manager, scheduler, containerd, kubelet)"

@@ -376,9 +376,8 @@ node_down() {
   node_stop controller-manager
   node_stop apiserver
   node_stop etcd
-  # Whatever sandbox is left (a kubelet that died): stopped through containerd itself, so that its
-  # CNI DEL runs; then containerd; then the shims, found by their containerd address (our run
-  # directory), killed by PID.
+  # Whatever container is left (a kubelet that died), through containerd; then containerd; then
+  # the shims, found by their containerd address (our run directory), killed by PID.
   node_remove_sandboxes
   node_stop containerd 10
   local pid
@@ -415,9 +414,9 @@ node_no_sandboxes() {
 node_remove_sandboxes() {
   [ -S "$NODE_RUN/containerd.sock" ] || return 0
   [ -f "$NODE_RUN/pids/containerd" ] && node_pid_alive "$NODE_RUN/pids/containerd" || return 0
-  # crictl is not installed; the kubelet's own CRI client is: a pod sandbox stopped through the CRI
-  # runs the CNI DEL. Without the kubelet, ctr removes tasks and containers (the links then go with
-  # their namespaces' mounts below).
+  # Only for a kubelet that died: the containers' tasks killed and removed with ctr. Their CNI DEL
+  # does not run then; the veths go with the pod namespaces, whose mounts are under the run
+  # directory (netns_mounts_under_state_dir) and are unmounted below.
   local c
   for c in $(ctr -a "$NODE_RUN/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
     ctr -a "$NODE_RUN/containerd.sock" -n k8s.io tasks kill -s KILL "$c" >/dev/null 2>&1 || true
