@@ -268,7 +268,9 @@ node_up() {
   for b in $NODE_ETCD_PORT $NODE_ETCD_PEER_PORT $NODE_API_PORT $NODE_KUBELET_PORT; do
     node_port_free "$b" || node_die "TCP port $b is in use (ss -ltnp 'sport = :$b'); the node needs it"
   done
-  ! ip link show "$NODE_POD_BRIDGE" >/dev/null 2>&1 || node_die "a link $NODE_POD_BRIDGE already exists (a node left behind: test/node/fixture.sh down)"
+  for b in "$NODE_POD_BRIDGE" "$NODE_STORAGE_BRIDGE"; do
+    ! ip link show "$b" >/dev/null 2>&1 || node_die "a link $b already exists (another node runs, or one was left behind: test/node/fixture.sh down)"
+  done
   # The kubelet makes its pods' cgroups under kubepods in every hierarchy; another kubelet's must
   # not be there (the clean-up removes that tree).
   ! ls -d /sys/fs/cgroup/*/kubepods >/dev/null 2>&1 || node_die "cgroups named kubepods exist ($(ls -d /sys/fs/cgroup/*/kubepods | head -n 2 | tr '\n' ' ')): another kubelet runs on this machine"
