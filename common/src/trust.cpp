@@ -144,35 +144,47 @@ std::string Owners::text() const {
   return out;
 }
 
-Finding network_namespace(int fd, std::string_view shown, NsId* id) {
+NamespaceFacts read_namespace(int fd, std::string_view shown) {
+  NamespaceFacts ns;
   try {
-    NsId got = require_netns_fd(fd, shown);
-    if (id) *id = got;
-    return pass_with(kIsNetns, [&] { return ns_text(got); });
+    ns.id = require_netns_fd(fd, shown);
   } catch (const Error& e) {
-    return fail(kIsNetns, e.code(), e.message(), e.hint());
+    ns.not_netns = e;  // the ioctls below could mean something else to what this is
+    return ns;
   }
-}
-
-Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other) {
   int user = ::ioctl(fd, NS_GET_USERNS);
   if (user < 0) {
-    int err = errno;
+    ns.owner_errno = errno;
+  } else {
+    UniqueFd owner(user);
+    ns.owner = ns_id_of_fd(owner.get(), shown);
+  }
+  ns.cookie = namespace_cookie_of_fd(fd);
+  return ns;
+}
+
+Finding network_namespace(const NamespaceFacts& ns) {
+  if (ns.not_netns)
+    return fail(kIsNetns, ns.not_netns->code(), ns.not_netns->message(), ns.not_netns->hint());
+  return pass_with(kIsNetns, [&] { return ns_text(ns.id); });
+}
+
+Finding initial_user_namespace(const NamespaceFacts& ns, std::string_view shown, bool allow_other) {
+  if (ns.owner_errno != 0) {
     // EPERM: the owner is outside our own user namespace, which then is not
     // the initial one either; setns would fail for lack of privilege there.
-    if (allow_other) return pass(kInitialUserns, "not checked (allowed): " + errno_text(err));
-    return fail(kInitialUserns, err == EPERM ? Errc::wrong_namespace : Errc::system,
-                "ioctl(NS_GET_USERNS) " + quote(shown) + ": " + errno_text(err),
+    if (allow_other)
+      return pass(kInitialUserns, "not checked (allowed): " + errno_text(ns.owner_errno));
+    return fail(kInitialUserns, ns.owner_errno == EPERM ? Errc::wrong_namespace : Errc::system,
+                "ioctl(NS_GET_USERNS) " + quote(shown) + ": " + errno_text(ns.owner_errno),
                 "run netns-exec in the node's initial user namespace");
   }
-  UniqueFd owner(user);
-  NsId uid_ns = ns_id_of_fd(owner.get(), shown);
-  if (uid_ns.ino == kInitialUserNsIno)
-    return pass_with(kInitialUserns, [&] { return ns_text(uid_ns, "user"); });
+  if (ns.owner.ino == kInitialUserNsIno)
+    return pass_with(kInitialUserns, [&] { return ns_text(ns.owner, "user"); });
   if (allow_other)
-    return pass(kInitialUserns, ns_text(uid_ns, "user") + " (another user namespace, allowed)");
+    return pass(kInitialUserns, ns_text(ns.owner, "user") + " (another user namespace, allowed)");
   return fail(kInitialUserns, Errc::wrong_namespace,
-              quote(shown) + " is owned by " + ns_text(uid_ns, "user") +
+              quote(shown) + " is owned by " + ns_text(ns.owner, "user") +
                   ", not by the initial user namespace: any user can create such a namespace "
                   "(unshare -Urn), and the kernel's rbd and ceph clients need one owned by the "
                   "initial user namespace",
@@ -479,13 +491,14 @@ Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holde
               kRestartHint);
 }
 
-Finding namespace_cookie_matches(const HolderRecord& r, int nsfd, std::string_view shown) {
+Finding namespace_cookie_matches(const HolderRecord& r, const NamespaceFacts& ns,
+                                 std::string_view shown) {
   if (!r.netns_cookie)
     return unknown(kNamespaceCookie,
                    r.version < 2
                        ? std::string(kV1Record) + "namespace cookie"
                        : std::string("not checked: the holder's kernel had no netns cookie"));
-  std::optional<uint64_t> opened = namespace_cookie_of_fd(nsfd);
+  const std::optional<uint64_t>& opened = ns.cookie;
   if (!opened)
     return unknown(kNamespaceCookie, "not checked: this kernel has no NS_GET_ID (Linux 6.18+)");
   if (*opened == *r.netns_cookie)
@@ -716,7 +729,8 @@ void add_holder(const RecordCheck& c, HolderRef* holder, RecordFindings& out) {
                         !out.add(holder_is_recorded_process(r, h, c.shown), kIdentityStep)))
     return;
   // What pid, tick and inode cannot tell apart: a reused inode.
-  if (c.nsfd >= 0 && !out.add(namespace_cookie_matches(r, c.nsfd, c.shown), kIdentityStep)) return;
+  if (c.opened_ns && !out.add(namespace_cookie_matches(r, *c.opened_ns, c.shown), kIdentityStep))
+    return;
   // The lock, held for the holder's whole life: where the pid cannot be
   // compared, the proof that the holder lives.
   if (c.lock_st && !S_ISREG(c.lock_st->st_mode) &&

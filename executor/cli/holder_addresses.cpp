@@ -134,8 +134,7 @@ std::vector<ClientAddress> node_addresses(const std::string& netns_path) {
     sock = open_route_socket(0, false);
   } else {
     UniqueFd ns = open_fd(netns_path, O_RDONLY);
-    NsId id;
-    if (auto f = trust::network_namespace(ns.get(), netns_path, &id); !f.ok)
+    if (auto f = trust::network_namespace(trust::read_namespace(ns.get(), netns_path)); !f.ok)
       throw f.error().context("--node-netns");
     sock = inspect::socket_in_netns(ns.get(), netns_path, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
   }

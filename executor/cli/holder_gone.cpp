@@ -134,14 +134,16 @@ GoneHolderNamespace find_gone_holder_namespace(const SourceOptions& source) {
   }
 
   // The checks every namespace passes, on the descriptor.
-  require(trust::network_namespace(out.fd.get(), out.via, &out.id));
-  require(trust::initial_user_namespace(out.fd.get(), out.via, source.allow_userns));
+  const trust::NamespaceFacts facts = trust::read_namespace(out.fd.get(), out.via);
+  require(trust::network_namespace(facts));
+  out.id = facts.id;
+  require(trust::initial_user_namespace(facts, out.via, source.allow_userns));
   const NsId own = current_netns_id();
   require(trust::not_own_namespace(out.id, own, out.via, source.allow_own_netns));
   require(trust::not_host_namespace(out.id, own, out.via, source.allow_host_netns));
   if (out.record) {
     require(trust::record_names(*out.record, out.id, out.via));
-    require(trust::namespace_cookie_matches(*out.record, out.fd.get(), out.via));
+    require(trust::namespace_cookie_matches(*out.record, facts, out.via));
   }
   return out;
 }

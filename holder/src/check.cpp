@@ -74,9 +74,9 @@ void check_link(int dirfd, const HolderFileNames& names, const std::string& show
     throw e.default_hint(
         "the link names a process that is gone: the holder died without cleaning up");
   }
-  NsId linked;
-  require(trust::network_namespace(fd.get(), shown, &linked));
-  require_probe_ns(linked, probe, quote(shown) + " resolves to");
+  const trust::NamespaceFacts linked = trust::read_namespace(fd.get(), shown);
+  require(trust::network_namespace(linked));
+  require_probe_ns(linked.id, probe, quote(shown) + " resolves to");
 }
 
 // Socket mode: the socket must be trusted, served by the holder, and hand us
@@ -99,10 +99,10 @@ void check_socket(int dirfd, const std::string& cluster_id, const std::string& n
   require(trust::socket_server(sock.get(), shown, owners, &record));
   ReceivedFd got = receive_fd(sock.get(), shown);
   require(trust::socket_sender(got.sender, shown, owners, &record));
-  NsId handed;
-  require(trust::network_namespace(got.fd.get(), shown, &handed));
-  require(trust::header_matches(got.header, handed, cluster_id, shown));
-  require_probe_ns(handed, probe, quote(shown) + " hands out");
+  const trust::NamespaceFacts handed = trust::read_namespace(got.fd.get(), shown);
+  require(trust::network_namespace(handed));
+  require(trust::header_matches(got.header, handed.id, cluster_id, shown));
+  require_probe_ns(handed.id, probe, quote(shown) + " hands out");
 }
 
 // True when some process holds <ID>.lock (LOCK_SH|LOCK_NB fails with EWOULDBLOCK).
@@ -140,7 +140,9 @@ std::string run_check(const Options& o) {
     struct stat lock_st {};
     const bool lock_present =
         ::fstatat(dir.get(), names.lock.c_str(), &lock_st, AT_SYMLINK_NOFOLLOW) == 0;
-    UniqueFd own = open_fd("/proc/thread-self/ns/net", O_RDONLY);
+    const char* own_path = "/proc/thread-self/ns/net";
+    const trust::NamespaceFacts own =
+        trust::read_namespace(open_fd(own_path, O_RDONLY).get(), own_path);
     trust::RecordCheck check;
     check.shown = record_shown;
     check.record = &*record;
@@ -152,7 +154,7 @@ std::string run_check(const Options& o) {
     // us, and the lock, held for the holder's whole life, is the proof.
     check.pid = trust::RecordCheck::Pid::probe;
     check.opened = probe;
-    check.nsfd = own.get();
+    check.opened_ns = &own;
     check.lock_st = lock_present ? &lock_st : nullptr;
     check.lock_shown = lock_shown;
     // The probe's own rules, gathered as the file step of the record check:

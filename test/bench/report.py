@@ -813,10 +813,11 @@ class Report:
     TRUST_CHECKS = [
         ("open_link", "open the directory and the link (`O_PATH`), reopen `O_RDONLY` "
                       "(not a check: what following the link costs; a repeated call skips it)"),
-        ("network_namespace", "is a network namespace (`fstatfs` + `NS_GET_NSTYPE`; a repeated call "
-                              "knows it of the descriptor it kept)"),
-        ("initial_user_namespace", "owned by the initial user namespace (`NS_GET_USERNS` + `fstat` + "
-                                   "close; a repeated call knows it too)"),
+        ("read_namespace", "what the descriptor is: `fstatfs` + `NS_GET_NSTYPE` + `fstat`, "
+                           "`NS_GET_USERNS` + `fstat` + close, `NS_GET_ID` (not a check: the facts "
+                           "the next line judges; a repeated call keeps them with the descriptor)"),
+        ("namespace_checks", "is a network namespace, owned by the initial user namespace (judged on "
+                             "those facts, in memory)"),
         ("not_own_namespace", "not our own namespace (the text of `/proc/self/task/<tid>/ns/net`)"),
         ("not_host_namespace", "not the host's namespace (fixed inode: no system call on 6.18)"),
         ("directory_chain", "directory trusted (one `fstatat` per level up to `/`)"),

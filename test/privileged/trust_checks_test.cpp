@@ -80,7 +80,9 @@ TEST(TrustChecks, OwnerUserNamespace) {
   NETNS_REQUIRE_ROOT();
   netns::test::NetnsChild ours;  // created by root: owned by the initial user namespace
   netns::UniqueFd fd = netns::open_fd(ours.ns_path(), O_RDONLY);
-  EXPECT_TRUE(trust::initial_user_namespace(fd.get(), ours.ns_path(), false).ok);
+  EXPECT_TRUE(trust::initial_user_namespace(trust::read_namespace(fd.get(), ours.ns_path()),
+                                            ours.ns_path(), false)
+                  .ok);
 
   netns::test::Process userns({"unshare", "--user", "--map-root-user", "--net", "sleep", "60"});
   const std::string user = "/proc/" + std::to_string(userns.pid()) + "/ns/user";
@@ -91,11 +93,15 @@ TEST(TrustChecks, OwnerUserNamespace) {
       5s));
   const std::string net = "/proc/" + std::to_string(userns.pid()) + "/ns/net";
   netns::UniqueFd other = netns::open_fd(net, O_RDONLY);
-  auto refused = trust::initial_user_namespace(other.get(), net, false);
+  const trust::NamespaceFacts facts = trust::read_namespace(other.get(), net);
+  EXPECT_TRUE(trust::network_namespace(facts).ok);
+  EXPECT_EQ(facts.owner, netns::test::ns_id_of_path(user))
+      << "the owner is what NS_GET_USERNS gave";
+  auto refused = trust::initial_user_namespace(facts, net, false);
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.detail.find("not by the initial user namespace"), std::string::npos)
       << refused.detail;
-  EXPECT_TRUE(trust::initial_user_namespace(other.get(), net, true).ok) << "the opt-in";
+  EXPECT_TRUE(trust::initial_user_namespace(facts, net, true).ok) << "the opt-in";
 }
 
 TEST(TrustChecks, HostNamespace) {

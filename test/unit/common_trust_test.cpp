@@ -1,6 +1,7 @@
 // The pieces of the trust policy that need no privilege: the one unix-socket
 // address helper, the file-name suffixes, the ns-id formatter, non-blocking
-// reads of user-named files, and the findings' shape.
+// reads of user-named files, the findings' shape, and the descriptor checks
+// judged on facts (no namespace needed to build them).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -96,6 +97,63 @@ TEST(Finding, FailureBecomesTheErrorItDescribes) {
 // The exemptions for a namespace file no record vouches for, by name: what
 // resolve() decides for a holder's record-less link, a file outside any
 // holder directory, and the caller's own namespace.
+// The descriptor's checks read nothing: each outcome follows from the facts.
+TEST(NamespaceFacts, TheChecksJudgeTheFactsAlone) {
+  namespace trust = netns::trust;
+  trust::NamespaceFacts ns;
+  ns.id = netns::NsId{4, 4026532000};
+  ns.owner = netns::NsId{4, netns::kInitialUserNsIno};
+  ns.cookie = 77;
+  EXPECT_TRUE(trust::network_namespace(ns).ok);
+  EXPECT_TRUE(trust::initial_user_namespace(ns, "/x", false).ok);
+
+  trust::NamespaceFacts other = ns;
+  other.owner.ino = 4026531999;
+  trust::Finding f = trust::initial_user_namespace(other, "/x", false);
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.code, netns::Errc::wrong_namespace);
+  EXPECT_NE(f.detail.find("user:[4026531999]"), std::string::npos) << f.detail;
+  EXPECT_TRUE(trust::initial_user_namespace(other, "/x", true).ok) << "the opt-in";
+
+  trust::NamespaceFacts denied = ns;
+  denied.owner_errno = EPERM;
+  f = trust::initial_user_namespace(denied, "/x", false);
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.code, netns::Errc::wrong_namespace) << "EPERM: an owner outside ours";
+  EXPECT_NE(f.detail.find("ioctl(NS_GET_USERNS) \"/x\""), std::string::npos) << f.detail;
+
+  trust::NamespaceFacts plain;
+  plain.not_netns = netns::Error(netns::Errc::not_a_namespace, "\"/x\" is not a namespace file");
+  f = trust::network_namespace(plain);
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.code, netns::Errc::not_a_namespace);
+
+  netns::HolderRecord r;
+  r.version = 2;
+  r.netns_cookie = 77;
+  EXPECT_TRUE(trust::namespace_cookie_matches(r, ns, "/r").ok);
+  r.netns_cookie = 78;
+  f = trust::namespace_cookie_matches(r, ns, "/r");
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.code, netns::Errc::identity_mismatch);
+  trust::NamespaceFacts old_kernel = ns;
+  old_kernel.cookie.reset();
+  f = trust::namespace_cookie_matches(r, old_kernel, "/r");
+  EXPECT_TRUE(f.ok);
+  EXPECT_FALSE(f.known) << "no NS_GET_ID here: said, not guessed";
+}
+
+// read_namespace asks nothing more of what is not on nsfs.
+TEST(NamespaceFacts, AFileIsNotANamespace) {
+  netns::UniqueFd fd = netns::open_fd("/proc/self/status", O_RDONLY);
+  const netns::trust::NamespaceFacts ns =
+      netns::trust::read_namespace(fd.get(), "/proc/self/status");
+  ASSERT_TRUE(ns.not_netns);
+  EXPECT_EQ(ns.not_netns->code(), netns::Errc::not_a_namespace);
+  EXPECT_EQ(ns.owner_errno, 0);
+  EXPECT_FALSE(ns.cookie);
+}
+
 TEST(RecordExemption, EachOutcomeIsANamedFinding) {
   namespace trust = netns::trust;
   trust::Unrecorded link;

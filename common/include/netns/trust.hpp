@@ -126,11 +126,27 @@ struct NETNS_EXEC_API Owners {
 
 // --- the namespace descriptor ---------------------------------------------
 
-// On nsfs and NS_GET_NSTYPE == CLONE_NEWNET; `id` receives its identity.
-NETNS_EXEC_API Finding network_namespace(int fd, std::string_view shown, NsId* id);
-// NS_GET_USERNS gives the initial user namespace: krbd needs that, and any
-// user can create a network namespace owned by a user namespace of its own.
-NETNS_EXEC_API Finding initial_user_namespace(int fd, std::string_view shown, bool allow_other);
+// What the kernel says about a namespace descriptor, asked once: whether it
+// is a network namespace (nsfs, then NS_GET_NSTYPE), its identity, the user
+// namespace that owns it (NS_GET_USERNS) and its namespace ID (NS_GET_ID).
+// None of it changes while the descriptor is open, so the checks below judge
+// these facts and ask the kernel nothing, and the verified-namespace cache
+// keeps them with the descriptor it keeps.
+struct NETNS_EXEC_API NamespaceFacts {
+  std::optional<Error> not_netns;  // why it is not a network namespace (then nothing else is asked)
+  NsId id;
+  int owner_errno = 0;             // NS_GET_USERNS failed with this (EPERM: an owner outside ours)
+  NsId owner;                      // the owning user namespace
+  std::optional<uint64_t> cookie;  // NS_GET_ID; nullopt: this kernel has none
+};
+NETNS_EXEC_API NamespaceFacts read_namespace(int fd, std::string_view shown);
+
+// On nsfs and NS_GET_NSTYPE == CLONE_NEWNET.
+NETNS_EXEC_API Finding network_namespace(const NamespaceFacts& ns);
+// Owned by the initial user namespace: krbd needs that, and any user can
+// create a network namespace owned by a user namespace of its own.
+NETNS_EXEC_API Finding initial_user_namespace(const NamespaceFacts& ns, std::string_view shown,
+                                              bool allow_other);
 NETNS_EXEC_API Finding not_own_namespace(NsId id, NsId own, std::string_view shown, bool allow);
 
 enum class HostNetns { yes, no, unknown };
@@ -218,7 +234,7 @@ NETNS_EXEC_API Finding identity_matches(const HolderRecord& r, NsId opened, cons
 NETNS_EXEC_API Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
                                                   std::string_view shown);
 // NS_GET_ID of the opened namespace is the record's netns_cookie.
-NETNS_EXEC_API Finding namespace_cookie_matches(const HolderRecord& r, int nsfd,
+NETNS_EXEC_API Finding namespace_cookie_matches(const HolderRecord& r, const NamespaceFacts& opened,
                                                 std::string_view shown);
 // The holder still holds its <ID>.lock: /proc/locks has an FLOCK entry for
 // the lock file's inode (`lock_st`, its lstat; nullptr: there is no lock
@@ -269,8 +285,9 @@ struct RecordCheck {
   // means the holder, and the lock is the proof elsewhere (`netns-holder
   // check`; fence-info, which reads records with no namespace opened).
   enum class Pid { link, socket, probe } pid = Pid::link;
-  NsId opened;                           // the namespace the record must name
-  int nsfd = -1;                         // its descriptor (namespace ID); -1: none at hand
+  NsId opened;  // the namespace the record must name
+  // What its descriptor is (namespace_cookie_matches); nullptr: none at hand.
+  const NamespaceFacts* opened_ns = nullptr;
   const struct stat* lock_st = nullptr;  // lstat of <ID>.lock; nullptr: there is none
   std::string_view lock_shown;
   // The record is there but could not be read or parsed (reported after the

@@ -34,7 +34,7 @@ struct Entry {
   // The namespace the link `link` led to, once every check passed.
   std::optional<Key> link;
   UniqueFd nsfd;
-  NsId ns;
+  trust::NamespaceFacts ns;
 };
 
 // A plugin talks to a handful of holders; a small list, cleared when full.
@@ -115,7 +115,8 @@ std::optional<VerifiedNamespace> cached_namespace(const struct stat& link,
   return VerifiedNamespace{std::move(fd), e->ns};
 }
 
-void cache_namespace(const struct stat& link, const struct stat& record, int nsfd, NsId id) {
+void cache_namespace(const struct stat& link, const struct stat& record, int nsfd,
+                     const trust::NamespaceFacts& facts) {
   std::lock_guard lock(mu);
   sweep();
   Entry* e = find(key_of(record));
@@ -124,7 +125,7 @@ void cache_namespace(const struct stat& link, const struct stat& record, int nsf
   if (!fd) return;
   e->nsfd = std::move(fd);
   e->link = key_of(link);
-  e->ns = id;
+  e->ns = facts;
 }
 
 void forget_namespace(const struct stat& record) {

@@ -12,12 +12,15 @@
 //     verification still holds;
 //   - the namespace a link led to when every check passed, with the link's
 //     own identity (a symlink's target cannot change in place: a new link is
-//     a new inode), so the link is not followed into /proc again.
-// What the cache gives goes through the same checks as what is opened
-// afresh (the one record check, trust.hpp): the directories, owners, the
-// descriptor's type and owner, cluster, boot, pid namespace, not our own,
-// not the host's, the holder alive (its cached pidfd polled), in the
-// namespace, the recorded process, the namespace ID and the lock.
+//     a new inode), so the link is not followed into /proc again, with
+//     what the kernel said about the descriptor (trust::NamespaceFacts: its
+//     type, owner and namespace ID never change while it is open).
+// The cache keeps facts, never a verdict: what it gives is judged by the
+// same checks as what is opened afresh (the one record check, trust.hpp):
+// the directories, owners, the descriptor's type and owner, cluster, boot,
+// pid namespace, not our own, not the host's, the holder alive (its cached
+// pidfd polled), in the namespace, the recorded process, the namespace ID
+// and the lock.
 //
 // A holder that exited lets go of its namespace when it is next looked up
 // (its liveness check fails and resolve() forgets it), and every such entry
@@ -33,6 +36,7 @@
 #include "netns/holder_record.hpp"
 #include "netns/holder_ref.hpp"
 #include "netns/nsfd.hpp"
+#include "netns/trust.hpp"
 #include "netns/unique_fd.hpp"
 #include "netns_exec/source.hpp"
 
@@ -49,18 +53,21 @@ HolderRef cached_holder(const struct stat& st);
 void cache_pidfd(const struct stat& st, int pidfd);
 
 // The namespace a link (lstat `link`) with the record `record` led to when
-// every check passed, while the holder verified with it has not exited.
-// Whether that holder is still in it, and everything else, is checked by
-// the caller on every call as for a link followed afresh.
+// every check passed, while the holder verified with it has not exited, and
+// what the kernel said about its descriptor then (which cannot change while
+// it is open). Every check is judged again by the caller on every call, as
+// for a link followed afresh; whether the holder is still in it is asked
+// afresh.
 struct VerifiedNamespace {
   UniqueFd fd;
-  NsId id;
+  trust::NamespaceFacts facts;
 };
 std::optional<VerifiedNamespace> cached_namespace(const struct stat& link,
                                                   const struct stat& record);
 // Only for a descriptor that passed every check, with the record's pidfd
 // cached: its owner must be the initial user namespace (checked by the caller).
-void cache_namespace(const struct stat& link, const struct stat& record, int nsfd, NsId id);
+void cache_namespace(const struct stat& link, const struct stat& record, int nsfd,
+                     const trust::NamespaceFacts& facts);
 // A check failed on what the cache gave: drop that namespace.
 void forget_namespace(const struct stat& record);
 

@@ -226,7 +226,8 @@ Opened open_path(const std::string& path, const ResolveOptions& options, bool so
 // opens the path as usual.
 struct Verified {
   Opened opened;
-  struct stat record {};  // the record file's fstatat, for load_record
+  struct stat record {};         // the record file's fstatat, for load_record
+  trust::NamespaceFacts target;  // what the kernel said about the descriptor then
 };
 std::optional<Verified> open_verified(const std::string& path, const std::string& name,
                                       const std::string& record_name, const ResolveOptions& options,
@@ -259,21 +260,22 @@ std::optional<Verified> open_verified(const std::string& path, const std::string
   v.opened.dirfd = std::move(dirfd);
   v.opened.fd = std::move(ns->fd);
   v.opened.found = true;
+  v.target = std::move(ns->facts);
   return v;
 }
 
 // The namespace descriptor, after its type: the same checks whatever it came
 // from. None ends the sequence: doctor shows them all.
-void check_descriptor(int fd, const std::string& shown, const ResolveOptions& options,
-                      Findings& findings, const NsId& id) {
-  findings.add(trust::initial_user_namespace(fd, shown, options.allow_userns),
+void check_descriptor(const trust::NamespaceFacts& ns, const std::string& shown,
+                      const ResolveOptions& options, Findings& findings) {
+  findings.add(trust::initial_user_namespace(ns, shown, options.allow_userns),
                "check namespace owner", false);
   const NsId own = current_netns_id();
-  findings.add(trust::not_own_namespace(id, own, shown, options.allow_own_netns),
+  findings.add(trust::not_own_namespace(ns.id, own, shown, options.allow_own_netns),
                "check not own namespace", false);
   // Our own namespace refused above says all; the host check would repeat it.
-  if (id != own || options.allow_own_netns)
-    findings.add(trust::not_host_namespace(id, own, shown, options.allow_host_netns),
+  if (ns.id != own || options.allow_own_netns)
+    findings.add(trust::not_host_namespace(ns.id, own, shown, options.allow_host_netns),
                  "check not host namespace", false);
 }
 
@@ -358,10 +360,11 @@ void judge_record(const trust::RecordCheck& check, HolderRef* holder, Findings& 
 // Receives the namespace over a connected holder socket and validates it like
 // any descriptor, plus: the server is trusted, the header announces what was
 // sent, for the cluster each non-empty entry of `expected_ids` names.
+// `target` receives what the kernel says about the descriptor.
 ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
                                     std::initializer_list<std::string> expected_ids,
                                     const HolderRecord* record, const ResolveOptions& options,
-                                    Findings& findings) {
+                                    Findings& findings, trust::NamespaceFacts& target) {
   findings.add(trust::socket_server(sock.get(), path, owners_of(options), record),
                "check holder socket");
   if (findings.stopped()) return {};  // nothing is taken from an untrusted server
@@ -396,7 +399,9 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
   ResolvedNamespace out;
   out.path = path;
   out.cluster_id = received.header.cluster_id;
-  findings.add(trust::network_namespace(received.fd.get(), path, &out.id), "check namespace type");
+  target = trust::read_namespace(received.fd.get(), path);
+  out.id = target.id;
+  findings.add(trust::network_namespace(target), "check namespace type");
   // The holder itself just handed us the fd over a live connection; what it
   // says must still match what it sent.
   std::vector<std::string> expected;
@@ -408,7 +413,7 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
   for (const std::string& id : expected)
     findings.add(trust::header_matches(received.header, out.id, id, path), "check holder identity");
   if (findings.stopped()) return {};
-  check_descriptor(received.fd.get(), path, options, findings, out.id);
+  check_descriptor(target, path, options, findings);
   out.fd = std::move(received.fd);
   return out;
 }
@@ -453,6 +458,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   check.owners = owners_of(options);
   check.cluster_id = expected_id;
   LockFile lock;
+  trust::NamespaceFacts target;  // what the descriptor is
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
@@ -473,18 +479,19 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     o.dirfd.reset();
     // Without a record the holder's socket and its sender are all there is.
     if (!loaded.record)
-      return receive_namespace(o.sock, path, {cluster_id, link_id}, nullptr, options, findings);
+      return receive_namespace(o.sock, path, {cluster_id, link_id}, nullptr, options, findings,
+                               target);
     // With one, what the holder sent is the file the record check judges
     // after the record's origin.
     Findings received;
-    ResolvedNamespace got =
-        receive_namespace(o.sock, path, {cluster_id, link_id}, &*loaded.record, options, received);
+    ResolvedNamespace got = receive_namespace(o.sock, path, {cluster_id, link_id}, &*loaded.record,
+                                              options, received, target);
     check.record = &*loaded.record;
     check.record_st = &loaded.st;
     check.pid = trust::RecordCheck::Pid::socket;
     set_lock(check, lock);
     check.opened = got.id;
-    check.nsfd = got.fd.get();
+    if (got.fd) check.opened_ns = &target;
     check.file = received.take();
     judge_record(check, nullptr, findings);
     return got;
@@ -527,9 +534,11 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
       file.push(trust::fail(trust::kFileExists, e));
     }
   } else {
-    file.add(trust::network_namespace(o.fd.get(), path, &out.id), "check namespace type");
+    target = verified ? std::move(verified->target) : trust::read_namespace(o.fd.get(), path);
+    out.id = target.id;
+    file.add(trust::network_namespace(target), "check namespace type");
     if (!file.stopped()) {
-      check_descriptor(o.fd.get(), path, options, file, out.id);
+      check_descriptor(target, path, options, file);
       procfs = on_procfs(o.dirfd.get());
       check_directory(o, procfs, dir, options, file);
       // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
@@ -539,7 +548,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     }
   }
   check.opened = out.id;
-  check.nsfd = o.fd.get();
+  if (o.fd) check.opened_ns = &target;
   check.unrecorded.procfs = procfs;
   check.unrecorded.dirfd = o.dirfd.get();
   check.unrecorded.own_namespace = options.allow_own_netns && out.id == current_netns_id();
@@ -564,8 +573,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     if (passed && findings.cache() && !had_pidfd && out.holder.pidfd)
       detail::cache_pidfd(loaded.st, out.holder.pidfd.get());
     if (passed && findings.cache() && !verified && S_ISLNK(o.entry.st_mode) && out.holder.pidfd &&
-        (!options.allow_userns || trust::initial_user_namespace(o.fd.get(), path, false).ok))
-      detail::cache_namespace(o.entry, loaded.st, o.fd.get(), out.id);
+        (!options.allow_userns || trust::initial_user_namespace(target, path, false).ok))
+      detail::cache_namespace(o.entry, loaded.st, o.fd.get(), target);
     out.record = std::move(*loaded.record);
   }
   // Our own namespace, where it is allowed only with a record's word for it.
