@@ -369,45 +369,21 @@ bool pidfd_exited(int pidfd) {
 }
 }  // namespace
 
-Finding holder_alive(const HolderRecord& r, std::string_view shown, HolderRef* holder) {
-  auto gone = [&] {
+Finding holder_alive(const HolderRecord& r, const HolderFacts& h, std::string_view shown) {
+  if (h.gone || !h.start_time)
     return fail(kHolderAlive, Errc::stale_holder,
                 record_prefix(shown) + "holder pid " + std::to_string(r.pid) +
                     " is gone: " + errno_text(ESRCH),
                 kRestartHint);
-  };
-  auto alive = [&] {
-    return pass_with(kHolderAlive, [&] {
-      return "pid " + std::to_string(r.pid) + ", start time " + std::to_string(r.pid_start_time);
-    });
-  };
-  // A pidfd verified against this record before never names a newcomer.
-  if (holder && holder->pidfd && holder->pid == r.pid && holder->start_time == r.pid_start_time)
-    return pidfd_exited(holder->pidfd.get()) ? gone() : alive();
-  // The pidfd first, then the start time: a pid reused before pidfd_open has
-  // another start time; after it, the pidfd can never name a newcomer.
-  UniqueFd fd;
-  bool e_not_found = false;
-  try {
-    fd = make_pidfd(r.pid);
-  } catch (const Error& e) {
-    e_not_found = e.code() == Errc::not_found;
-    // Otherwise no pidfd_open (ENOSYS) or no permission: the start time alone.
-  }
-  auto started = e_not_found ? std::nullopt : pid_start_time(r.pid);
-  if (!started) return gone();
-  if (*started != r.pid_start_time)
+  if (*h.start_time != r.pid_start_time)
     return fail(kHolderAlive, Errc::stale_holder,
                 record_prefix(shown) + "pid " + std::to_string(r.pid) +
-                    " was reused by another process (start time " + std::to_string(*started) +
+                    " was reused by another process (start time " + std::to_string(*h.start_time) +
                     ", record says " + std::to_string(r.pid_start_time) + ")",
                 kRestartHint);
-  if (holder) {
-    holder->pid = r.pid;
-    holder->start_time = r.pid_start_time;
-    holder->pidfd = std::move(fd);
-  }
-  return alive();
+  return pass_with(kHolderAlive, [&] {
+    return "pid " + std::to_string(r.pid) + ", start time " + std::to_string(r.pid_start_time);
+  });
 }
 
 Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown) {
@@ -420,40 +396,17 @@ Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown)
               "a stale link or record: restart the holder pod so it republishes both");
 }
 
-Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& holder,
+Finding identity_matches(const HolderRecord& r, NsId opened, const HolderFacts& h,
                          std::string_view shown) {
   if (Finding named = record_names(r, opened, shown); !named.ok) return named;
-  const int pidfd = holder.fd();
-  // The live holder must still be in that namespace.
-  NsId live;
-  bool have = false;
-  if (pidfd >= 0) {
-    int ns = ::ioctl(pidfd, PIDFD_GET_NET_NAMESPACE, 0);
-    if (ns >= 0) {
-      UniqueFd owned(ns);
-      live = ns_id_of_fd(owned.get(), shown);
-      have = true;
-    } else if (errno == ESRCH) {
-      return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
-    }
-  }
-  if (!have) {
-    // Read, then confirm the start time again: if the pid was reused in
-    // between, the stat may be of the newcomer.
-    std::string link = "/proc/" + std::to_string(r.pid) + "/ns/net";
-    struct stat st {};
-    if (::stat(link.c_str(), &st) != 0)
-      return fail(kIdentity, Errc::stale_holder,
-                  record_prefix(shown) + "stat " + quote(link) + ": " + errno_text(errno),
-                  kRestartHint);
-    if (pid_start_time(r.pid) != r.pid_start_time)
-      return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
-    live = NsId{st.st_dev, st.st_ino};
-  }
-  if (live != r.netns)
+  if (h.exited)
+    return fail(kIdentity, Errc::stale_holder, exited_while_checking(r, shown), kRestartHint);
+  if (!h.netns)
+    return fail(kIdentity, Errc::stale_holder, record_prefix(shown) + h.netns_unread, kRestartHint);
+  if (*h.netns != r.netns)
     return fail(kIdentity, Errc::identity_mismatch,
                 record_prefix(shown) + "holder pid " + std::to_string(r.pid) + " is now in " +
-                    ns_text(live) + ", the record says " + ns_text(r.netns),
+                    ns_text(*h.netns) + ", the record says " + ns_text(r.netns),
                 "the holder moved to another namespace: restart the holder pod");
   return pass_with(kIdentity,
                    [&] { return "record, link and live holder all name " + ns_text(opened); });
@@ -468,14 +421,13 @@ Finding unknown(const char* check, std::string detail) {
 constexpr const char* kV1Record = "not checked: a version-1 record names no ";
 }  // namespace
 
-Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
+Finding holder_is_recorded_process(const HolderRecord& r, const HolderFacts& h,
                                    std::string_view shown) {
-  const int pidfd = holder.fd();
   if (!r.holder_pidfs_ino)
     return unknown(kHolderUnique,
                    r.version < 2 ? std::string(kV1Record) + "pidfs inode"
                                  : std::string("not checked: the holder's kernel had no pidfs"));
-  std::optional<uint64_t> live = pidfd >= 0 ? pidfs_inode(pidfd) : std::nullopt;
+  const std::optional<uint64_t>& live = h.pidfs_ino;
   if (!live)
     return unknown(kHolderUnique, "not checked: this kernel gives no pidfd on pidfs (Linux 6.9+)");
   if (*live == *r.holder_pidfs_ino)
@@ -546,7 +498,7 @@ std::vector<uint64_t> flock_holders(const std::string& table, dev_t dev, ino_t i
 }
 }  // namespace
 
-Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
+Finding lock_held_by_holder(const HolderRecord& r, const HolderFacts& h, const struct stat* lock_st,
                             std::string_view lock_shown) {
   if (r.pidns_ino != our_pidns_ino())
     return unknown(kLockHeld,
@@ -558,13 +510,8 @@ Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
   // compare (the other identity checks stand).
   if (!lock_st)
     return unknown(kLockHeld, "not checked: no " + quote(lock_shown) + " next to the record");
-  std::string table;
-  try {
-    table = read_file("/proc/locks", 16 << 20);
-  } catch (const Error& e) {
-    return unknown(kLockHeld, "not checked: " + e.message());
-  }
-  std::vector<uint64_t> pids = flock_holders(table, lock_st->st_dev, lock_st->st_ino);
+  if (!h.lock_pids) return unknown(kLockHeld, "not checked: " + h.locks_unread);
+  const std::vector<uint64_t>& pids = *h.lock_pids;
   for (uint64_t pid : pids)
     if (pid == static_cast<uint64_t>(r.pid))
       return pass_with(kLockHeld,
@@ -576,6 +523,67 @@ Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
                   ": the holder that wrote the record is gone and pid " + std::to_string(r.pid) +
                   " is another process",
               kRestartHint);
+}
+
+HolderFacts read_holder(const HolderRecord& r, bool pid, const struct stat* lock_st,
+                        HolderRef& holder) {
+  HolderFacts h;
+  if (pid && holder.pidfd && holder.pid == r.pid && holder.start_time == r.pid_start_time) {
+    // A pidfd verified against this record before never names a newcomer.
+    h.gone = pidfd_exited(holder.pidfd.get());
+    if (!h.gone) h.start_time = r.pid_start_time;
+  } else if (pid) {
+    UniqueFd fd;
+    bool not_found = false;
+    try {
+      fd = make_pidfd(r.pid);
+    } catch (const Error& e) {
+      not_found = e.code() == Errc::not_found;
+      // Otherwise no pidfd_open (ENOSYS) or no permission: the start time alone.
+    }
+    h.start_time = not_found ? std::nullopt : pid_start_time(r.pid);
+    h.gone = !h.start_time;
+    if (h.start_time == r.pid_start_time) {
+      holder.pid = r.pid;
+      holder.start_time = r.pid_start_time;
+      holder.pidfd = std::move(fd);
+    }
+  }
+  if (pid && !h.gone && h.start_time == r.pid_start_time) {
+    // The namespace it is in now: through the pidfd, or else its /proc
+    // entry, read and then confirmed by the start time again (if the pid was
+    // reused in between, the stat may be of the newcomer).
+    const int pidfd = holder.fd();
+    if (pidfd >= 0) {
+      int ns = ::ioctl(pidfd, PIDFD_GET_NET_NAMESPACE, 0);
+      if (ns >= 0) {
+        UniqueFd owned(ns);
+        h.netns = ns_id_of_fd(owned.get(), fd_shown(ns));
+      } else {
+        h.exited = errno == ESRCH;
+      }
+    }
+    if (!h.netns && !h.exited) {
+      std::string link = "/proc/" + std::to_string(r.pid) + "/ns/net";
+      struct stat st {};
+      if (::stat(link.c_str(), &st) != 0)
+        h.netns_unread = "stat " + quote(link) + ": " + errno_text(errno);
+      else if (pid_start_time(r.pid) != r.pid_start_time)
+        h.exited = true;
+      else
+        h.netns = NsId{st.st_dev, st.st_ino};
+    }
+    if (pidfd >= 0) h.pidfs_ino = pidfs_inode(pidfd);
+  }
+  if (lock_st && r.pidns_ino == our_pidns_ino()) {
+    try {
+      h.lock_pids =
+          flock_holders(read_file("/proc/locks", 16 << 20), lock_st->st_dev, lock_st->st_ino);
+    } catch (const Error& e) {
+      h.locks_unread = e.message();
+    }
+  }
+  return h;
 }
 
 Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder) {
@@ -719,12 +727,12 @@ namespace {
 void add_holder(const RecordCheck& c, HolderRef* holder, RecordFindings& out) {
   const HolderRecord& r = *c.record;
   HolderRef local;
-  HolderRef& h = holder ? *holder : local;
   const bool pid_is_holder = c.pid == RecordCheck::Pid::link ||
                              (c.pid == RecordCheck::Pid::probe && r.pidns_ino == our_pidns_ino());
   // One pidfd for all three: opened (or, from the cache, polled) once, then
   // asked for the holder's namespace and its pidfs inode.
-  if (pid_is_holder && (!out.add(holder_alive(r, c.shown, &h), kIdentityStep) ||
+  const HolderFacts h = read_holder(r, pid_is_holder, c.lock_st, holder ? *holder : local);
+  if (pid_is_holder && (!out.add(holder_alive(r, h, c.shown), kIdentityStep) ||
                         !out.add(identity_matches(r, c.opened, h, c.shown), kIdentityStep) ||
                         !out.add(holder_is_recorded_process(r, h, c.shown), kIdentityStep)))
     return;
@@ -743,7 +751,7 @@ void add_holder(const RecordCheck& c, HolderRef* holder, RecordFindings& out) {
   if (c.lock_st &&
       !out.add(file_owner(kLockOwner, *c.lock_st, "lock", c.lock_shown, c.owners), kProvenanceStep))
     return;
-  out.add(lock_held_by_holder(r, c.lock_st, c.lock_shown), kIdentityStep);
+  out.add(lock_held_by_holder(r, h, c.lock_st, c.lock_shown), kIdentityStep);
 }
 }  // namespace
 

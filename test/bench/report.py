@@ -824,10 +824,13 @@ class Report:
         ("link_owner", "link owner (`fstatat(AT_SYMLINK_NOFOLLOW)`)"),
         ("read_record", "record: open, read, parse (a repeated call: one `fstatat`, the parse is kept)"),
         ("record_origin", "record for this cluster / boot / pid namespace (in memory)"),
-        ("holder_alive", "holder alive: `pidfd_open` + `/proc/<pid>/stat` start time (a repeated call "
-                         "keeps the pidfd, and the next line answers for its liveness)"),
-        ("identity_matches", "the live holder is in that namespace: `PIDFD_GET_NET_NAMESPACE` + `fstat` "
-                             "(ESRCH for a holder that exited)"),
+        ("read_holder", "what the holder is, on a first call: `pidfd_open` + `/proc/<pid>/stat` start "
+                        "time, `PIDFD_GET_NET_NAMESPACE` + `fstat`, the pidfd's pidfs inode (not a "
+                        "check: the facts the checks judge)"),
+        ("read_holder_kept", "the same on a repeated call: the kept pidfd polled, then asked"),
+        ("read_locks", "the lock table: `/proc/locks` read and searched for the lock's inode"),
+        ("holder_checks", "holder alive, in that namespace, the recorded process (judged on those "
+                          "facts, in memory)"),
         ("holder_still_alive", "holder still alive: `poll` on the pidfd (`run_in()`'s spawn-time re-check)"),
         ("touch_record", "(`utimensat` of the record, which the next line needs to make the record "
                          "new each time)"),

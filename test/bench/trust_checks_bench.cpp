@@ -85,15 +85,37 @@ void record_origin(benchmark::State& s) {
     benchmark::DoNotOptimize(trust::record_this_pid_namespace(fx().record, "r").ok);
   }
 }
-void holder_alive(benchmark::State& s) {
+// What the holder is now, on a first call (no lock given: the next line but one).
+void read_holder(benchmark::State& s) {
   for (auto _ : s) {
     netns::HolderRef holder;  // none yet: a pidfd is opened, as on a first call
-    benchmark::DoNotOptimize(trust::holder_alive(fx().record, "r", &holder).ok);
+    benchmark::DoNotOptimize(trust::read_holder(fx().record, true, nullptr, holder).gone);
   }
 }
-void identity_matches(benchmark::State& s) {
+// The same on a repeated call: the pidfd kept is polled and asked.
+void read_holder_kept(benchmark::State& s) {
+  netns::HolderRef holder{fx().record.pid, fx().record.pid_start_time,
+                          netns::make_pidfd(fx().record.pid)};
   for (auto _ : s)
-    benchmark::DoNotOptimize(trust::identity_matches(fx().record, fx().id, fx().holder, "r").ok);
+    benchmark::DoNotOptimize(trust::read_holder(fx().record, true, nullptr, holder).gone);
+}
+// The lock table: /proc/locks read and searched (for the record's inode:
+// the bench's holder takes no lock, and what costs is the table).
+void read_locks(benchmark::State& s) {
+  struct stat lock {};
+  ::fstatat(fx().dir.get(), fx().record_name.c_str(), &lock, AT_SYMLINK_NOFOLLOW);
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::read_holder(fx().record, false, &lock, fx().holder).lock_pids);
+}
+// The holder's checks on those facts.
+void holder_checks(benchmark::State& s) {
+  netns::HolderRef holder;
+  const trust::HolderFacts h = trust::read_holder(fx().record, true, nullptr, holder);
+  for (auto _ : s) {
+    benchmark::DoNotOptimize(trust::holder_alive(fx().record, h, "r").ok);
+    benchmark::DoNotOptimize(trust::identity_matches(fx().record, fx().id, h, "r").ok);
+    benchmark::DoNotOptimize(trust::holder_is_recorded_process(fx().record, h, "r").ok);
+  }
 }
 void holder_still_alive(benchmark::State& s) {
   for (auto _ : s) benchmark::DoNotOptimize(trust::holder_still_alive(fx().record, fx().holder).ok);
@@ -130,8 +152,10 @@ BENCHMARK(directory_chain);
 BENCHMARK(link_owner);
 BENCHMARK(read_record);
 BENCHMARK(record_origin);
-BENCHMARK(holder_alive);
-BENCHMARK(identity_matches);
+BENCHMARK(read_holder);
+BENCHMARK(read_holder_kept);
+BENCHMARK(read_locks);
+BENCHMARK(holder_checks);
 BENCHMARK(holder_still_alive);
 BENCHMARK(resolve_all);
 BENCHMARK(touch_record);

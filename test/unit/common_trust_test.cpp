@@ -143,6 +143,67 @@ TEST(NamespaceFacts, TheChecksJudgeTheFactsAlone) {
   EXPECT_FALSE(f.known) << "no NS_GET_ID here: said, not guessed";
 }
 
+// The holder's checks read nothing either: each outcome follows from the facts.
+TEST(HolderFacts, TheChecksJudgeTheFactsAlone) {
+  namespace trust = netns::trust;
+  netns::HolderRecord r;
+  r.version = 2;
+  r.pid = 4242;
+  r.pid_start_time = 1000;
+  r.netns = netns::NsId{4, 4026532000};
+  r.holder_pidfs_ino = 555;
+  r.pidns_ino = netns::current_pidns_id().ino;
+  trust::HolderFacts h;
+  h.start_time = 1000;
+  h.netns = r.netns;
+  h.pidfs_ino = 555;
+  h.lock_pids = std::vector<uint64_t>{4242};
+  struct stat lock {};
+  lock.st_mode = S_IFREG | 0600;
+  EXPECT_TRUE(trust::holder_alive(r, h, "/r").ok);
+  EXPECT_TRUE(trust::identity_matches(r, r.netns, h, "/r").ok);
+  EXPECT_TRUE(trust::holder_is_recorded_process(r, h, "/r").ok);
+  EXPECT_TRUE(trust::lock_held_by_holder(r, h, &lock, "/l").ok);
+
+  auto refused = [&](const trust::Finding& f, netns::Errc code, const std::string& says) {
+    EXPECT_FALSE(f.ok) << f.check;
+    EXPECT_EQ(f.code, code) << f.check;
+    EXPECT_NE(f.detail.find(says), std::string::npos) << f.detail;
+  };
+  trust::HolderFacts gone = h;
+  gone.gone = true;
+  refused(trust::holder_alive(r, gone, "/r"), netns::Errc::stale_holder, "is gone");
+  trust::HolderFacts reused = h;
+  reused.start_time = 1001;
+  refused(trust::holder_alive(r, reused, "/r"), netns::Errc::stale_holder,
+          "was reused by another process (start time 1001, record says 1000)");
+  trust::HolderFacts moved = h;
+  moved.netns = netns::NsId{4, 4026532001};
+  refused(trust::identity_matches(r, r.netns, moved, "/r"), netns::Errc::identity_mismatch,
+          "is now in net:[4026532001]");
+  refused(trust::identity_matches(r, netns::NsId{4, 1}, h, "/r"), netns::Errc::identity_mismatch,
+          "but the file opened net:[1]");
+  trust::HolderFacts exited = h;
+  exited.netns.reset();
+  exited.exited = true;
+  refused(trust::identity_matches(r, r.netns, exited, "/r"), netns::Errc::stale_holder, "exited");
+  trust::HolderFacts other = h;
+  other.pidfs_ino = 556;
+  refused(trust::holder_is_recorded_process(r, other, "/r"), netns::Errc::stale_holder,
+          "is not the process that wrote the record");
+  trust::HolderFacts unlocked = h;
+  unlocked.lock_pids = std::vector<uint64_t>{};
+  refused(trust::lock_held_by_holder(r, unlocked, &lock, "/l"), netns::Errc::stale_holder,
+          "is held by nobody");
+  trust::HolderFacts unread = h;
+  unread.lock_pids.reset();
+  unread.locks_unread = "no /proc/locks";
+  trust::Finding f = trust::lock_held_by_holder(r, unread, &lock, "/l");
+  EXPECT_TRUE(f.ok);
+  EXPECT_FALSE(f.known) << "the table not read: said, not guessed";
+  EXPECT_FALSE(trust::lock_held_by_holder(r, h, nullptr, "/l").known) << "no lock file";
+}
+
 // read_namespace asks nothing more of what is not on nsfs.
 TEST(NamespaceFacts, AFileIsNotANamespace) {
   netns::UniqueFd fd = netns::open_fd("/proc/self/status", O_RDONLY);

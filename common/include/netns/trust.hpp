@@ -210,17 +210,39 @@ NETNS_EXEC_API Finding record_for_cluster(const HolderRecord& r, std::string_vie
                                           std::string_view shown);
 NETNS_EXEC_API Finding record_this_boot(const HolderRecord& r, std::string_view shown);
 NETNS_EXEC_API Finding record_this_pid_namespace(const HolderRecord& r, std::string_view shown);
-// The record's pid is alive and is the process that has the record's start
-// time. `holder` receives it, with a pidfd where the kernel has pidfd_open;
-// a `holder` that already has a pidfd for this record (the verified-namespace
-// cache's) is asked instead: it can never name a newcomer, so while it has not
-// become readable the holder lives.
-NETNS_EXEC_API Finding holder_alive(const HolderRecord& r, std::string_view shown,
-                                    HolderRef* holder);
+// What the process a record names is now, asked once, in the order that
+// makes the answers hang together. Its pid first (`pid`: the record's pid
+// names the holder for us; otherwise nothing about the pid is asked): a
+// pidfd, then the start time (a pid reused before pidfd_open has another
+// start time; after it, the pidfd never names a newcomer). A `holder` that
+// already has a pidfd for this record (the verified-namespace cache's) is
+// polled instead; a holder that matches receives the new pidfd. Through that
+// pidfd, the network namespace it is in and its pidfs inode. Then the lock
+// table, where `lock_st` (the lstat of its <ID>.lock) is given and the
+// holder is in our pid namespace (only its locks are shown to us). The
+// checks below judge these facts and ask the kernel nothing.
+struct NETNS_EXEC_API HolderFacts {
+  bool gone = false;                   // no such process, or the cached pidfd says it exited
+  std::optional<uint64_t> start_time;  // the pid's, read after its pidfd was opened
+  // The namespace it is in now; when it cannot be told, why (`exited`: it
+  // exited while it was looked at).
+  std::optional<NsId> netns;
+  bool exited = false;
+  std::string netns_unread;
+  std::optional<uint64_t> pidfs_ino;  // of its pidfd (pidfs: Linux 6.9+)
+  // The pids with an FLOCK on the lock file; nullopt: not read (`locks_unread` says why).
+  std::optional<std::vector<uint64_t>> lock_pids;
+  std::string locks_unread;
+};
+NETNS_EXEC_API HolderFacts read_holder(const HolderRecord& r, bool pid, const struct stat* lock_st,
+                                       HolderRef& holder);
+// The record's pid is alive and is the process that has the record's start time.
+NETNS_EXEC_API Finding holder_alive(const HolderRecord& r, const HolderFacts& h,
+                                    std::string_view shown);
 // The record names the namespace that was opened.
 NETNS_EXEC_API Finding record_names(const HolderRecord& r, NsId opened, std::string_view shown);
-// record_names, and the live holder (through its pidfd where there is one) is still in it.
-NETNS_EXEC_API Finding identity_matches(const HolderRecord& r, NsId opened, const HolderRef& holder,
+// record_names, and the live holder is still in it.
+NETNS_EXEC_API Finding identity_matches(const HolderRecord& r, NsId opened, const HolderFacts& h,
                                         std::string_view shown);
 // The identities the kernel never reuses (kernel_ids.hpp). A pid, its start
 // tick and a namespace inode are all reused: a holder that dies within its
@@ -229,19 +251,18 @@ NETNS_EXEC_API Finding identity_matches(const HolderRecord& r, NsId opened, cons
 // identity_matches(). Each of these passes as unknown (known = false) where
 // the record (version 1) or this kernel lacks what it compares, and says so.
 //
-// The pidfs inode of `pidfd` (for the record's pid) is the record's
-// holder_pidfs_ino.
-NETNS_EXEC_API Finding holder_is_recorded_process(const HolderRecord& r, const HolderRef& holder,
+// The pidfs inode of the holder's pidfd is the record's holder_pidfs_ino.
+NETNS_EXEC_API Finding holder_is_recorded_process(const HolderRecord& r, const HolderFacts& h,
                                                   std::string_view shown);
 // NS_GET_ID of the opened namespace is the record's netns_cookie.
 NETNS_EXEC_API Finding namespace_cookie_matches(const HolderRecord& r, const NamespaceFacts& opened,
                                                 std::string_view shown);
 // The holder still holds its <ID>.lock: /proc/locks has an FLOCK entry for
 // the lock file's inode (`lock_st`, its lstat; nullptr: there is no lock
-// file, which is only reported) taken by the record's pid. Only a holder in our pid namespace can
-// be seen there; otherwise the check cannot be made.
-NETNS_EXEC_API Finding lock_held_by_holder(const HolderRecord& r, const struct stat* lock_st,
-                                           std::string_view lock_shown);
+// file, which is only reported) taken by the record's pid. Only a holder in
+// our pid namespace can be seen there; otherwise the check cannot be made.
+NETNS_EXEC_API Finding lock_held_by_holder(const HolderRecord& r, const HolderFacts& h,
+                                           const struct stat* lock_st, std::string_view lock_shown);
 // Spawn-time re-check: the holder that vouched is still alive. With a pidfd
 // no pid reuse can fool it; without one, the start time is compared.
 NETNS_EXEC_API Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder);

@@ -44,8 +44,9 @@ Report collect_report(int nsfd, std::string_view shown, Identity identity,
     if (rec->pidns_ino == current_pidns_id().ino) {
       trust::QuietPasses quiet;
       HolderRef fresh;
+      HolderRef& holder = options.holder ? *options.holder : fresh;
       r.holder_alive =
-          trust::holder_alive(*rec, shown, options.holder ? options.holder : &fresh).ok;
+          trust::holder_alive(*rec, trust::read_holder(*rec, true, nullptr, holder), shown).ok;
     }
     auto now = static_cast<uint64_t>(::time(nullptr));
     if (now >= rec->created_unix) r.age_seconds = now - rec->created_unix;
