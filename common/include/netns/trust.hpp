@@ -2,7 +2,9 @@
 // The trust policy. Every rule that decides whether a namespace descriptor, a
 // holder file or a holder socket may be trusted is here, once, as a small
 // named check on what was already opened (a descriptor or its fstat, never a
-// path looked up again). A check returns a Finding instead of throwing. The
+// path looked up again). What a descriptor and a holder are is read once into
+// plain facts (NamespaceFacts, HolderFacts), which the checks judge without
+// asking the kernel again. A check returns a Finding instead of throwing. The
 // callers gather what they opened, then judge it with these checks in one
 // order (the record check orders its own, check_record below): the first
 // failure is the refusal of netns-exec's resolve(); `netns-exec doctor` prints
