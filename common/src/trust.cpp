@@ -558,7 +558,7 @@ HolderFacts read_holder(const HolderRecord& r, bool pid, const struct stat* lock
       int ns = ::ioctl(pidfd, PIDFD_GET_NET_NAMESPACE, 0);
       if (ns >= 0) {
         UniqueFd owned(ns);
-        h.netns = ns_id_of_fd(owned.get(), fd_shown(ns));
+        h.netns = ns_id_of_fd(owned.get(), "the holder's namespace (PIDFD_GET_NET_NAMESPACE)");
       } else {
         h.exited = errno == ESRCH;
       }

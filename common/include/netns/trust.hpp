@@ -330,16 +330,17 @@ struct RecordCheck {
 //   2. record owner (provenance), for this cluster, from this boot, from our
 //      pid namespace (a link only)
 //   3. the caller's findings about the file itself (RecordCheck::file)
-//   4. the holder: alive and the recorded process through one pidfd (`holder`
-//      receives it), still in the namespace the record names, the namespace
-//      ID, and the lock held by the holder
+//   4. the holder, its facts read (read_holder) only now: alive and the
+//      recorded process through one pidfd (`holder` receives it), still in
+//      the namespace the record names, the namespace ID, and the lock held
+//      by the holder
 // The findings in that order, up to the first fatal failure (the holder is
 // looked at only when nothing before it failed fatally). resolve() (through
 // the cache or not, and so doctor and inspect), `netns-holder check`, the
 // guard's holder log and `netns-exec fence-info` (and doctor's and
 // inspect's scan of the node's mappings) run it; inspect asks its liveness
-// step (holder_alive) again, on the holder resolve() verified, when it
-// reports.
+// (read_holder, holder_alive) again, on the holder resolve() verified, when
+// it reports.
 NETNS_EXEC_API std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder);
 // Steps 1 and 2 alone (pure: it reads nothing): for a caller that touches
 // what a record names (the probe connects to the record's socket) only once
