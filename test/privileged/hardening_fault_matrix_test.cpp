@@ -36,6 +36,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -676,16 +677,24 @@ std::vector<Fault> faults() {
        {"reused by another process", "start time"},
        [](FaultMatrix& t) {
          // The record still names the holder's start time and namespace, but its
-         // pid now belongs to an unrelated live process (in another namespace).
-         NetnsChild unrelated;
+         // pid now belongs to an unrelated live process (in another namespace),
+         // started later: one started in the holder's own clock tick (the
+         // fixture's holder is only milliseconds old) has its start time too,
+         // which is the pidfs-inode row's case, not this one.
          H reused = t.live_record();
-         reused.pid = unrelated.pid();
-         t.numbers.emplace_back(std::to_string(unrelated.pid()), "<unrelated-pid>");
-         t.numbers.emplace_back(std::to_string(netns::pid_start_time(unrelated.pid()).value_or(0)),
+         auto unrelated = std::make_unique<NetnsChild>();
+         while (netns::pid_start_time(unrelated->pid()) == reused.pid_start_time) {
+           unrelated.reset();
+           std::this_thread::sleep_for(10ms);
+           unrelated = std::make_unique<NetnsChild>();
+         }
+         reused.pid = unrelated->pid();
+         t.numbers.emplace_back(std::to_string(unrelated->pid()), "<unrelated-pid>");
+         t.numbers.emplace_back(std::to_string(netns::pid_start_time(unrelated->pid()).value_or(0)),
                                 "<unrelated-start-time>");
          t.refused(
              {"run", "--netns",
-              t.fake_holder_dir("reused", unrelated.ns_path(), netns::serialize_record(reused))});
+              t.fake_holder_dir("reused", unrelated->ns_path(), netns::serialize_record(reused))});
        }},
       {"own_namespace",
        "link to the caller's own namespace",
