@@ -370,7 +370,7 @@ bool pidfd_exited(int pidfd) {
 }  // namespace
 
 Finding holder_alive(const HolderRecord& r, const HolderFacts& h, std::string_view shown) {
-  if (h.gone || !h.start_time)
+  if (!h.start_time)
     return fail(kHolderAlive, Errc::stale_holder,
                 record_prefix(shown) + "holder pid " + std::to_string(r.pid) +
                     " is gone: " + errno_text(ESRCH),
@@ -530,8 +530,7 @@ HolderFacts read_holder(const HolderRecord& r, bool pid, const struct stat* lock
   HolderFacts h;
   if (pid && holder.pidfd && holder.pid == r.pid && holder.start_time == r.pid_start_time) {
     // A pidfd verified against this record before never names a newcomer.
-    h.gone = pidfd_exited(holder.pidfd.get());
-    if (!h.gone) h.start_time = r.pid_start_time;
+    if (!pidfd_exited(holder.pidfd.get())) h.start_time = r.pid_start_time;
   } else if (pid) {
     UniqueFd fd;
     bool not_found = false;
@@ -542,14 +541,13 @@ HolderFacts read_holder(const HolderRecord& r, bool pid, const struct stat* lock
       // Otherwise no pidfd_open (ENOSYS) or no permission: the start time alone.
     }
     h.start_time = not_found ? std::nullopt : pid_start_time(r.pid);
-    h.gone = !h.start_time;
     if (h.start_time == r.pid_start_time) {
       holder.pid = r.pid;
       holder.start_time = r.pid_start_time;
       holder.pidfd = std::move(fd);
     }
   }
-  if (pid && !h.gone && h.start_time == r.pid_start_time) {
+  if (pid && h.start_time == r.pid_start_time) {
     // The namespace it is in now: through the pidfd, or else its /proc
     // entry, read and then confirmed by the start time again (if the pid was
     // reused in between, the stat may be of the newcomer).

@@ -89,7 +89,7 @@ void record_origin(benchmark::State& s) {
 void read_holder(benchmark::State& s) {
   for (auto _ : s) {
     netns::HolderRef holder;  // none yet: a pidfd is opened, as on a first call
-    benchmark::DoNotOptimize(trust::read_holder(fx().record, true, nullptr, holder).gone);
+    benchmark::DoNotOptimize(trust::read_holder(fx().record, true, nullptr, holder).start_time);
   }
 }
 // The same on a repeated call: the pidfd kept is polled and asked.
@@ -97,7 +97,7 @@ void read_holder_kept(benchmark::State& s) {
   netns::HolderRef holder{fx().record.pid, fx().record.pid_start_time,
                           netns::make_pidfd(fx().record.pid)};
   for (auto _ : s)
-    benchmark::DoNotOptimize(trust::read_holder(fx().record, true, nullptr, holder).gone);
+    benchmark::DoNotOptimize(trust::read_holder(fx().record, true, nullptr, holder).start_time);
 }
 // The lock table: /proc/locks read and searched (for the record's inode:
 // the bench's holder takes no lock, and what costs is the table).

@@ -171,7 +171,7 @@ TEST(HolderFacts, TheChecksJudgeTheFactsAlone) {
     EXPECT_NE(f.detail.find(says), std::string::npos) << f.detail;
   };
   trust::HolderFacts gone = h;
-  gone.gone = true;
+  gone.start_time.reset();
   refused(trust::holder_alive(r, gone, "/r"), netns::Errc::stale_holder, "is gone");
   trust::HolderFacts reused = h;
   reused.start_time = 1001;

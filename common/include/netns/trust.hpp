@@ -224,8 +224,10 @@ NETNS_EXEC_API Finding record_this_pid_namespace(const HolderRecord& r, std::str
 // holder is in our pid namespace (only its locks are shown to us). The
 // checks below judge these facts and ask the kernel nothing.
 struct NETNS_EXEC_API HolderFacts {
-  bool gone = false;                   // no such process, or the cached pidfd says it exited
-  std::optional<uint64_t> start_time;  // the pid's, read after its pidfd was opened
+  // The pid's start time, read after its pidfd was opened (a kept pidfd: the
+  // one it was verified with); nullopt: no such process, or the kept pidfd
+  // says it exited.
+  std::optional<uint64_t> start_time;
   // The namespace it is in now; when it cannot be told, why (`exited`: it
   // exited while it was looked at).
   std::optional<NsId> netns;
