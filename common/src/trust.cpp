@@ -80,70 +80,6 @@ constexpr const char* kRestartHint = "the holder died without cleaning up; resta
 
 }  // namespace
 
-Error Finding::error() const { return cause ? *cause : Error(code, detail, hint); }
-
-Error Finding::refusal() const {
-  Error e = error();
-  if (!cause && step != nullptr) e.context(step);
-  return e;
-}
-
-namespace {
-thread_local bool quiet_passes = false;
-}  // namespace
-
-bool pass_details_wanted() noexcept { return !quiet_passes; }
-QuietPasses::QuietPasses() noexcept : saved_(quiet_passes) { quiet_passes = true; }
-QuietPasses::~QuietPasses() { quiet_passes = saved_; }
-
-Finding pass(const char* check, std::string detail) {
-  Finding f;
-  f.check = check;
-  f.detail = std::move(detail);
-  return f;
-}
-
-Finding fail(const char* check, Errc code, std::string detail, std::string hint) {
-  Finding f;
-  f.check = check;
-  f.ok = false;
-  f.code = code;
-  f.detail = std::move(detail);
-  f.hint = std::move(hint);
-  return f;
-}
-
-Finding fail(const char* check, const Error& e) {
-  Finding f = fail(check, e.code(), e.message(), e.hint());
-  f.cause = e;
-  return f;
-}
-
-const Finding* first_failure(const std::vector<Finding>& findings) {
-  for (const Finding& f : findings)
-    if (!f.ok) return &f;
-  return nullptr;
-}
-
-bool Owners::trusted(uid_t uid) const {
-  if (uid == 0) return true;
-  for (uid_t u : uids)
-    if (u == uid) return true;
-  return false;
-}
-
-std::string Owners::or_trust(std::string_view whose) const {
-  if (option.empty()) return {};
-  return ", or name " + std::string(whose) + " with " + std::string(option);
-}
-
-std::string Owners::text() const {
-  std::string out = "root";
-  for (size_t i = 0; i < uids.size(); ++i)
-    out += (i == 0 ? " or uid " : ", ") + std::to_string(uids[i]);
-  return out;
-}
-
 NamespaceFacts read_namespace(int fd, std::string_view shown) {
   NamespaceFacts ns;
   try {
@@ -260,44 +196,80 @@ std::string mode_octal(mode_t mode) {
   return buf;
 }
 
-Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
+namespace {
+// A level of the chain as a path relative to the directory: "..", "../..".
+std::string up_path(size_t level) {
+  std::string up;
+  for (size_t i = 0; i < level; ++i) up += i == 0 ? ".." : "/..";
+  return up;
+}
+}  // namespace
+
+DirectoryChain read_directory_chain(int dirfd) {
+  DirectoryChain chain;
   struct stat st {};
-  if (::fstat(dirfd, &st) != 0)
-    return fail(kDirTrusted, Errc::system, "fstat " + quote(shown) + ": " + errno_text(errno));
+  if (::fstat(dirfd, &st) != 0) {
+    chain.failed_errno = errno;
+    return chain;
+  }
   // Upwards through "..", "../..", ... relative to the directory that was
-  // opened (one fstatat per level; the path is opened only for a message).
+  // opened: one fstatat per level, and no path is opened.
   std::string up;
   // Bounded: a path has at most PATH_MAX/2 components.
   for (int depth = 0; depth < 2048; ++depth) {
-    if (std::string why = directory_problem(st, depth > 0, false, owners); !why.empty()) {
-      std::string which = quote(shown);
-      if (depth > 0) {
-        UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        which = quote(at ? fd_shown(at.get()) : std::string(shown) + "/" + up) + " (above " +
-                quote(shown) + ")";
-      }
-      return fail(kDirTrusted, Errc::untrusted,
-                  "directory " + which + " " + why + " (mode " + mode_octal(st.st_mode) +
-                      "): whoever can write it can plant a holder's files",
-                  "chown root and chmod go-w that directory (a sticky directory such as "
-                  "/tmp is fine above a root-owned one)" +
-                      owners.or_trust("its owner"));
-    }
+    chain.levels.push_back(st);
     // Our root, known from the start: no stat of its ".." to find that out
     // (after a chroot the comparison below still ends the walk).
     if (st.st_dev == our_root().dev && st.st_ino == our_root().ino) break;
     up = up.empty() ? std::string("..") : up + "/..";
     struct stat up_st {};
-    if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0)
-      return fail(kDirTrusted, Errc::system,
-                  "stat " + quote(std::string(shown) + "/" + up) + ": " + errno_text(errno));
+    if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0) {
+      chain.failed_errno = errno;
+      break;
+    }
     if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino) break;  // the root
     st = up_st;
+  }
+  return chain;
+}
+
+Finding directory_chain(const DirectoryChain& chain, int dirfd, std::string_view shown,
+                        const Owners& owners) {
+  for (size_t level = 0; level < chain.levels.size(); ++level) {
+    const struct stat& st = chain.levels[level];
+    const std::string why = directory_problem(st, level > 0, false, owners);
+    if (why.empty()) continue;
+    // Judged: the failing level's name is the one path read, for the message.
+    std::string which = quote(shown);
+    if (level > 0) {
+      const std::string up = up_path(level);
+      UniqueFd at(::openat(dirfd, up.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      which = quote(at ? fd_shown(at.get()) : std::string(shown) + "/" + up) + " (above " +
+              quote(shown) + ")";
+    }
+    return fail(kDirTrusted, Errc::untrusted,
+                "directory " + which + " " + why + " (mode " + mode_octal(st.st_mode) +
+                    "): whoever can write it can plant a holder's files",
+                "chown root and chmod go-w that directory (a sticky directory such as "
+                "/tmp is fine above a root-owned one)" +
+                    owners.or_trust("its owner"));
+  }
+  if (chain.failed_errno != 0) {
+    if (chain.levels.empty())
+      return fail(kDirTrusted, Errc::system,
+                  "fstat " + quote(shown) + ": " + errno_text(chain.failed_errno));
+    return fail(kDirTrusted, Errc::system,
+                "stat " + quote(std::string(shown) + "/" + up_path(chain.levels.size())) + ": " +
+                    errno_text(chain.failed_errno));
   }
   return pass_with(kDirTrusted, [&] {
     return quote(shown) + " and every directory above it: owned by " + owners.text() +
            ", not writable by others";
   });
+}
+
+Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners) {
+  return directory_chain(read_directory_chain(dirfd), dirfd, shown, owners);
 }
 
 Finding file_owner(const char* check, const struct stat& st, std::string_view what,

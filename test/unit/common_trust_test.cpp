@@ -215,6 +215,62 @@ TEST(NamespaceFacts, AFileIsNotANamespace) {
   EXPECT_FALSE(ns.cookie);
 }
 
+// The chain's judge on hand-made levels: no directory is read, and -1 as the
+// descriptor names a failing level relative to the directory.
+TEST(DirectoryChain, TheJudgeTakesTheLevelsInOrder) {
+  namespace trust = netns::trust;
+  auto level = [](uid_t uid, mode_t mode) {
+    struct stat st {};
+    st.st_uid = uid;
+    st.st_mode = S_IFDIR | mode;
+    return st;
+  };
+  trust::DirectoryChain chain;
+  chain.levels = {level(0, 0755), level(0, 01777), level(0, 0755)};
+  trust::Finding f = trust::directory_chain(chain, -1, "/h", {});
+  EXPECT_TRUE(f.ok) << "a sticky, world-writable directory above a root-owned one: " << f.detail;
+  EXPECT_STREQ(f.check, trust::kDirTrusted);
+
+  chain.levels[0] = level(0, 01777);
+  f = trust::directory_chain(chain, -1, "/h", {});
+  EXPECT_FALSE(f.ok) << "the holder directory itself may not be writable, sticky or not";
+  EXPECT_NE(f.detail.find("directory \"/h\" is writable by group or others (mode 1777)"),
+            std::string::npos)
+      << f.detail;
+
+  chain.levels[0] = level(0, 0755);
+  chain.levels[2] = level(1000, 0755);
+  chain.failed_errno = EACCES;  // a level judged before a stat that failed further up
+  f = trust::directory_chain(chain, -1, "/h", {});
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.code, netns::Errc::untrusted);
+  EXPECT_NE(f.detail.find("\"/h/../..\" (above \"/h\") is owned by uid 1000, not root"),
+            std::string::npos)
+      << f.detail;
+  // Trusting uid 1000 passes that level; the stat above it is then the refusal.
+  f = trust::directory_chain(chain, -1, "/h", trust::Owners{{1000}, "--trust-uid"});
+  EXPECT_FALSE(f.ok);
+  EXPECT_EQ(f.code, netns::Errc::system);
+  EXPECT_NE(f.detail.find("stat \"/h/../../..\": "), std::string::npos) << f.detail;
+
+  chain.levels.clear();
+  f = trust::directory_chain(chain, -1, "/h", {});
+  EXPECT_FALSE(f.ok);
+  EXPECT_NE(f.detail.find("fstat \"/h\": "), std::string::npos) << f.detail;
+}
+
+TEST(DirectoryChain, IsReadUpToOurRoot) {
+  const netns::test::TempDir tmp;
+  const netns::UniqueFd fd = netns::open_fd(tmp.path(), O_PATH | O_DIRECTORY);
+  const netns::trust::DirectoryChain chain = netns::trust::read_directory_chain(fd.get());
+  EXPECT_EQ(chain.failed_errno, 0);
+  ASSERT_GE(chain.levels.size(), 3u) << "the directory, /tmp and /";
+  struct stat root {};
+  ASSERT_EQ(::stat("/", &root), 0);
+  EXPECT_EQ(chain.levels.back().st_ino, root.st_ino);
+  EXPECT_EQ(chain.levels.back().st_dev, root.st_dev);
+}
+
 TEST(RecordExemption, EachOutcomeIsANamedFinding) {
   namespace trust = netns::trust;
   trust::Unrecorded link;

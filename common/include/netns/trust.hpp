@@ -164,6 +164,19 @@ NETNS_EXEC_API Finding not_host_namespace(NsId id, NsId own, std::string_view sh
 // others; a sticky directory (like /tmp) may be writable above a trusted one,
 // since nobody else can then rename or replace that one.
 NETNS_EXEC_API Finding directory_chain(int dirfd, std::string_view shown, const Owners& owners);
+// The same in two steps. What the chain is: each level's stat, from the
+// directory itself ([0]) up through "..", "../.." ([1], [2], ...) to our
+// root; an fstat and then one fstatat per level, and no path opened.
+struct DirectoryChain {
+  std::vector<struct stat> levels;
+  int failed_errno = 0;  // the stat of the level after the last one failed with this
+};
+NETNS_EXEC_API DirectoryChain read_directory_chain(int dirfd);
+// Judges every level with directory_problem, in order. Only a failing level
+// above the directory is read again, through `dirfd`, for its name in the
+// message (-1: it is named relative to `shown`, "/h/../..").
+NETNS_EXEC_API Finding directory_chain(const DirectoryChain& chain, int dirfd,
+                                       std::string_view shown, const Owners& owners);
 // The rule for one directory, shared by directory_chain and the walk of
 // every hop (trusted_path.hpp): "" when `st` may hold what is trusted, else
 // why not ("is owned by uid 1000, not root", "is writable by group or

@@ -162,6 +162,8 @@ bool try_connect(UniqueFd& sock, const std::string& address, const std::string& 
 
 // What was opened at a path: the directory, and either the namespace file or a
 // connected holder socket, with the entry's own lstat (the link, or the file).
+// With the directory's chain and whether it is the kernel's, this is the site:
+// where the file lives, read before anything is judged (read_site).
 struct Opened {
   UniqueFd dirfd;
   UniqueFd fd;    // the namespace file (O_RDONLY, as setns needs)
@@ -172,7 +174,18 @@ struct Opened {
   // Every directory and symlink the path went through (a failure: nothing
   // else was opened).
   trust::Finding hops = trust::pass(trust::kEveryHop, "");
+  bool procfs = false;          // dirfd is the kernel's (/proc/PID/ns): no chain to judge
+  trust::DirectoryChain chain;  // dirfd and every directory above it
 };
+
+// The rest of the site, once the file is there: the kernel's directories
+// (/proc/PID/ns) are not a holder directory, and any other one's chain is
+// read, to be judged in its place among the file's checks.
+void read_site(Opened& o) {
+  if (!o.found || !o.dirfd) return;
+  o.procfs = on_procfs(o.dirfd.get());
+  if (!o.procfs) o.chain = trust::read_directory_chain(o.dirfd.get());
+}
 
 Opened open_path(const std::string& path, const ResolveOptions& options, bool socket_only) {
   if (path.empty() || path.back() == '/')
@@ -280,14 +293,14 @@ void check_descriptor(const trust::NamespaceFacts& ns, const std::string& shown,
 }
 
 // The directory the file came from, unless it is the kernel's (/proc/PID/ns).
-void check_directory(const Opened& o, bool procfs, const std::string& dir,
-                     const ResolveOptions& options, Findings& findings) {
-  if (procfs) {
+void check_directory(const Opened& o, const std::string& dir, const ResolveOptions& options,
+                     Findings& findings) {
+  if (o.procfs) {
     findings.note(trust::kDirTrusted, quote(dir) + " is the kernel's (procfs)");
     return;
   }
-  findings.add(trust::directory_chain(o.dirfd.get(), dir, owners_of(options)), "check provenance",
-               false);
+  findings.add(trust::directory_chain(o.chain, o.dirfd.get(), dir, owners_of(options)),
+               "check provenance", false);
 }
 
 struct LoadedRecord {
@@ -438,6 +451,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   // Missing: the missing file is the news (a pass on the way to nothing says nothing).
   if (!o.hops.ok || o.found) findings.add(std::move(o.hops), "check provenance");
   if (findings.stopped()) return {};
+  read_site(o);
   const bool is_socket = o.sock || o.sock_err != 0;
   if (socket_only && !o.found)
     throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
@@ -462,7 +476,7 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
 
   if (is_socket) {
     if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
-    check_directory(o, on_procfs(o.dirfd.get()), dir, options, findings);
+    check_directory(o, dir, options, findings);
     findings.add(
         trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
         "check provenance", false);
@@ -539,8 +553,8 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     file.add(trust::network_namespace(target), "check namespace type");
     if (!file.stopped()) {
       check_descriptor(target, path, options, file);
-      procfs = on_procfs(o.dirfd.get());
-      check_directory(o, procfs, dir, options, file);
+      procfs = o.procfs;
+      check_directory(o, dir, options, file);
       // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
       if (S_ISLNK(o.entry.st_mode) && !procfs)
         file.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
