@@ -972,6 +972,31 @@ class Report:
                       "repeated call."]
         return lines
 
+    def source_walk(self):
+        text = read_text(os.path.join(self.raw, "source-walk.txt"))
+        if not text:
+            return None
+        kv = {}
+        for line in text.splitlines():
+            key, sep, value = line.partition(": ")
+            if sep and not line.startswith(" "):
+                kv.setdefault(key, value)
+        files = int(kv["files"].split()[0])
+        climbs = int(kv["climbs back"])
+        body = text.split("\n\n", 1)[1].rstrip() if "\n\n" in text else ""
+        return ["## The source walk of `resolve()`", "",
+                "Not a timing: how far a reader of `exec::resolve()` has to go, read off the compiler's "
+                "own call graph (`test/bench/source_walk.py`: the library's sources compiled again at -O0 "
+                "with GCC's `-fcallgraph-info`, every call on every branch; a lambda is read where it is "
+                "written). A climb back is a call into a file that, directly or through others, calls the "
+                "caller's file. Issue 33's goal: at most 8 files and at most 3 climbs back.", "",
+                "| measure | measured | goal | result |", "|---|---|---|---|",
+                f"| files the calls reach | {kv['files']} | ≤ 8 | {'met' if files <= 8 else 'missed'} |",
+                f"| climbs back | {climbs} | ≤ 3 | {'met' if climbs <= 3 else 'missed'} |",
+                f"| calls through a pointer or a virtual function | {kv['indirect calls']} | – | – |",
+                f"| functions reached | {kv['functions']} | – | – |", "",
+                "```", body, "```"]
+
     # --- others ---
     def other_benchmarks(self):
         known = {"cli_paired_bench", "shim_paired_bench", "spawn_latency_bench", "caller_rss_bench", "spawn_threads_bench", "holder_wake_bench",
@@ -1124,6 +1149,9 @@ plot "{path}" using 1:2 with lines dt 2 lw 2 lc rgb "gray" title "linear in CPUs
         checks = self.trust_checks()
         if checks:
             md += checks + [""]
+        walk = self.source_walk()
+        if walk:
+            md += walk + [""]
         others = self.other_benchmarks()
         if others:
             md += ["## Other benchmarks in test/bench", ""]

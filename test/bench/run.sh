@@ -185,6 +185,10 @@ else
   log "netns-holder or scripts/measure-holder-rss.sh missing: figure 4 skipped"
 fi
 
+# --- how far a reader of resolve() walks (not a timing: the compiler's call graph) ---
+log "source walk of exec::resolve()"
+python3 "$here/source_walk.py" "$build" --out "$raw/source-walk.txt" >/dev/null
+
 # --- the report and the plots ---------------------------------------------------
 log "report"
 mode=full
