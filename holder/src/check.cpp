@@ -127,7 +127,13 @@ std::string run_check(const Options& o) {
     auto shown = [&](const std::string& name) { return join_path(o.dir, name); };
     const trust::Owners owners = holder_owners();
     require(trust::directory_chain(dir.get(), o.dir, owners));
-    NsId probe = current_netns_id();
+    // The namespace this probe runs in, read once: its identity for the
+    // files' words, its facts for the record's namespace ID.
+    const char* own_path = "/proc/thread-self/ns/net";
+    const trust::NamespaceFacts own =
+        trust::read_namespace(open_fd(own_path, O_RDONLY).get(), own_path);
+    if (own.not_netns) throw *own.not_netns;
+    const NsId probe = own.id;
 
     struct stat st {};
     auto record = read_record_at(dir.get(), names.record, shown(names.record), &st);
@@ -140,9 +146,6 @@ std::string run_check(const Options& o) {
     struct stat lock_st {};
     const bool lock_present =
         ::fstatat(dir.get(), names.lock.c_str(), &lock_st, AT_SYMLINK_NOFOLLOW) == 0;
-    const char* own_path = "/proc/thread-self/ns/net";
-    const trust::NamespaceFacts own =
-        trust::read_namespace(open_fd(own_path, O_RDONLY).get(), own_path);
     trust::RecordCheck check;
     check.shown = record_shown;
     check.record = &*record;

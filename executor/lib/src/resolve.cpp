@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <optional>
+#include <tuple>
 
 #include "netns/atomic_file.hpp"
 #include "netns/cluster_id.hpp"
@@ -431,97 +432,101 @@ ResolvedNamespace receive_namespace(UniqueFd& sock, const std::string& path,
   return out;
 }
 
-ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
-                                      const ResolveOptions& options, bool socket_only,
-                                      Findings& findings) {
-  const auto split = split_path(path);
-  const std::string& dir = split.first;
-  const std::string& name = split.second;
-  const bool is_link_name = !socket_only && !cluster_id_from_file_name(name, kLinkSuffix).empty();
-  // The cache's one seam: where the link led before, taken here and checked
-  // below exactly as a freshly opened one.
-  std::optional<Verified> verified;
-  if (findings.cache() && is_link_name && options.identity != IdentityPolicy::off)
-    verified = open_verified(path, name,
-                             holder_file_names(cluster_id_from_file_name(name, kLinkSuffix)).record,
-                             options, *findings.cache());
-  Opened o = verified ? std::move(verified->opened)
-                      : in_step(socket_only ? "connect to holder socket" : "open namespace file",
-                                [&] { return open_path(path, options, socket_only); });
-  // Missing: the missing file is the news (a pass on the way to nothing says nothing).
-  if (!o.hops.ok || o.found) findings.add(std::move(o.hops), "check provenance");
-  if (findings.stopped()) return {};
-  read_site(o);
-  const bool is_socket = o.sock || o.sock_err != 0;
-  if (socket_only && !o.found)
-    throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
-
-  // Which record speaks for this file: the one named after it, else the one
-  // for the cluster we were asked about.
-  const std::string link_id =
-      cluster_id_from_file_name(name, is_socket ? kSocketSuffix : kLinkSuffix);
-  const std::string record_id = link_id.empty() ? cluster_id : link_id;
-  const std::string expected_id = cluster_id.empty() ? record_id : cluster_id;
-  const bool read_records =
-      options.identity != IdentityPolicy::off && o.dirfd && !record_id.empty();
-  const std::string record_name = read_records ? holder_file_names(record_id).record : "";
-  const std::string record_shown = read_records ? join_path(dir, record_name) : "";
-
-  trust::RecordCheck check;
-  check.shown = record_shown;
-  check.owners = owners_of(options);
-  check.cluster_id = expected_id;
-  LockFile lock;
-  trust::NamespaceFacts target;  // what the descriptor is
-
-  if (is_socket) {
-    if (!o.found) throw_not_connected(path, o.sock_err, options.wait_holder);
-    check_directory(o, dir, options, findings);
-    findings.add(
-        trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", path, owners_of(options)),
-        "check provenance", false);
-    LoadedRecord loaded;
-    if (read_records) loaded = load_record(o.dirfd.get(), record_name, record_shown, nullptr);
-    if (loaded.unreadable) {
-      findings.push(trust::fail(trust::kRecordPresent, *loaded.unreadable));
-      return {};
-    }
-    // Everything read from the directory is read by now (the lock's lstat
-    // last): it is closed before the namespace and the sender's pidfd
-    // arrive, as for a link.
-    if (loaded.record) lock = stat_lock(o.dirfd.get(), dir, *loaded.record);
-    o.dirfd.reset();
-    // Without a record the holder's socket and its sender are all there is.
-    if (!loaded.record)
-      return receive_namespace(o.sock, path, {cluster_id, link_id}, nullptr, options, findings,
-                               target);
-    // With one, what the holder sent is the file the record check judges
-    // after the record's origin.
-    Findings received;
-    ResolvedNamespace got = receive_namespace(o.sock, path, {cluster_id, link_id}, &*loaded.record,
-                                              options, received, target);
-    check.record = &*loaded.record;
-    check.record_st = &loaded.st;
-    check.pid = trust::RecordCheck::Pid::socket;
-    set_lock(check, lock);
-    check.opened = got.id;
-    if (got.fd) check.opened_ns = &target;
-    check.file = received.take();
-    judge_record(check, nullptr, findings);
-    return got;
+// What the file's name says: which record speaks for it (the one named
+// after the file, else the one for the cluster we were asked about) and the
+// names a refusal shows.
+struct Names {
+  std::string path, dir, name;
+  std::string cluster_id;   // the cluster we were asked about ("": none)
+  std::string link_id;      // the cluster the file's own name gives ("": not a holder's name)
+  std::string expected_id;  // the cluster the record must be for
+  std::string record_name, record_shown;  // empty: no record is read
+};
+Names names_of(const std::string& path, const std::string& cluster_id, const Opened& o,
+               bool is_socket, const ResolveOptions& options) {
+  Names n;
+  n.path = path;
+  std::tie(n.dir, n.name) = split_path(path);
+  n.cluster_id = cluster_id;
+  n.link_id = cluster_id_from_file_name(n.name, is_socket ? kSocketSuffix : kLinkSuffix);
+  const std::string record_id = n.link_id.empty() ? cluster_id : n.link_id;
+  n.expected_id = cluster_id.empty() ? record_id : cluster_id;
+  if (options.identity != IdentityPolicy::off && o.dirfd && !record_id.empty()) {
+    n.record_name = holder_file_names(record_id).record;
+    n.record_shown = join_path(n.dir, n.record_name);
   }
+  return n;
+}
 
+trust::RecordCheck record_check(const Names& n, const ResolveOptions& options) {
+  trust::RecordCheck check;
+  check.shown = n.record_shown;
+  check.owners = owners_of(options);
+  check.cluster_id = n.expected_id;
+  return check;
+}
+
+// A holder's socket: its directory and owner, then the record (if any), then
+// what the holder sends, judged after the record's origin.
+ResolvedNamespace from_socket(Opened& o, const Names& n, const ResolveOptions& options,
+                              Findings& findings) {
+  if (!o.found) throw_not_connected(n.path, o.sock_err, options.wait_holder);
+  check_directory(o, n.dir, options, findings);
+  findings.add(
+      trust::file_owner(trust::kSocketOwner, o.entry, "holder socket", n.path, owners_of(options)),
+      "check provenance", false);
+  LoadedRecord loaded;
+  if (!n.record_name.empty())
+    loaded = load_record(o.dirfd.get(), n.record_name, n.record_shown, nullptr);
+  if (loaded.unreadable) {
+    findings.push(trust::fail(trust::kRecordPresent, *loaded.unreadable));
+    return {};
+  }
+  // Everything read from the directory is read by now (the lock's lstat
+  // last): it is closed before the namespace and the sender's pidfd
+  // arrive, as for a link.
+  LockFile lock;
+  if (loaded.record) lock = stat_lock(o.dirfd.get(), n.dir, *loaded.record);
+  o.dirfd.reset();
+  trust::NamespaceFacts target;
+  // Without a record the holder's socket and its sender are all there is.
+  if (!loaded.record)
+    return receive_namespace(o.sock, n.path, {n.cluster_id, n.link_id}, nullptr, options, findings,
+                             target);
+  // With one, what the holder sent is the file the record check judges
+  // after the record's origin.
+  Findings received;
+  ResolvedNamespace got = receive_namespace(o.sock, n.path, {n.cluster_id, n.link_id},
+                                            &*loaded.record, options, received, target);
+  trust::RecordCheck check = record_check(n, options);
+  check.record = &*loaded.record;
+  check.record_st = &loaded.st;
+  check.pid = trust::RecordCheck::Pid::socket;
+  set_lock(check, lock);
+  check.opened = got.id;
+  if (got.fd) check.opened_ns = &target;
+  check.file = received.take();
+  judge_record(check, nullptr, findings);
+  return got;
+}
+
+// A namespace file (a holder's link, /proc/PID/ns/net, a bind mount): the
+// file's own checks, then the record check, which judges them after the
+// record's origin; on success, what the cache may keep.
+ResolvedNamespace from_file(Opened& o, std::optional<Verified>& verified, const Names& n,
+                            const ResolveOptions& options, Findings& findings) {
   if (o.found)
-    findings.add(trust::pass_with(trust::kFileExists, [&] { return quote(path); }),
+    findings.add(trust::pass_with(trust::kFileExists, [&] { return quote(n.path); }),
                  "open namespace file");
   LoadedRecord loaded;
-  if (read_records)
-    loaded = load_record(o.dirfd.get(), record_name, record_shown, findings.cache(),
+  if (!n.record_name.empty())
+    loaded = load_record(o.dirfd.get(), n.record_name, n.record_shown, findings.cache(),
                          verified ? &verified->record : nullptr);
 
   ResolvedNamespace out;
-  out.path = path;
-  out.cluster_id = expected_id;
+  out.path = n.path;
+  out.cluster_id = n.expected_id;
+  trust::RecordCheck check = record_check(n, options);
   if (loaded.record) {
     check.record = &*loaded.record;
     check.record_st = &loaded.st;
@@ -530,34 +535,35 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     if (findings.cache()) out.holder = detail::cached_holder(loaded.st);
   }
   check.unreadable = loaded.unreadable ? &*loaded.unreadable : nullptr;
-  check.unrecorded.path = path;
-  check.unrecorded.dir_shown = dir;
-  check.unrecorded.record_shown = record_shown;
+  check.unrecorded.path = n.path;
+  check.unrecorded.dir_shown = n.dir;
+  check.unrecorded.record_shown = n.record_shown;
   check.unrecorded.identity = identity_policy_name(options.identity);
-  check.unrecorded.holders_link = !link_id.empty();
+  check.unrecorded.holders_link = !n.link_id.empty();
   check.unrecorded.opted_in = options.allow_unrecorded_netns;
 
   // The file itself: what it is and where it lives, judged after the
   // record's origin (RecordCheck::file).
   Findings file;
   bool procfs = false;
+  trust::NamespaceFacts target;  // what the descriptor is
   if (!o.found) {
     try {
-      in_step("open namespace file", [&] { throw_missing(path, options.wait_holder); });
+      in_step("open namespace file", [&] { throw_missing(n.path, options.wait_holder); });
     } catch (const Error& e) {
       file.push(trust::fail(trust::kFileExists, e));
     }
   } else {
-    target = verified ? std::move(verified->target) : trust::read_namespace(o.fd.get(), path);
+    target = verified ? std::move(verified->target) : trust::read_namespace(o.fd.get(), n.path);
     out.id = target.id;
     file.add(trust::network_namespace(target), "check namespace type");
     if (!file.stopped()) {
-      check_descriptor(target, path, options, file);
+      check_descriptor(target, n.path, options, file);
       procfs = o.procfs;
-      check_directory(o, dir, options, file);
+      check_directory(o, n.dir, options, file);
       // A /proc/PID/ns/* link belongs to its process's owner: the kernel's, not a holder's file.
       if (S_ISLNK(o.entry.st_mode) && !procfs)
-        file.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", path, owners_of(options)),
+        file.add(trust::file_owner(trust::kLinkOwner, o.entry, "link", n.path, owners_of(options)),
                  "check provenance", false);
     }
   }
@@ -566,11 +572,12 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
   check.unrecorded.procfs = procfs;
   check.unrecorded.dirfd = o.dirfd.get();
   check.unrecorded.own_namespace = options.allow_own_netns && out.id == current_netns_id();
+  LockFile lock;
   if (check.record) {
     // Everything read from the directory is read by now (the lock's lstat
     // last): it is closed before the holder's pidfd is opened. Without a
     // record the exemption looks at the directory (a holder directory?).
-    lock = stat_lock(o.dirfd.get(), dir, *check.record);
+    lock = stat_lock(o.dirfd.get(), n.dir, *check.record);
     set_lock(check, lock);
     o.dirfd.reset();
   }
@@ -587,16 +594,44 @@ ResolvedNamespace open_namespace_file(const std::string& path, const std::string
     if (passed && findings.cache() && !had_pidfd && out.holder.pidfd)
       detail::cache_pidfd(loaded.st, out.holder.pidfd.get());
     if (passed && findings.cache() && !verified && S_ISLNK(o.entry.st_mode) && out.holder.pidfd &&
-        (!options.allow_userns || trust::initial_user_namespace(target, path, false).ok))
+        (!options.allow_userns || trust::initial_user_namespace(target, n.path, false).ok))
       detail::cache_namespace(o.entry, loaded.st, o.fd.get(), target);
     out.record = std::move(*loaded.record);
   }
   // Our own namespace, where it is allowed only with a record's word for it.
   if (options.allow_own_netns && options.own_netns_needs_record && !out.record &&
       out.id == current_netns_id())
-    findings.add(trust::not_own_namespace(out.id, out.id, path, false), "check not own namespace");
+    findings.add(trust::not_own_namespace(out.id, out.id, n.path, false),
+                 "check not own namespace");
   out.fd = std::move(o.fd);
   return out;
+}
+
+// Opens what the path names (from the cache where it may: the cache's one
+// seam, checked below exactly as a freshly opened file), then checks it as a
+// socket or as a namespace file.
+ResolvedNamespace open_namespace_file(const std::string& path, const std::string& cluster_id,
+                                      const ResolveOptions& options, bool socket_only,
+                                      Findings& findings) {
+  const std::string name = split_path(path).second;
+  const std::string link_id = socket_only ? "" : cluster_id_from_file_name(name, kLinkSuffix);
+  std::optional<Verified> verified;
+  if (findings.cache() && !link_id.empty() && options.identity != IdentityPolicy::off)
+    verified =
+        open_verified(path, name, holder_file_names(link_id).record, options, *findings.cache());
+  Opened o = verified ? std::move(verified->opened)
+                      : in_step(socket_only ? "connect to holder socket" : "open namespace file",
+                                [&] { return open_path(path, options, socket_only); });
+  // Missing: the missing file is the news (a pass on the way to nothing says nothing).
+  if (!o.hops.ok || o.found) findings.add(std::move(o.hops), "check provenance");
+  if (findings.stopped()) return {};
+  read_site(o);
+  const bool is_socket = o.sock || o.sock_err != 0;
+  if (socket_only && !o.found)
+    throw_not_connected(path, o.sock_err != 0 ? o.sock_err : ENOENT, options.wait_holder);
+  const Names n = names_of(path, cluster_id, o, is_socket, options);
+  return is_socket ? from_socket(o, n, options, findings)
+                   : from_file(o, verified, n, options, findings);
 }
 
 std::string default_hint(const std::string& cluster_id, const std::string& path) {
