@@ -214,16 +214,14 @@ DirectoryChain read_directory_chain(int dirfd) {
   }
   // Upwards through "..", "../..", ... relative to the directory that was
   // opened: one fstatat per level, and no path is opened.
-  std::string up;
   // Bounded: a path has at most PATH_MAX/2 components.
-  for (int depth = 0; depth < 2048; ++depth) {
+  for (size_t level = 1; level <= 2048; ++level) {
     chain.levels.push_back(st);
     // Our root, known from the start: no stat of its ".." to find that out
     // (after a chroot the comparison below still ends the walk).
     if (st.st_dev == our_root().dev && st.st_ino == our_root().ino) break;
-    up = up.empty() ? std::string("..") : up + "/..";
     struct stat up_st {};
-    if (::fstatat(dirfd, up.c_str(), &up_st, 0) != 0) {
+    if (::fstatat(dirfd, up_path(level).c_str(), &up_st, 0) != 0) {
       chain.failed_errno = errno;
       break;
     }
