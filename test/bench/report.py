@@ -807,7 +807,7 @@ class Report:
         "and rbd is the second `execve` itself: a new process image, its mappings and faults. "
         "Routed, the shim makes 161 system calls between its `execve` and rbd's (nsenter 67, "
         "including its own libselinux start-up): the config read and every check of the trust "
-        "policy, whose in-process cost is in the next table (about 65 µs on a first call).")
+        "policy, whose in-process cost is in the trust table below (`resolve()` on a first call).")
 
     # --- the trust policy, check by check ---
     TRUST_CHECKS = [
@@ -820,7 +820,9 @@ class Report:
                              "those facts, in memory)"),
         ("not_own_namespace", "not our own namespace (the text of `/proc/self/task/<tid>/ns/net`)"),
         ("not_host_namespace", "not the host's namespace (fixed inode: no system call on 6.18)"),
-        ("directory_chain", "directory trusted (one `fstatat` per level up to `/`)"),
+        ("read_directory_chain", "the directories above the file: an `fstat`, then one `fstatat` per "
+                                 "level up to `/` (not a check: the facts the next line judges)"),
+        ("directory_chain", "directory trusted, every level (judged on those facts, in memory)"),
         ("link_owner", "link owner (`fstatat(AT_SYMLINK_NOFOLLOW)`)"),
         ("read_record", "record: open, read, parse (a repeated call: one `fstatat`, the parse is kept)"),
         ("record_origin", "record for this cluster / boot / pid namespace (in memory)"),

@@ -62,8 +62,14 @@ void not_host_namespace(benchmark::State& s) {
   for (auto _ : s)
     benchmark::DoNotOptimize(trust::not_host_namespace(fx().id, fx().own, "x", false).ok);
 }
+void read_directory_chain(benchmark::State& s) {
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::read_directory_chain(fx().dir.get()).levels.size());
+}
 void directory_chain(benchmark::State& s) {
-  for (auto _ : s) benchmark::DoNotOptimize(trust::directory_chain(fx().dir.get(), "x", {}).ok);
+  const trust::DirectoryChain chain = trust::read_directory_chain(fx().dir.get());
+  for (auto _ : s)
+    benchmark::DoNotOptimize(trust::directory_chain(chain, fx().dir.get(), "x", {}).ok);
 }
 void link_owner(benchmark::State& s) {
   for (auto _ : s) {
@@ -148,6 +154,7 @@ BENCHMARK(read_namespace);
 BENCHMARK(namespace_checks);
 BENCHMARK(not_own_namespace);
 BENCHMARK(not_host_namespace);
+BENCHMARK(read_directory_chain);
 BENCHMARK(directory_chain);
 BENCHMARK(link_owner);
 BENCHMARK(read_record);
