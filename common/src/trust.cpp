@@ -252,10 +252,13 @@ Finding directory_chain(const DirectoryChain& chain, int dirfd, std::string_view
                 "/tmp is fine above a root-owned one)" +
                     owners.or_trust("its owner"));
   }
+  // No level read is no proof: a chain that was never read fails too.
+  if (chain.levels.empty())
+    return fail(kDirTrusted, Errc::system,
+                chain.failed_errno != 0
+                    ? "fstat " + quote(shown) + ": " + errno_text(chain.failed_errno)
+                    : "the directories above " + quote(shown) + " were not read");
   if (chain.failed_errno != 0) {
-    if (chain.levels.empty())
-      return fail(kDirTrusted, Errc::system,
-                  "fstat " + quote(shown) + ": " + errno_text(chain.failed_errno));
     return fail(kDirTrusted, Errc::system,
                 "stat " + quote(std::string(shown) + "/" + up_path(chain.levels.size())) + ": " +
                     errno_text(chain.failed_errno));

@@ -76,8 +76,7 @@ def strip_tu(title):
 
 
 def read_graph(ci_files, src):
-    defined = {}  # mangled -> (name, file relative to src)
-    declared = {}
+    defined = {}  # mangled -> (name, file relative to src); a declaration only is not kept
     edges = {}
     for path in ci_files:
         with open(path) as f:
@@ -89,7 +88,8 @@ def read_graph(ci_files, src):
                     full = os.path.realpath(os.path.join(src, loc)) if not os.path.isabs(loc) else loc
                     rel = os.path.relpath(full, src)
                     mangled = strip_tu(title)
-                    (declared if external else defined).setdefault(mangled, (name, rel))
+                    if not external:
+                        defined.setdefault(mangled, (name, rel))
                     continue
                 m = EDGE.match(line)
                 if m:
@@ -176,7 +176,7 @@ def walk(defined, edges, root_name):
     indirect = sorted(
         (file_of[f], defined[f][0]) for f in reached if "__indirect_call" in edges.get(f, ())
     )
-    return roots, reached, file_of, file_succ, climbs, indirect
+    return reached, file_of, file_succ, climbs, indirect
 
 
 def report(defined, reached, file_of, file_succ, climbs, indirect, root_name):
@@ -236,7 +236,7 @@ def main():
         with ThreadPoolExecutor(a.jobs) as pool:
             ci_files = list(pool.map(one, enumerate(units)))
         defined, edges = read_graph(ci_files, src)
-    roots, reached, file_of, file_succ, climbs, indirect = walk(defined, edges, a.root)
+    reached, file_of, file_succ, climbs, indirect = walk(defined, edges, a.root)
     text = report(defined, reached, file_of, file_succ, climbs, indirect, a.root)
     sys.stdout.write(text)
     if a.out:

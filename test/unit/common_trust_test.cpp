@@ -257,6 +257,8 @@ TEST(DirectoryChain, TheJudgeTakesTheLevelsInOrder) {
   f = trust::directory_chain(chain, -1, "/h", {});
   EXPECT_FALSE(f.ok);
   EXPECT_NE(f.detail.find("fstat \"/h\": "), std::string::npos) << f.detail;
+  EXPECT_FALSE(trust::directory_chain(trust::DirectoryChain{}, -1, "/h", {}).ok)
+      << "a chain never read proves nothing";
 }
 
 TEST(DirectoryChain, IsReadUpToOurRoot) {
