@@ -1,7 +1,5 @@
 #include "options.hpp"
 
-#include <getopt.h>
-
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -15,48 +13,45 @@ namespace netns::holder {
 
 namespace {
 
-constexpr std::string_view kHoldFlags =
-    "--cluster-id, --dir, --socket, --allow-uid, --allow-host-netns, --require-interface, "
-    "--require-reachable, --help, --version";
-constexpr std::string_view kCheckFlags =
-    "--cluster-id, --dir, --require-interface, --require-reachable, --help";
-
-// getopt_long's values for the long options: above every char, so an optopt
-// names a long option only when it is one of these.
-enum Opt : int {
-  kClusterId = 0x100,
-  kDir,
-  kSocket,
-  kAllowHostNetns,
-  kRequireInterface,
-  kRequireReachable,
-  kAllowUid,
-  kHelp,
-  kVersion,
+enum class Opt {
+  cluster_id,
+  dir,
+  socket,
+  allow_uid,
+  allow_host_netns,
+  require_interface,
+  require_reachable,
+  help,
+  version
 };
 
-// `check` takes a subset: --socket, --allow-uid, --allow-host-netns and
-// --version are unknown options there, as any other.
-constexpr option kHoldOptions[] = {
-    {"cluster-id", required_argument, nullptr, kClusterId},
-    {"dir", required_argument, nullptr, kDir},
-    {"socket", no_argument, nullptr, kSocket},
-    {"allow-uid", required_argument, nullptr, kAllowUid},
-    {"allow-host-netns", no_argument, nullptr, kAllowHostNetns},
-    {"require-interface", required_argument, nullptr, kRequireInterface},
-    {"require-reachable", required_argument, nullptr, kRequireReachable},
-    {"help", no_argument, nullptr, kHelp},
-    {"version", no_argument, nullptr, kVersion},
-    {nullptr, 0, nullptr, 0},
+// Every option, in the order --help and the messages list them. Only the whole
+// name is accepted (no abbreviations), its value after "=" or as the next
+// argument; -h is the one short form.
+struct Flag {
+  std::string_view name;
+  Opt opt;
+  bool takes_value;
+  bool in_check;  // `check` takes it too
 };
-constexpr option kCheckOptions[] = {
-    {"cluster-id", required_argument, nullptr, kClusterId},
-    {"dir", required_argument, nullptr, kDir},
-    {"require-interface", required_argument, nullptr, kRequireInterface},
-    {"require-reachable", required_argument, nullptr, kRequireReachable},
-    {"help", no_argument, nullptr, kHelp},
-    {nullptr, 0, nullptr, 0},
+constexpr Flag kFlags[] = {
+    {"cluster-id", Opt::cluster_id, true, true},
+    {"dir", Opt::dir, true, true},
+    {"socket", Opt::socket, false, false},
+    {"allow-uid", Opt::allow_uid, true, false},
+    {"allow-host-netns", Opt::allow_host_netns, false, false},
+    {"require-interface", Opt::require_interface, true, true},
+    {"require-reachable", Opt::require_reachable, true, true},
+    {"help", Opt::help, false, true},
+    {"version", Opt::version, false, false},
 };
+
+std::string flag_list(bool check) {
+  std::string out;
+  for (const Flag& f : kFlags)
+    if (f.in_check || !check) out += (out.empty() ? "--" : ", --") + std::string(f.name);
+  return out;
+}
 
 Error usage(std::string message, std::string hint = "run netns-holder --help") {
   return Error(Errc::invalid_argument, std::move(message), std::move(hint));
@@ -74,104 +69,88 @@ uid_t parse_uid(std::string_view text) {
   return static_cast<uid_t>(value);
 }
 
-// The long option whose value is `val`, or nullptr.
-const option* find_option(const option* table, int val) {
-  for (; table->name != nullptr; ++table)
-    if (table->val == val) return table;
-  return nullptr;
-}
-
 }  // namespace
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  int first = 0;  // the element getopt_long sees as argv[0]: the program, or `check`
+  int i = 1;
   if (argc > 1 && std::strcmp(argv[1], "check") == 0) {
     o.command = Command::check;
-    first = 1;
+    i = 2;
   }
   const bool check = o.command == Command::check;
-  const option* table = check ? kCheckOptions : kHoldOptions;
-  auto unknown = [&](std::string_view arg) {
-    return usage("unknown option " + quote(arg) + "; " + (check ? "check" : "netns-holder") +
-                 " takes " + std::string(check ? kCheckFlags : kHoldFlags));
-  };
+  const std::string_view who = check ? "check" : "netns-holder";
   bool have_id = false, have_dir = false;
-  // "+": stop at the first argument that is not an option (it is an error
-  // below) instead of moving it to the end; ":": a missing value returns ':'.
-  // No short options: -h is recognized below, as the whole argument only.
-  // opterr = 0 keeps getopt's own messages off stderr; optind = 0 starts it
-  // afresh.
-  ::opterr = 0;
-  ::optind = 0;
-  const int n = argc - first;
-  char** args = argv + first;
-  for (;;) {
-    // No clustered short options are accepted, so each call starts at a whole
-    // argument: args[at] is the one getopt_long reads now.
-    const int at = ::optind == 0 ? 1 : ::optind;
-    // getopt_long takes "--" as the end of the options; here it is unknown.
-    if (at < n && std::strcmp(args[at], "--") == 0) throw unknown(args[at]);
-    const int c = ::getopt_long(n, args, "+:", table, nullptr);
-    if (c == -1) break;
-    const std::string_view arg = args[at];
-    const std::string_view name = arg.substr(0, arg.find('='));
-    // The long option getopt_long matched, then the name as written: getopt_long
-    // also takes unambiguous abbreviations (--clus), which are not options here.
-    const option* opt = find_option(table, c == '?' || c == ':' ? ::optopt : c);
-    if (opt == nullptr) {
-      if (c == '?' && ::optopt == 'h' && arg == "-h") {
-        o.command = Command::help;
-        return o;
-      }
-      throw unknown(arg);
+  for (; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h") {
+      o.command = Command::help;
+      return o;
     }
-    if (name.substr(2) != opt->name || name.substr(0, 2) != "--") throw unknown(arg);
-    if (c == ':') throw usage(std::string(name) + " needs a value");
-    if (c == '?')
-      throw usage(std::string(name) + " takes no value, got " + quote(arg.substr(name.size() + 1)));
-    switch (c) {
-      case kHelp:
+    if (!arg.starts_with("--") || arg == "--") {
+      if (arg.starts_with("-"))
+        throw usage("unknown option " + quote(arg) + "; " + std::string(who) + " takes " +
+                    flag_list(check));
+      throw usage("unexpected argument " + quote(arg) + "; " + std::string(who) +
+                  " takes only options: " + flag_list(check));
+    }
+    const size_t eq = arg.find('=');
+    const std::string_view name = arg.substr(0, eq);
+    const Flag* flag = nullptr;
+    for (const Flag& f : kFlags)
+      if (name.substr(2) == f.name && (f.in_check || !check)) flag = &f;
+    if (flag == nullptr)
+      throw usage("unknown option " + quote(arg) + "; " + std::string(who) + " takes " +
+                  flag_list(check));
+    std::string value;
+    if (!flag->takes_value) {
+      if (eq != std::string_view::npos)
+        throw usage(std::string(name) + " takes no value, got " + quote(arg.substr(eq + 1)));
+    } else if (eq != std::string_view::npos) {
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      throw usage(std::string(name) + " needs a value");
+    }
+    switch (flag->opt) {
+      case Opt::help:
         o.command = Command::help;
         return o;
-      case kVersion:
+      case Opt::version:
         o.command = Command::version;
         return o;
-      case kClusterId:
+      case Opt::cluster_id:
         if (have_id)
           throw usage("--cluster-id is given twice (one holder holds one cluster's namespace)");
-        o.cluster_id = ::optarg;
+        o.cluster_id = value;
         validate_cluster_id(o.cluster_id);
         have_id = true;
         break;
-      case kDir:
+      case Opt::dir:
         if (have_dir) throw usage("--dir is given twice");
-        o.dir = ::optarg;
+        o.dir = value;
         if (o.dir.empty()) throw usage("--dir \"\" is empty; give the directory to publish in");
         have_dir = true;
         break;
-      case kSocket:
+      case Opt::socket:
         o.socket = true;
         break;
-      case kAllowHostNetns:
+      case Opt::allow_host_netns:
         o.allow_host_netns = true;
         break;
-      case kRequireInterface:
-        validate_interface_name(::optarg);
-        o.require_interfaces.push_back(::optarg);
+      case Opt::require_interface:
+        validate_interface_name(value);
+        o.require_interfaces.push_back(value);
         break;
-      case kRequireReachable:
-        o.require_reachable.push_back(parse_reach_target(::optarg));
+      case Opt::require_reachable:
+        o.require_reachable.push_back(parse_reach_target(value));
         break;
-      case kAllowUid:
-        o.allow_uids.push_back(parse_uid(::optarg));
+      case Opt::allow_uid:
+        o.allow_uids.push_back(parse_uid(value));
         break;
     }
   }
-  if (::optind < n)
-    throw usage("unexpected argument " + quote(args[::optind]) + "; " +
-                (check ? "check" : "netns-holder") +
-                " takes only options: " + std::string(check ? kCheckFlags : kHoldFlags));
   if (!have_id) throw usage("--cluster-id is required");
   if (!have_dir) throw usage("--dir is required");
   if (!o.allow_uids.empty() && !o.socket)

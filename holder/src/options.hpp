@@ -1,8 +1,9 @@
 #pragma once
-// The command line, parsed with libc's getopt_long: CLI11 or iostream would
-// add hundreds of kilobytes to a static binary whose whole point is to be
-// small. Only whole long option names are accepted (no abbreviations), and
-// -h as the one short form.
+// The command line, parsed by a small loop over one table of options: CLI11
+// or iostream would add hundreds of kilobytes to a static binary whose whole
+// point is to be small, and getopt_long would expand abbreviations this
+// parser must refuse. Only whole long option names are accepted, and -h as
+// the one short form.
 #include <sys/types.h>
 
 #include <string>

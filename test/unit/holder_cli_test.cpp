@@ -90,6 +90,13 @@ TEST(HolderCli, UnknownFlagsAndBadValuesAreUsageErrors) {
       {"unknown option \"--bogus\"", "--cluster-id, --dir, --socket, --allow-uid"});
   expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, "stray"}), 2,
                         {"unexpected argument \"stray\""});
+  // Only whole names: an abbreviation, "--", a short option other than -h and
+  // an option check does not take are unknown, each named as written.
+  for (const std::string bad : {"--clus=a", "--so", "--", "-s"})
+    expect_one_line_error(holder({"--cluster-id", "a", "--dir", d, bad}), 2,
+                          {"unknown option \"" + bad + "\""});
+  expect_one_line_error(holder({"check", "--cluster-id", "a", "--dir", d, "--version"}), 2,
+                        {"unknown option \"--version\"", "check takes --cluster-id, --dir"});
   expect_one_line_error(holder({"--dir", d}), 2, {"--cluster-id is required"});
   expect_one_line_error(holder({"--cluster-id", "a"}), 2, {"--dir is required"});
   expect_one_line_error(holder({"--cluster-id", "a", "--dir"}), 2, {"--dir needs a value"});
