@@ -30,6 +30,10 @@
 //   3. a declaration that cannot be read (config.json, the held list, the
 //      targets), or a held ID that config.json lacks: a session-opening call
 //      is refused, any other call untouched;
+//   3b. a word of a session-opening call that no allow-list of the tool's
+//      row knows (an option, a CEPH_ARGS word, a config key, an
+//      abbreviation the tool would expand): refused, naming it and where,
+//      whatever NETNS_EXEC_UNMATCHED says;
 //   4. every server the call names is read the way its consumer reads it
 //      (addresses.hpp, monitors.hpp); readings that match differently, or
 //      servers of two clusters: ambiguous, a session-opening call refused;
