@@ -170,8 +170,7 @@ std::string render_text(const Explanation& e) {
   for (const auto& s : d.named.servers)
     if (s.text != s.host.text) line("", "- " + quote(s.text) + " is read as " + s.host.text);
   if (!d.named.unknown.empty()) line("", "- cannot tell: " + d.named.unknown);
-  if (!d.named.not_understood.empty())
-    line("", "- not understood: " + d.named.not_understood);
+  if (!d.named.not_understood.empty()) line("", "- not understood: " + d.named.not_understood);
   line("session:", d.opens_session ? std::string("yes (this call opens a kernel session)")
                                    : "no (" + std::string(tool.session_calls) + " do)");
   if (!d.cluster_id.empty())

@@ -432,6 +432,7 @@ Environment Environment::from_process() {
   else if (auto path = env_value("PATH"))
     env.path_list = *path;
   env.self = identity_of("/proc/self/exe");
+  env.exec_mark = exec_mark_from_environment();
   env.identity = env_value("NETNS_EXEC_IDENTITY").value_or("");
   env.allow_unrecorded = env_value("NETNS_EXEC_ALLOW_UNRECORDED_NETNS").value_or("");
   env.wait_holder = env_value("NETNS_EXEC_WAIT_HOLDER").value_or("");
@@ -477,6 +478,17 @@ Decision decide(std::string_view invoked_as, const std::vector<std::string>& arg
         "/proc/self/exe cannot be stat'ed, so netns-exec cannot tell itself from the real " +
             d.program,
         "is /proc mounted?");
+    return d;
+  }
+  if (is_exec_loop(d.program, env.exec_mark, *env.self)) {
+    judge.refuse(Errc::invalid_argument,
+                 "netns-exec runs as " + quote(d.program) + " from " + quote(env.exec_mark->path) +
+                     ", which another netns-exec took for the real " + d.program +
+                     ": that file is a copy of netns-exec, not the real program (each would "
+                     "exec the other for ever)",
+                 "remove the copy, or make it a link to the one netns-exec; put the real " +
+                     d.program + " on PATH after the shim (`netns-exec shim explain -- " +
+                     d.program + " ...` shows the search)");
     return d;
   }
   d.real = find_real_program(d.program, invoked_as, env.path_list, *env.self);

@@ -462,12 +462,12 @@ Named rbd_monitors(const Tool& tool, const std::vector<std::string>& args,
   // monmap); nbd turns each -o KEY[=V] into rbd-nbd's --KEY (a Ceph option
   // too): those keys must be the row's.
   if (device_type != "krbd" && device_type != "nbd")
-    out.not_understand(device_type, "--device-type: krbd and nbd are what the shim knows");
+    out.not_understand(device_type, "rbd --device-type: krbd and nbd are what the shim knows");
   if (device_type == "nbd")
     for (const auto& list : map_options)
       for (std::string_view kv : split(list, ','))
         if (!kv.empty() && !find_option(tool.keys, kv.substr(0, kv.find('='))))
-          out.not_understand(std::string(kv), "--options of --device-type nbd");
+          out.not_understand(std::string(kv), "the --options of rbd --device-type nbd");
   std::vector<std::pair<std::string, std::string>> mon_addrs;
   ConfRead conf;
   read_config_file(line, file, mon_addrs, conf, out, env);

@@ -70,6 +70,7 @@ struct Environment {
   CephEnvironment ceph;
   std::string path_list = kDefaultPath;  // NETNS_EXEC_REAL_PATH, else PATH
   std::optional<FileIdentity> self;      // /proc/self/exe
+  std::optional<ExecMark> exec_mark;     // NETNS_EXEC_EXEC_MARK: who exec'd us as the real program
   std::string identity;                  // NETNS_EXEC_IDENTITY
   std::string allow_unrecorded;          // NETNS_EXEC_ALLOW_UNRECORDED_NETNS
   std::string wait_holder;               // NETNS_EXEC_WAIT_HOLDER
