@@ -132,6 +132,7 @@ void to_json(nlohmann::json& j, const Explanation& e) {
   if (e.targets) j["targets"] = *e.targets;
   nlohmann::json named{{"named", d.named.text}, {"where", d.named.where}};
   if (!d.named.unknown.empty()) named["unknown"] = d.named.unknown;
+  if (!d.named.not_understood.empty()) named["not_understood"] = d.named.not_understood;
   named["readings"] = nlohmann::json::array();
   for (const auto& s : d.named.servers)
     named["readings"].push_back({{"server", s.text}, {"read_as", s.host.text}});
@@ -169,6 +170,7 @@ std::string render_text(const Explanation& e) {
   for (const auto& s : d.named.servers)
     if (s.text != s.host.text) line("", "- " + quote(s.text) + " is read as " + s.host.text);
   if (!d.named.unknown.empty()) line("", "- cannot tell: " + d.named.unknown);
+  if (!d.named.not_understood.empty()) line("", "- not understood: " + d.named.not_understood);
   line("session:", d.opens_session ? std::string("yes (this call opens a kernel session)")
                                    : "no (" + std::string(tool.session_calls) + " do)");
   if (!d.cluster_id.empty())

@@ -75,6 +75,15 @@ NsenterCall parse_call(int argc, char** argv) {
 // Installed as nsenter: util-linux's, with our argv.
 int hand_to_util_linux(char** argv) {
   std::string real;
+  if (auto self = exec::shim::identity_of("/proc/self/exe");
+      self && exec::shim::is_exec_loop("nsenter", exec::shim::exec_mark_from_environment(), *self))
+    throw Error(Errc::invalid_argument,
+                "netns-exec runs as nsenter from " +
+                    quote(exec::shim::exec_mark_from_environment()->path) +
+                    ", which another netns-exec took for util-linux nsenter: that file is a copy "
+                    "of netns-exec (each would exec the other for ever); nothing was run",
+                "remove the copy, or make it a link to the one netns-exec; put util-linux "
+                "nsenter on PATH after it, or set NETNS_EXEC_NSENTER to its path");
   const char* configured = ::getenv("NETNS_EXEC_NSENTER");
   if (configured && *configured) {
     auto self = exec::shim::identity_of("/proc/self/exe");

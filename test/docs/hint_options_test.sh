@@ -7,6 +7,7 @@
 #   - one that names another program (kubectl, helm, nsenter, rbd, ...): not checked;
 #   - otherwise the program the file is built into: holder/ netns-holder's,
 #     executor/ netns-exec's, common/ (linked into both) an option of both.
+# A literal of option words alone is a table row, not prose.
 # Then at run time, the messages that once named a missing option: the
 # holder and `netns-exec fence-info` refusing a directory others can write
 # (their hints named netns-exec's --trust-uid), and `netns-holder check` run
@@ -44,6 +45,9 @@ literal_options() {
       my $text = join "", ($1 =~ /"((?:[^"\\\n]|\\.)*)"/g);
       # Prose only: a lone "--name" is an option table entry or an argv word.
       next unless $text =~ /--[a-z]/ && $text =~ /\S\s+\S/;
+      # Nor a list of option words alone ("-c --conf"): a row of the option
+      # table of another tool (executor/shim), not a sentence to a user.
+      next if $text =~ /^\s*(?:-[^\s]+\s*)+$/;
       my $owner = $text =~ /\bnetns-holder\s+(check\b|--)/ ? "holder"
                 : $text =~ /\bnetns-exec\s+[a-z-]/ ? "exec"
                 : $text =~ /\b(kubectl|helm|nsenter|unshare|rbd|ceph|ceph-fuse|mount|umount|nvme|ip|jq|runc|systemctl)\s+[a-z-]/ ? "other"

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -30,8 +31,8 @@ constexpr std::string_view kTmp = "@TMP@";
 constexpr const char* kUnset = "<unset>";
 
 struct Row {
-  const char* name;  // the test's name
-  const char* tool;  // argv[0]'s basename
+  std::string name;  // the test's name
+  std::string tool;  // argv[0]'s basename
   std::vector<std::string> args;
   std::map<std::string, std::string> env;  // over the fixture's
   std::string expect;                      // "holder:ID", "untouched" or "refused"
@@ -113,16 +114,47 @@ const std::vector<Row>& rows() {
        "refused", 125, {"@TMP@/empty.conf", "mon_host"}},
       {"rbd_map_no_monitors_no_conf", "rbd", {"--id", "admin", "map", "rbd/img"}, {}, "refused",
        125, {"@TMP@/missing.conf", kUnmatched}},
-      {"rbd_map_glued_m_agrees_with_conf", "rbd", {"-m198.18.0.1", "map"},
-       {{"CEPH_CONF", "@TMP@/a.conf"}}, "holder:ceph-a", 0, {}},
-      {"rbd_map_glued_m_disagrees_with_conf", "rbd", {"-m198.18.0.1", "map"},
-       {{"CEPH_CONF", "@TMP@/b.conf"}}, "refused", 125, {"ambiguous"}},
-      {"rbd_map_glued_m_without_conf", "rbd", {"-m198.18.0.1", "map"}, {}, "refused", 125,
-       {"@TMP@/missing.conf"}},
+      // rbd 16.2 rejects -mVALUE ("unrecognised option"): not understood.
+      {"rbd_map_glued_m_not_understood", "rbd", {"-m198.18.0.1", "map"},
+       {{"CEPH_CONF", "@TMP@/a.conf"}}, "refused", 125, {"\"-m198.18.0.1\"", "does not understand"}},
       {"rbd_map_ceph_args_conf_file", "rbd", {"map", "rbd/img"},
        {{"CEPH_ARGS", "--conf @TMP@/b.conf"}}, "holder:ceph-b", 0, {}},
       {"rbd_map_cluster_name_home_conf", "rbd", {"--cluster", "other", "map", "rbd/img"},
        {{"CEPH_CONF", kUnset}}, "holder:ceph-b", 0, {}},
+      // --- rbd: Ceph's order, monmap > mon_host_override > mon_host ----------
+      {"rbd_map_override_wins_over_m", "rbd",
+       {"-m", "198.18.9.9", "--mon-host-override", "198.18.0.2", "map", "rbd/img"}, {},
+       "holder:ceph-a", 0, {}},
+      {"rbd_map_unheld_override_wins_over_held_m", "rbd",
+       {"-m", "198.18.0.2", "--mon_host_override=198.18.9.9", "map"}, {}, "refused", 125,
+       {"198.18.9.9", "--mon_host_override"}},
+      {"rbd_map_ceph_args_override", "rbd", {"-m", "198.18.9.9", "map"},
+       {{"CEPH_ARGS", "--mon-host-override 198.18.1.1"}}, "holder:ceph-b", 0, {}},
+      {"rbd_map_conf_file_override_wins_over_m", "rbd",
+       {"-c", "@TMP@/override.conf", "-m", "198.18.9.9", "map"}, {}, "holder:ceph-b", 0, {}},
+      {"rbd_map_ceph_conf_override_wins_over_m", "rbd", {"-m", "198.18.0.2", "map"},
+       {{"CEPH_CONF", "@TMP@/override.conf"}}, "holder:ceph-b", 0, {}},
+      {"rbd_map_monmap", "rbd", {"--monmap", "@TMP@/monmap", "-m", "198.18.0.2", "map"}, {},
+       "refused", 125, {"monmap", "does not understand"}},
+      {"rbd_map_monmap_short", "rbd", {"-M", "@TMP@/monmap", "-m", "198.18.0.2", "map"}, {},
+       "refused", 125, {"monmap"}},
+      // --- rbd: what the allow-lists do not know -----------------------------
+      {"rbd_map_unknown_option", "rbd", {"-m", "198.18.0.2", "--bogus", "map"}, {}, "refused",
+       125, {"\"--bogus\"", "the command line"}},
+      {"rbd_map_abbreviation", "rbd", {"--mon-h", "198.18.0.2", "map"}, {}, "refused", 125,
+       {"\"--mon-h\""}},
+      {"rbd_map_unknown_ceph_args_word", "rbd", {"-m", "198.18.0.2", "map"},
+       {{"CEPH_ARGS", "--mon-host-overide 198.18.9.9"}}, "refused", 125,
+       {"\"--mon-host-overide\" (CEPH_ARGS)"}},
+      {"rbd_map_unknown_conf_key", "rbd", {"-c", "@TMP@/typo.conf", "map"}, {}, "refused", 125,
+       {"\"mon_host_overide\"", "@TMP@/typo.conf [client]"}},
+      {"rbd_map_unknown_option_despite_opt_out", "rbd", {"-m", "198.18.9.9", "--bogus", "map"},
+       {{kUnmatched, "own-netns"}}, "refused", 125, {"\"--bogus\""}},
+      {"rbd_map_nbd_unknown_map_option", "rbd",
+       {"-m", "198.18.0.2", "-t", "nbd", "-o", "mon_host=198.18.9.9", "map"}, {}, "refused", 125,
+       {"mon_host=198.18.9.9"}},
+      {"rbd_ls_unknown_option", "rbd", {"-m", "198.18.9.9", "--bogus", "ls"}, {}, "untouched", 0,
+       {}},
       // --- rbd: monitors written as the config does not write them ----------
       {"rbd_map_monitor_leading_zero", "rbd", {"-m", "198.18.0.02", "map"}, {}, "holder:ceph-a", 0,
        {}},
@@ -197,9 +229,31 @@ const std::vector<Row>& rows() {
       {"mount_ceph_mon_addr", "mount.ceph",
        {"admin@4a1f.cephfs=/", "/mnt/x", "-o", "name=admin,mon_addr=198.18.1.1:3300/198.18.1.1"},
        {}, "holder:ceph-b", 0, {}},
-      {"mount_ceph_mon_host_option", "mount.ceph",
+      {"mount_ceph_mon_host_option_not_understood", "mount.ceph",
        {"admin@4a1f.cephfs=/", "/mnt/x", "-o", "mon_host=198.18.0.1,198.18.0.2,name=admin"}, {},
+       "refused", 125, {"\"mon_host=198.18.0.1\" (-o)"}},
+      {"mount_ceph_last_o_counts", "mount.ceph",
+       {"198.18.0.2:/", "/mnt/x", "-o", "mon_addr=198.18.1.1", "-o", "name=admin"}, {},
        "holder:ceph-a", 0, {}},
+      {"mount_ceph_ceph_args_override", "mount.ceph", {"198.18.2.1:/", "/mnt/x"},
+       {{"CEPH_ARGS", "--mon-host-override 198.18.0.2"}}, "refused", 125, {"ambiguous"}},
+      {"mount_ceph_conf_override", "mount.ceph",
+       {"198.18.2.1:/", "/mnt/x", "-o", "name=admin,conf=@TMP@/override.conf"}, {}, "refused",
+       125, {"ambiguous"}},
+      {"mount_ceph_ceph_args_monitors", "mount.ceph", {":/", "/mnt/x", "-o", "name=admin"},
+       {{"CEPH_ARGS", "-m 198.18.1.1"}}, "holder:ceph-b", 0, {}},
+      {"mount_ceph_unknown_key", "mount.ceph", {"198.18.0.2:/", "/mnt/x", "-o", "name=a,bogus=1"},
+       {}, "refused", 125, {"\"bogus=1\" (-o)"}},
+      {"mount_ceph_abbreviated_key", "mount.ceph",
+       {":/", "/mnt/x", "-o", "name=a,mon_add=198.18.0.2"}, {}, "refused", 125,
+       {"\"mon_add=198.18.0.2\""}},
+      {"mount_ceph_unknown_option", "mount.ceph", {"198.18.0.2:/", "/mnt/x", "--bogus"}, {},
+       "refused", 125, {"\"--bogus\""}},
+      {"mount_ceph_unknown_conf_key", "mount.ceph",
+       {"198.18.0.2:/", "/mnt/x", "-o", "name=admin,conf=@TMP@/typo.conf"}, {}, "refused", 125,
+       {"mon_host_overide"}},
+      {"mount_ceph_unknown_ceph_args_word", "mount.ceph", {"198.18.0.2:/", "/mnt/x"},
+       {{"CEPH_ARGS", "--mon-hots 198.18.9.9"}}, "refused", 125, {"(CEPH_ARGS)"}},
       {"mount_ceph_conf_option", "mount.ceph",
        {"admin@4a1f.cephfs=/", "/mnt/x", "-o", "name=admin,conf=@TMP@/a.conf"}, {},
        "holder:ceph-a", 0, {}},
@@ -227,6 +281,21 @@ const std::vector<Row>& rows() {
        "holder:gw-a", 0, {}},
       {"nvme_connect_traddr_prefix", "nvme", {"connect", "-n", "nqn.x", "--trad=198.18.4.12"}, {},
        "holder:gw-a", 0, {}},
+      {"nvme_connect_leading_dashes", "nvme", {"--connect", "-a", "198.18.4.10"}, {},
+       "holder:gw-a", 0, {}},
+      {"nvme_connect_leading_dashes_undeclared", "nvme", {"--connect", "-a", "198.19.7.1"}, {},
+       "refused", 125, {"198.19.7.1"}},
+      {"nvme_connect_all_abbreviation", "nvme", {"connect-a", "-a", "198.19.7.1"}, {}, "refused",
+       125, {"\"connect-a\"", "abbreviation"}},
+      {"nvme_discover_abbreviation", "nvme", {"discov", "-a", "198.18.4.10"}, {}, "refused", 125,
+       {"\"discov\""}},
+      {"nvme_connect_unknown_option", "nvme", {"connect", "--bogus", "-a", "198.18.4.10"}, {},
+       "refused", 125, {"\"--bogus\""}},
+      {"nvme_connect_long_only_traddr_last", "nvme",
+       {"connect", "-a", "198.18.4.10", "-traddr", "198.19.7.1"}, {}, "refused", 125,
+       {"198.19.7.1"}},
+      {"nvme_connect_ambiguous_option", "nvme", {"connect", "--tr", "tcp", "-a", "198.18.4.10"},
+       {}, "refused", 125, {"ambiguous"}},
       {"nvme_connect_a_glued", "nvme", {"connect", "-n", "nqn.x", "-a198.18.4.13"}, {},
        "holder:gw-a", 0, {}},
       {"nvme_discover_traddr", "nvme",
@@ -307,6 +376,15 @@ const std::vector<Row>& rows() {
       {"nfs_short_form", "mount.nfs", {"198.18.1036:/e", "/mnt/x"}, {}, "holder:gw-a", 0, {}},
       {"nfs_targets_malformed", "mount.nfs", {"198.18.6.2:/e", "/mnt/x"}, {{kTargets, "gw-a"}},
        "refused", 125, {kTargets}},
+      {"nfs_mounthost_undeclared", "mount.nfs",
+       {"198.18.6.2:/e", "/mnt/x", "-o", "vers=3,mounthost=198.19.7.1"}, {}, "refused", 125,
+       {"198.19.7.1"}},
+      {"nfs_unknown_key", "mount.nfs", {"198.18.6.2:/e", "/mnt/x", "-o", "vers=4,adr=198.19.7.1"},
+       {}, "refused", 125, {"\"adr=198.19.7.1\""}},
+      {"nfs_abbreviated_key", "mount.nfs", {"198.18.6.2:/e", "/mnt/x", "-o", "mountadd=198.19.7.1"},
+       {}, "refused", 125, {"\"mountadd=198.19.7.1\""}},
+      {"nfs_unknown_option", "mount.nfs", {"198.18.6.2:/e", "/mnt/x", "--bogus"}, {}, "refused",
+       125, {"\"--bogus\""}},
       {"nfs_version", "mount.nfs", {"-V"}, {}, "untouched", 0, {}},
       {"nfs4_held", "mount.nfs4", {"198.18.4.21:/", "/mnt/v", "-s", "-o", "rw"}, {}, "holder:gw-a",
        0, {}},
@@ -319,6 +397,64 @@ const std::vector<Row>& rows() {
   };
   // clang-format on
   return r;
+}
+
+// test/fixtures/shim/corpus.txt: the calls ceph-csi, Rook and an operator
+// make, each a row of its own (tool | verdict | env | argv | source).
+std::vector<Row> corpus() {
+  std::vector<Row> out;
+  std::ifstream in(NETNS_SOURCE_DIR "/test/fixtures/shim/corpus.txt");
+  std::string line;
+  auto field = [](std::string_view f) {
+    while (!f.empty() && f.front() == ' ') f.remove_prefix(1);
+    while (!f.empty() && f.back() == ' ') f.remove_suffix(1);
+    return std::string(f);
+  };
+  while (std::getline(in, line)) {
+    if (line.empty() || line.front() == '#') continue;
+    std::vector<std::string> f;
+    for (size_t start = 0;;) {
+      const size_t bar = line.find(" | ", start);
+      f.push_back(field(std::string_view(line).substr(start, bar - start)));
+      if (bar == std::string::npos) break;
+      start = bar + 3;
+    }
+    Row row{"corpus_" + std::to_string(out.size() + 1), "", {}, {}, "", 0, {}};
+    if (f.size() != 5) {
+      row.expect = "malformed: " + line;
+      out.push_back(row);
+      continue;
+    }
+    row.tool = f[0];
+    std::string tool = f[0];
+    for (char& c : tool)
+      if (c == '.') c = '_';
+    row.name += "_" + tool;
+    row.expect = f[1];
+    row.status = f[1] == "refused" ? 125 : 0;
+    if (f[2] != "-")
+      for (size_t start = 0; start <= f[2].size();) {
+        size_t semi = f[2].find(';', start);
+        if (semi == std::string::npos) semi = f[2].size();
+        const std::string kv = f[2].substr(start, semi - start);
+        row.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+        start = semi + 1;
+      }
+    for (size_t start = 0; start < f[3].size();) {
+      size_t blank = f[3].find(' ', start);
+      if (blank == std::string::npos) blank = f[3].size();
+      if (blank > start) row.args.push_back(f[3].substr(start, blank - start));
+      start = blank + 1;
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::vector<Row> every_row() {
+  std::vector<Row> all = rows();
+  for (Row& r : corpus()) all.push_back(std::move(r));
+  return all;
 }
 
 std::string replaced(std::string s, const std::string& tmp) {
@@ -356,6 +492,18 @@ struct ShimDecisionTable : HeldExecFixture, ::testing::WithParamInterface<Row> {
     file("open.conf", "[global]\nmon_host = 198.18.0.2\n", 0666);
     file("empty.conf", "[global]\nfsid = 4a1f\n");
     file("bad.json", "{not json");
+    file("override.conf",
+         "[global]\nmon_host = 198.18.9.9\n[client]\nmon_host_override = 198.18.1.1\n");
+    file("typo.conf", "[global]\nmon_host = 198.18.0.2\n[client]\nmon_host_overide = 198.18.9.9\n");
+    file("monmap", "not a monmap");
+    // ceph-csi's own ceph.conf (internal/util/cephconf.go) and Rook's
+    // toolbox's (images/ceph/toolbox.sh), for the corpus.
+    file("csi.conf",
+         "[global]\nauth_cluster_required = cephx\nauth_service_required = cephx\n"
+         "auth_client_required = cephx\n");
+    file("rook.conf",
+         "[global]\nmon_host = 198.18.0.1:6789,198.18.0.2:6789\n\n[client.admin]\n"
+         "keyring = /etc/ceph/keyring\n");
     ASSERT_EQ(::mkdir((tmp / ".ceph").c_str(), 0755), 0);
     file(".ceph/other.conf", "[client]\nmon_host = v2:198.18.1.1:3300\n");
     env = {{"PATH", bin + ":" + real + ":/usr/bin:/bin"},
@@ -458,10 +606,8 @@ TEST_P(ShimDecisionTable, TheShimAndExplainTakeTheRowsDecision) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Rows, ShimDecisionTable, ::testing::ValuesIn(rows()),
-                         [](const ::testing::TestParamInfo<Row>& row) {
-                           return std::string(row.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(Rows, ShimDecisionTable, ::testing::ValuesIn(every_row()),
+                         [](const ::testing::TestParamInfo<Row>& row) { return row.param.name; });
 
 // The table covers every tool the shim stands in for, and enough of each.
 TEST(ShimDecisionTableRows, CoverEveryToolAndEveryVerdict) {
@@ -476,6 +622,20 @@ TEST(ShimDecisionTableRows, CoverEveryToolAndEveryVerdict) {
     EXPECT_GE(per_tool[tool], 1) << tool;
   for (const char* verdict : {"holder", "untouched", "refused"})
     EXPECT_GE(per_verdict[verdict], 10) << verdict;
+}
+
+// The corpus is read whole: every line a row, none malformed, each tool in it.
+TEST(ShimDecisionTableRows, TheCorpusIsReadAndCoversEverySessionTool) {
+  const std::vector<Row> c = corpus();
+  EXPECT_GE(c.size(), 30u);
+  std::map<std::string, int> per_tool;
+  for (const Row& row : c) {
+    EXPECT_TRUE(row.expect.rfind("holder:", 0) == 0 || row.expect == "untouched") << row.expect;
+    EXPECT_FALSE(row.args.empty()) << row.name;
+    per_tool[row.tool]++;
+  }
+  for (const char* tool : {"rbd", "mount.ceph", "nvme", "mount.nfs"})
+    EXPECT_GE(per_tool[tool], 3) << tool;
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <map>
 
 #include "netns/test/support.hpp"
 #include "netns_exec/shim/real_program.hpp"
@@ -92,3 +94,62 @@ TEST_F(ShimRealProgram, SkipsWhatIsNotAProgramAndNeverTheCurrentDirectory) {
 }
 
 }  // namespace
+
+// Copies of netns-exec (plain copies, not links: other identities) where the
+// real program should be. The shim in sbin, off PATH as mount(8)'s helpers
+// are, searches all of PATH: x/rbd is not itself, so it is taken; x's copy,
+// invoked by that path's argv[0], would take y/rbd, which would take x/rbd
+// again, for ever. The mark the shim leaves for the program it execs stops
+// the first copy: 125, naming it, and the real rbd in z never runs.
+TEST(ShimExecLoop, ACopyOfNetnsExecTakenForTheRealProgramRefuses) {
+  netns::test::TempDir tmp;
+  for (const char* d : {"sbin", "x", "y", "z"}) ASSERT_EQ(::mkdir((tmp / d).c_str(), 0755), 0);
+  for (const char* copy : {"sbin/rbd", "x/rbd", "y/rbd"}) {
+    auto r = netns::test::run_command({"cp", NETNS_EXEC_BIN, tmp / copy});
+    ASSERT_TRUE(r.ok()) << r.err;
+  }
+  std::ofstream(tmp / "z/rbd") << "#!/bin/sh\necho real rbd ran >" << (tmp / "ran") << "\n";
+  ASSERT_EQ(::chmod((tmp / "z/rbd").c_str(), 0755), 0);
+  netns::test::RunOptions options;
+  options.timeout = std::chrono::seconds(20);
+  options.env =
+      std::map<std::string, std::string>{{"PATH", tmp / "x" + ":" + tmp / "y" + ":" + tmp / "z"}};
+  auto r = netns::test::run_command({tmp / "sbin/rbd", "--version"}, options);
+  ASSERT_FALSE(r.timed_out) << "the copies exec'd each other until the timeout";
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("copy of netns-exec"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(tmp / "x/rbd"), std::string::npos) << r.err;
+  EXPECT_NE(::access((tmp / "ran").c_str(), F_OK), 0) << "the real rbd ran";
+
+  // Control: links, not copies, are netns-exec itself and are skipped: the
+  // real rbd runs, and the mark does not stop it.
+  for (const char* copy : {"x/rbd", "y/rbd"}) {
+    ASSERT_EQ(::unlink((tmp / copy).c_str()), 0);
+    ASSERT_EQ(::link((tmp / "sbin/rbd").c_str(), (tmp / copy).c_str()), 0);
+  }
+  r = netns::test::run_command({tmp / "sbin/rbd", "--version"}, options);
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ(::access((tmp / "ran").c_str(), F_OK), 0) << "the real rbd did not run";
+}
+
+// The promise as README and netns-exec(1) make it: a refusal is 125 with a
+// "netns-exec: error:" line; the real program's own 125 reaches the caller
+// as 125 (exec in place keeps its status) with no such line.
+TEST(ShimExitStatus, TheRealProgramsOwn125IsToldApartByTheErrorLine) {
+  netns::test::TempDir tmp;
+  for (const char* d : {"shim", "real"}) ASSERT_EQ(::mkdir((tmp / d).c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (tmp / "shim/rbd").c_str()), 0);
+  std::ofstream(tmp / "real/rbd") << "#!/bin/sh\necho 'rbd: its own failure' >&2\nexit 125\n";
+  ASSERT_EQ(::chmod((tmp / "real/rbd").c_str(), 0755), 0);
+  netns::test::RunOptions options;
+  options.env = std::map<std::string, std::string>{{"PATH", tmp / "shim" + ":" + tmp / "real"}};
+  auto ran = netns::test::run_command({tmp / "shim/rbd", "--version"}, options);
+  EXPECT_EQ(ran.exit_code, 125) << ran.err;
+  EXPECT_NE(ran.err.find("rbd: its own failure"), std::string::npos) << ran.err;
+  EXPECT_EQ(ran.err.find("netns-exec: error:"), std::string::npos) << ran.err;
+  // A refusal: the real rbd is not on PATH after the shim.
+  options.env = std::map<std::string, std::string>{{"PATH", tmp / "shim"}};
+  auto refused = netns::test::run_command({tmp / "shim/rbd", "--version"}, options);
+  EXPECT_EQ(refused.exit_code, 125) << refused.err;
+  EXPECT_EQ(refused.err.rfind("netns-exec: error:", 0), 0u) << refused.err;
+}

@@ -8,6 +8,7 @@
 #include "netns/error.hpp"
 #include "netns_exec/shim/addresses.hpp"
 #include "netns_exec/shim/targets.hpp"
+#include "netns_exec/shim/tools.hpp"
 
 namespace {
 
@@ -193,7 +194,7 @@ TEST(ShimTargets, BadDeclarationsAreRefusedNamingTheEntry) {
 
 TEST(ShimTargets, TheAddressAnNvmeCommandNames) {
   auto named = [](const Strings& args) {
-    Named n = nvme_target(args);
+    Named n = nvme_target(*tool_named("nvme"), args);
     return std::make_pair(n.text, n.where);
   };
   EXPECT_EQ(named({"connect", "-t", "tcp", "-n", "nqn.x", "-a", "198.18.4.1", "-s", "4420"}),
@@ -206,20 +207,20 @@ TEST(ShimTargets, TheAddressAnNvmeCommandNames) {
   EXPECT_EQ(named({"connect", "-a", "198.18.4.1", "-a", "198.18.4.9"}).first, "198.18.4.9")
       << "the last wins";
   EXPECT_EQ(named({"connect", "--traddr=198.18.4.1", "-a", "198.18.4.9"}).first, "198.18.4.9");
-  Named v6 = nvme_target({"connect-all", "-a", "FD00::0:1"});
+  Named v6 = nvme_target(*tool_named("nvme"), {"connect-all", "-a", "FD00::0:1"});
   EXPECT_EQ(v6.text, "FD00::0:1");
   ASSERT_EQ(v6.servers.size(), 1u);
   EXPECT_EQ(v6.servers[0].host.addresses, Strings{"fd00::1"});
-  Named mapped = nvme_target({"connect", "-a", "::ffff:198.18.4.1"});
+  Named mapped = nvme_target(*tool_named("nvme"), {"connect", "-a", "::ffff:198.18.4.1"});
   ASSERT_EQ(mapped.servers.size(), 1u);
   EXPECT_EQ(mapped.servers[0].host.addresses, Strings{"198.18.4.1"});
-  Named zeros = nvme_target({"connect", "-a", "198.18.4.020"});
+  Named zeros = nvme_target(*tool_named("nvme"), {"connect", "-a", "198.18.4.020"});
   ASSERT_EQ(zeros.servers.size(), 1u);
   EXPECT_EQ(zeros.servers[0].host.addresses, (Strings{"198.18.4.16", "198.18.4.20"}));
   // A connect naming none: its targets come from a file, which cannot be told.
   for (const Strings& args : {Strings{"connect", "--", "-a", "198.18.4.1"},
                               Strings{"connect", "--transport", "tcp"}, Strings{"connect-all"}}) {
-    Named n = nvme_target(args);
+    Named n = nvme_target(*tool_named("nvme"), args);
     EXPECT_FALSE(n.named()) << args.back();
     EXPECT_TRUE(has(n.unknown, "discovery.conf")) << n.unknown;
   }
@@ -227,44 +228,87 @@ TEST(ShimTargets, TheAddressAnNvmeCommandNames) {
   for (const Strings& args :
        {Strings{"disconnect", "-d", "/dev/nvme0"}, Strings{"list-subsys", "-o", "json"}, Strings{},
         Strings{"connect", "--help", "-a", "198.18.4.1"}}) {
-    Named n = nvme_target(args);
+    Named n = nvme_target(*tool_named("nvme"), args);
     EXPECT_FALSE(n.named());
     EXPECT_EQ(n.unknown, "");
   }
-  EXPECT_TRUE(nvme_connects({"connect-all"}));
-  EXPECT_TRUE(nvme_connects({"discover", "-a", "x"}));
-  EXPECT_TRUE(nvme_connects({"dim"}));
-  EXPECT_FALSE(nvme_connects({"connect", "--help"}));
-  EXPECT_FALSE(nvme_connects({"connect", "-h"}));
-  EXPECT_FALSE(nvme_connects({"disconnect-all"}));
-  EXPECT_FALSE(nvme_connects({"list"}));
+  EXPECT_TRUE(nvme_connects(*tool_named("nvme"), {"connect-all"}));
+  EXPECT_TRUE(nvme_connects(*tool_named("nvme"), {"discover", "-a", "x"}));
+  EXPECT_TRUE(nvme_connects(*tool_named("nvme"), {"dim"}));
+  EXPECT_FALSE(nvme_connects(*tool_named("nvme"), {"connect", "--help"}));
+  EXPECT_FALSE(nvme_connects(*tool_named("nvme"), {"connect", "-h"}));
+  EXPECT_FALSE(nvme_connects(*tool_named("nvme"), {"disconnect-all"}));
+  EXPECT_FALSE(nvme_connects(*tool_named("nvme"), {"list"}));
+}
+
+TEST(ShimTargets, NvmeSubcommandsAndOptionsAsNvmeCliMatchesThem) {
+  const Tool& nvme = *tool_named("nvme");
+  // plugin.c: leading dashes stripped; an exact name is that subcommand.
+  EXPECT_TRUE(nvme_connects(nvme, {"--connect", "-a", "198.18.4.1"}));
+  EXPECT_EQ(nvme_target(nvme, {"--connect", "-a", "198.18.4.1"}).text, "198.18.4.1");
+  // A prefix of a session-opening subcommand: not expanded, not understood.
+  for (const char* abbreviation : {"connect-a", "discov", "conn", "-di", "c"}) {
+    EXPECT_TRUE(nvme_connects(nvme, {abbreviation, "-a", "198.18.4.1"})) << abbreviation;
+    EXPECT_TRUE(
+        has(nvme_target(nvme, {abbreviation, "-a", "198.18.4.1"}).not_understood, abbreviation))
+        << abbreviation;
+  }
+  EXPECT_FALSE(nvme_connects(nvme, {"disconnect-all"}));
+  EXPECT_FALSE(nvme_connects(nvme, {"list-s"}));
+  // getopt_long_only: -traddr and -trad are --traddr; --tr is ambiguous.
+  EXPECT_EQ(nvme_target(nvme, {"connect", "-traddr", "198.18.4.2"}).text, "198.18.4.2");
+  EXPECT_EQ(nvme_target(nvme, {"connect", "-trad=198.18.4.3"}).text, "198.18.4.3");
+  EXPECT_TRUE(has(nvme_target(nvme, {"connect", "--tr", "x", "-a", "198.18.4.1"}).not_understood,
+                  "ambiguous"));
+  // An option the subcommand lacks; a short one glued to its value.
+  EXPECT_TRUE(
+      has(nvme_target(nvme, {"connect", "--bogus", "-a", "198.18.4.1"}).not_understood, "--bogus"));
+  EXPECT_TRUE(has(nvme_target(nvme, {"connect", "-p", "-a", "198.18.4.1"}).not_understood, "-p"))
+      << "--persistent is discover's, not connect's";
+  EXPECT_EQ(nvme_target(nvme, {"connect", "-gG", "-ntest", "-a198.18.4.4"}).text, "198.18.4.4");
+  EXPECT_EQ(nvme_target(nvme, {"connect", "-gG", "-ntest", "-a198.18.4.4"}).not_understood, "");
+}
+
+TEST(ShimTargets, NfsOptionsAreTheTablesOrNotUnderstood) {
+  const Tool& nfs = *tool_named("mount.nfs");
+  EXPECT_EQ(nfs_server(nfs, {"198.18.6.2:/e", "/m", "-o", "vers=4.1,proto=tcp,_netdev,x-kubelet"})
+                .not_understood,
+            "");
+  EXPECT_EQ(
+      nfs_server(nfs, {"198.18.6.2:/e", "/m", "-o", "vers=3,mounthost=198.19.7.1"}).servers.size(),
+      2u);
+  EXPECT_TRUE(has(nfs_server(nfs, {"198.18.6.2:/e", "/m", "-o", "adr=198.19.7.1"}).not_understood,
+                  "adr=198.19.7.1"));
+  EXPECT_TRUE(has(nfs_server(nfs, {"198.18.6.2:/e", "/m", "--bogus"}).not_understood, "--bogus"));
 }
 
 TEST(ShimTargets, TheServerAnNfsMountNames) {
-  Named v4 = nfs_server({"198.18.6.2:/export", "/mnt", "-o", "vers=4.1"});
+  Named v4 = nfs_server(*tool_named("mount.nfs"), {"198.18.6.2:/export", "/mnt", "-o", "vers=4.1"});
   EXPECT_EQ(v4.text, "198.18.6.2");
   EXPECT_EQ(v4.where, "the mount source");
   ASSERT_EQ(v4.servers.size(), 1u);
   EXPECT_EQ(v4.servers[0].host.addresses, Strings{"198.18.6.2"});
-  Named name = nfs_server({"-o", "ro", "NFS.example:/", "/mnt"});
+  Named name = nfs_server(*tool_named("mount.nfs"), {"-o", "ro", "NFS.example:/", "/mnt"});
   ASSERT_EQ(name.servers.size(), 1u);
   EXPECT_EQ(name.servers[0].host.name, "nfs.example");
-  Named v6 = nfs_server({"[fd00:6::2]:/export/a", "/mnt"});
+  Named v6 = nfs_server(*tool_named("mount.nfs"), {"[fd00:6::2]:/export/a", "/mnt"});
   EXPECT_EQ(v6.text, "[fd00:6::2]");
   ASSERT_EQ(v6.servers.size(), 1u);
   EXPECT_EQ(v6.servers[0].host.addresses, Strings{"fd00:6::2"});
   // The kernel takes the address from addr= when given: both are named.
-  Named addr = nfs_server({"nfs.example:/e", "/mnt", "-o", "vers=4.2,addr=198.18.6.2"});
+  Named addr = nfs_server(*tool_named("mount.nfs"),
+                          {"nfs.example:/e", "/mnt", "-o", "vers=4.2,addr=198.18.6.2"});
   ASSERT_EQ(addr.servers.size(), 2u);
   EXPECT_EQ(addr.servers[1].host.addresses, Strings{"198.18.6.2"});
   EXPECT_TRUE(has(addr.where, "addr= in -o")) << addr.where;
-  Named mountaddr = nfs_server({"198.18.6.2:/e", "/mnt", "-o", "mountaddr=198.18.6.3"});
+  Named mountaddr =
+      nfs_server(*tool_named("mount.nfs"), {"198.18.6.2:/e", "/mnt", "-o", "mountaddr=198.18.6.3"});
   EXPECT_EQ(mountaddr.servers.size(), 2u);
   // None: `mount.nfs -V`, a source that is no SERVER:/EXPORT.
-  Named version = nfs_server({"-V"});
+  Named version = nfs_server(*tool_named("mount.nfs"), {"-V"});
   EXPECT_FALSE(version.named());
   EXPECT_FALSE(version.unknown.empty());
-  Named device = nfs_server({"/dev/sda1", "/mnt"});
+  Named device = nfs_server(*tool_named("mount.nfs"), {"/dev/sda1", "/mnt"});
   EXPECT_FALSE(device.named()) << "no SERVER:/ source";
   EXPECT_TRUE(has(device.unknown, "/dev/sda1")) << device.unknown;
 }

@@ -181,4 +181,20 @@ int coverage(const Declared& declared, std::string_view reading) {
   return same_prefix(a, b, declared.prefix) ? static_cast<int>(declared.prefix) : -1;
 }
 
+void Named::not_understand(std::string_view word, std::string_view place) {
+  if (not_understood.empty()) not_understood = quote(word) + " (" + std::string(place) + ")";
+}
+
+const Option* find_option(const std::vector<Option>& table, std::string_view spelled) {
+  for (const Option& o : table)
+    for (std::string_view n : split(o.names, ' ')) {
+      if (n == spelled) return &o;
+      // "x-*": a group by its prefix (mount's x-* options, Ceph's debug_*).
+      if (!n.empty() && n.back() == '*' && spelled.size() >= n.size() &&
+          spelled.substr(0, n.size() - 1) == n.substr(0, n.size() - 1))
+        return &o;
+    }
+  return nullptr;
+}
+
 }  // namespace netns::exec::shim

@@ -167,6 +167,19 @@ class Judge {
       untouched(what + "; the call opens no kernel session (" + d_.tool->session_calls +
                 " do), so the real program runs as is");
   }
+  // Rule 3b: a word of a session-opening call that no allow-list of its
+  // row knows. Refused whatever it names (NETNS_EXEC_UNMATCHED does not
+  // apply: the word may be the one that picks a held cluster). true: done.
+  bool not_understood() {
+    if (!d_.opens_session || d_.named.not_understood.empty()) return false;
+    refuse(Errc::invalid_argument,
+           "the call carries " + d_.named.not_understood +
+               ", which transparent mode does not understand (a session-opening call is routed "
+               "only when every option, CEPH_ARGS word and config key is one it knows)",
+           "write the call as ceph-csi writes it, or drop the word; `netns-exec shim explain -- " +
+               d_.program + " ...` shows the decision");
+    return true;
+  }
   // Rule 7: matches no held cluster and cannot be told for sure.
   void unmatched(const std::string& what, const std::string& hint) {
     if (!d_.opens_session) {
@@ -263,6 +276,7 @@ void decide_by_monitors(Decision& d, Judge& judge, const Environment& env) {
       return judge.problem(Errc::invalid_argument, why,
                            "make NETNS_EXEC_HELD_CLUSTERS (the holder chart's clusters[].id) and "
                            "ceph-csi's clusterIDs the same, character for character");
+  if (judge.not_understood()) return;
   if (!d.named.unknown.empty() && !d.named.named())
     return judge.unmatched("the monitors it connects to cannot be told: " + d.named.unknown,
                            "name the monitors with -m as ceph-csi does");
@@ -350,6 +364,7 @@ void decide_by_targets(Decision& d, Judge& judge, const Environment& env) {
     return judge.problem(Errc::invalid_argument, e.describe(),
                          "fix the holder chart's clusters[].targets");
   }
+  if (judge.not_understood()) return;
   if (!d.named.named())
     return judge.unmatched(
         d.named.unknown.empty() ? "the command names no target" : d.named.unknown,
@@ -417,6 +432,7 @@ Environment Environment::from_process() {
   else if (auto path = env_value("PATH"))
     env.path_list = *path;
   env.self = identity_of("/proc/self/exe");
+  env.exec_mark = exec_mark_from_environment();
   env.identity = env_value("NETNS_EXEC_IDENTITY").value_or("");
   env.allow_unrecorded = env_value("NETNS_EXEC_ALLOW_UNRECORDED_NETNS").value_or("");
   env.wait_holder = env_value("NETNS_EXEC_WAIT_HOLDER").value_or("");
@@ -454,14 +470,25 @@ Decision decide(std::string_view invoked_as, const std::vector<std::string>& arg
 
   // What the call is, first (explain shows it whatever the verdict); then
   // the real program: without it nothing can run, held or not.
-  d.opens_session = d.tool->opens_session(args);
-  d.named = d.tool->names(args, env.ceph);
+  d.opens_session = d.tool->opens_session(*d.tool, args);
+  d.named = d.tool->names(*d.tool, args, env.ceph);
   if (!env.self) {
     judge.refuse(
         Errc::system,
         "/proc/self/exe cannot be stat'ed, so netns-exec cannot tell itself from the real " +
             d.program,
         "is /proc mounted?");
+    return d;
+  }
+  if (is_exec_loop(d.program, env.exec_mark, *env.self)) {
+    judge.refuse(Errc::invalid_argument,
+                 "netns-exec runs as " + quote(d.program) + " from " + quote(env.exec_mark->path) +
+                     ", which another netns-exec took for the real " + d.program +
+                     ": that file is a copy of netns-exec, not the real program (each would "
+                     "exec the other for ever)",
+                 "remove the copy, or make it a link to the one netns-exec; put the real " +
+                     d.program + " on PATH after the shim (`netns-exec shim explain -- " +
+                     d.program + " ...` shows the search)");
     return d;
   }
   d.real = find_real_program(d.program, invoked_as, env.path_list, *env.self);

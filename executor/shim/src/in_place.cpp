@@ -14,6 +14,7 @@
 #include "netns/duration.hpp"
 #include "netns/error.hpp"
 #include "netns_exec/executor.hpp"
+#include "netns_exec/shim/real_program.hpp"
 
 #ifndef CLONE_NEWNET
 #define CLONE_NEWNET 0x40000000
@@ -156,6 +157,7 @@ ResolveOptions in_place_options_from_environment() {
 }
 
 int exec_untouched(const char* program, char** argv, std::string_view tool) {
+  set_exec_mark(tool, program);
   ::execv(program, argv);
   return report_exec_failure(tool, program, errno);
 }
@@ -184,10 +186,12 @@ int enter_and_exec(const Source& source, const ResolveOptions& options, const ch
   }
   // After the last check, before the exec: the command's limit is the caller's.
   headroom.restore();
-  if (program)
+  if (program) {
+    set_exec_mark(tool, program);
     ::execv(program, command);
-  else
+  } else {
     ::execvp(command[0], command);
+  }
   return report_exec_failure(tool, program ? program : command[0], errno);
 }
 

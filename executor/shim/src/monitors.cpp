@@ -6,10 +6,12 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <map>
 #include <optional>
 
 #include "netns/error.hpp"
 #include "netns_exec/ceph_csi_config.hpp"
+#include "netns_exec/shim/tools.hpp"
 
 namespace netns::exec::shim {
 
@@ -118,82 +120,114 @@ std::string ceph_normal(std::string_view arg) {
   return out;
 }
 
-// ceph_argparse_witharg(): `NAME VALUE` or `NAME=VALUE`, NAME compared after
-// ceph_normal(). Advances `i` past a detached value.
-std::optional<std::string> ceph_option(const std::vector<std::string>& v, size_t& i,
-                                       std::initializer_list<std::string_view> names) {
-  const std::string arg = ceph_normal(v[i]);
-  for (std::string_view name : names) {
-    const std::string n = ceph_normal(name);
-    if (!starts_with(arg, n)) continue;
-    if (arg.size() == n.size()) {
-      if (i + 1 >= v.size()) return std::nullopt;  // Ceph: "requires an argument", exit
-      return v[++i];
-    }
-    if (arg[n.size()] == '=') return v[i].substr(n.size() + 1);
-  }
-  return std::nullopt;
+// Ceph's own options and configuration keys that the shim knows: what
+// ceph_argparse_early_args() and md_config_t::parse_argv() take from argv
+// and CEPH_ARGS (src/common/ceph_argparse.cc, src/common/config.cc: any
+// option of the configuration schema, as --NAME VALUE or --NAME=VALUE), and
+// the keys of a config file (the same names without "--"). They are Ceph's,
+// not a tool's: rbd and mount.ceph (through global_init) read them alike.
+// Anything else is not understood, so a session-opening call carrying it is
+// refused (the schema has some 2000 options; these are the ones calls use).
+const std::vector<Option>& ceph_options() {
+  static const std::vector<Option> table{
+      // Where it connects. MonMap::build_initial() (src/mon/MonMap.cc, v16.2)
+      // takes the monmap file when `monmap` is set, else mon_host_override,
+      // else mon_host, else the [mon.X] sections' mon_addr in the config
+      // file, else DNS SRV records named by mon_dns_srv_name. Verified with
+      // the real rbd 16.2 here: `-m A --mon-host-override B` connects to B.
+      {"-M --monmap", true, Means::monmap},
+      {"--mon_host_override", true, Means::mon_host_override},
+      {"-m --mon_host", true, Means::mon_host},
+      // Which config file and which of its sections (ceph_argparse_early_args).
+      {"-c --conf", true, Means::conf},
+      {"--cluster", true, Means::cluster},
+      {"-i --id --user", true, Means::id},
+      {"-n --name", true, Means::name},
+      // Harmless: DNS SRV is only asked when no monitor is named at all, and
+      // that call is refused (the shim does not ask DNS which namespace).
+      {"--mon_dns_srv_name", true, Means::harmless},
+      // Harmless: credentials and the cluster's ID say who and which, never
+      // where (a wrong fsid or key fails the session, it picks no monitor).
+      {"-k --keyring --keyfile --key --fsid --auth_cluster_required --auth_service_required "
+       "--auth_client_required --auth_supported",
+       true, Means::harmless},
+      // Harmless: logs, sockets, timeouts and the messenger's modes (how it
+      // talks, never to whom); the networks a daemon binds (clients bind none).
+      {"--log_file --admin_socket --client_mount_timeout --rados_mon_op_timeout "
+       "--rados_osd_op_timeout --ms_client_mode --ms_mon_client_mode --ms_crc_data "
+       "--ms_crc_header --mon_initial_members --public_network --cluster_network --debug_*",
+       true, Means::harmless},
+      // Harmless flags: booleans take no detached value (ceph_argparse_binary_flag).
+      {"--log_to_stderr --err_to_stderr --log_to_file --no_mon_config", false, Means::harmless},
+  };
+  return table;
 }
 
-// What a Ceph tool's options say about its monitors and its config file.
-struct CephOptions {
-  std::optional<std::string> mon_host;  // the last Ceph spelling's value
-  std::string mon_host_where;
-  std::vector<std::pair<std::string, std::string>> doubtful;  // {value, spelling}
-  std::optional<std::string> conf;
-  std::string cluster = "ceph";
+// The Ceph option `normal` (ceph_normal'ed, without "=VALUE") is, if any.
+const Option* ceph_option_named(std::string_view normal) {
+  for (const Option& o : ceph_options())
+    for (std::string_view n : split(o.names, ' ')) {
+      const std::string spelled = ceph_normal(n);
+      if (!spelled.empty() && spelled.back() == '*') {
+        const std::string_view stem(spelled.data(), spelled.size() - 1);
+        if (normal.size() > stem.size() && starts_with(normal, stem)) return &o;
+      } else if (normal == spelled) {
+        return &o;
+      }
+    }
+  return nullptr;
+}
+
+// What a Ceph tool's words say, the last of each winning.
+struct Setting {
+  std::string value;
+  std::string where;  // "-m", "CEPH_ARGS --mon_host_override", "mon_host in F [global]"
+};
+struct CephSettings {
+  std::map<Means, Setting> set;
+  [[nodiscard]] const Setting* of(Means m) const {
+    auto it = set.find(m);
+    return it == set.end() ? nullptr : &it->second;
+  }
 };
 
-// `args` as Ceph sees them: the command line's options (up to "--"), then
-// CEPH_ARGS's (env_to_vec()).
-CephOptions scan_ceph_options(const std::vector<std::string>& args, const CephEnvironment& env) {
-  std::vector<std::pair<std::string, std::string>> options;  // {arg, origin}
-  for (const auto& a : args) {
-    if (a == "--") break;
-    options.emplace_back(a, "");
-  }
-  if (env.ceph_args) {
-    size_t start = 0;
-    const std::string& text = *env.ceph_args;
-    while (start < text.size()) {
-      size_t end = text.find(' ', start);
-      if (end == std::string::npos) end = text.size();
-      if (end > start) {
-        std::string word = text.substr(start, end - start);
-        if (word == "--") break;
-        options.emplace_back(word, "CEPH_ARGS ");
-      }
-      start = end + 1;
-    }
-  }
-  std::vector<std::string> v;
-  for (const auto& o : options) v.push_back(o.first);
-  CephOptions out;
+// One word list as Ceph reads it (argv up to "--", then CEPH_ARGS): Ceph's
+// options into `s`; any other option goes to `own` (the tool's own parser:
+// true when it knows the word, advancing `i` past its value), else it is
+// not understood. Words that are no option are positional (image specs,
+// mount sources): they cannot name a monitor.
+template <typename Own>
+void read_ceph_words(const std::vector<std::string>& v, const std::string& origin, CephSettings& s,
+                     Named& out, Own own) {
   for (size_t i = 0; i < v.size(); ++i) {
-    const std::string origin = options[i].second;
-    const std::string spelled = v[i].substr(0, v[i].find('='));
-    if (auto m = ceph_option(v, i, {"--mon_host", "-m"})) {
-      out.mon_host = *m;
-      out.mon_host_where = origin + spelled;
-    } else if (auto c = ceph_option(v, i, {"--conf", "-c"})) {
-      out.conf = *c;
-    } else if (auto name = ceph_option(v, i, {"--cluster"})) {
-      out.cluster = *name;
-    } else if (starts_with(v[i], "-m") && v[i].size() > 2) {
-      // rbd's boost options take -mVALUE; Ceph's parser does not.
-      out.doubtful.emplace_back(v[i].substr(2), origin + "-m" + v[i].substr(2));
-    } else if (const std::string n = ceph_normal(spelled);
-               n.size() >= 5 && n.size() < 10 && starts_with("--mon_host", n)) {
-      // A prefix of --mon_host, which boost's option guessing may take.
-      std::string value;
-      if (v[i].find('=') != std::string::npos)
-        value = v[i].substr(v[i].find('=') + 1);
-      else if (i + 1 < v.size())
-        value = v[++i];
-      out.doubtful.emplace_back(value, origin + spelled);
+    const std::string& word = v[i];
+    if (word == "--") break;
+    if (word.size() < 2 || word.front() != '-') continue;
+    const std::string normal = ceph_normal(word);
+    const size_t eq = normal.find('=');
+    const Option* o = ceph_option_named(std::string_view(normal).substr(0, eq));
+    if (!o) {
+      if (!own(v, i)) out.not_understand(word, origin.empty() ? "the command line" : origin);
+      continue;
     }
+    std::string value;
+    if (eq != std::string::npos)
+      value = word.substr(eq + 1);
+    else if (o->value && i + 1 < v.size())
+      value = v[++i];
+    else if (o->value)
+      continue;  // Ceph: "requires an argument", and nothing runs
+    if (o->means != Means::harmless)
+      s.set[o->means] = {value, (origin.empty() ? "" : origin + " ") + word.substr(0, eq)};
   }
-  return out;
+}
+
+std::vector<std::string> ceph_args_words(const CephEnvironment& env) {
+  std::vector<std::string> words;
+  if (!env.ceph_args) return words;
+  for (std::string_view w : split(*env.ceph_args, ' '))
+    if (!w.empty()) words.emplace_back(w);
+  return words;
 }
 
 // Ceph's config key spelling: blanks, dashes and underscores are alike.
@@ -213,15 +247,56 @@ bool path_exists(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0 || errno != ENOENT;
 }
 
-// The config file's monitors into `out` (where "mon_host in FILE"), or why
-// they cannot be read into out.unknown.
-void add_config_file(Named& out, const std::optional<std::string>& chosen, const char* chosen_by,
-                     const CephEnvironment& env, const std::string& cluster) {
+struct ConfLine {
+  std::string section, key, value;
+};
+
+std::vector<ConfLine> conf_lines(std::string_view text) {
+  std::vector<ConfLine> out;
+  std::string section;
+  for (std::string_view raw : split(text, '\n')) {
+    std::string line(raw);
+    if (auto c = line.find_first_of("#;"); c != std::string::npos) line.resize(c);
+    line = std::string(trimmed(line));
+    if (line.empty()) continue;
+    if (line.front() == '[') {
+      section = conf_key(line.substr(
+          1, line.find(']') == std::string::npos ? std::string::npos : line.find(']') - 1));
+      continue;
+    }
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::string value(trimmed(std::string_view(line).substr(eq + 1)));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    out.push_back({section, conf_key(line.substr(0, eq)), value});
+  }
+  return out;
+}
+
+// The config file Ceph would read (-c/--conf or conf=, else CEPH_CONF, else
+// /etc/ceph/$cluster.conf, ~/.ceph/$cluster.conf, ./$cluster.conf: the
+// first that exists), read into `s` under the command line's settings: the
+// keys of the sections this client reads ([global], [client], [client.ID];
+// src/common/config.cc, the most specific winning) must all be known, and
+// [mon.X] mon_addr are collected for when nothing else names a monitor.
+// `found` says whether a file was read; a file that cannot be is `unknown`.
+struct ConfRead {
+  std::string path;   // the file read ("" for none)
+  std::string by;     // what chose it
+  std::string tried;  // the candidates, quoted
+};
+
+void read_config_file(const CephSettings& line, CephSettings& file,
+                      std::vector<std::pair<std::string, std::string>>& mon_addrs, ConfRead& found,
+                      Named& out, const CephEnvironment& env) {
   std::vector<std::string> candidates;
   std::string by;
+  const Setting* chosen = line.of(Means::conf);
+  const std::string cluster = line.of(Means::cluster) ? line.of(Means::cluster)->value : "ceph";
   if (chosen) {
-    for (std::string_view w : words_of(*chosen, false)) candidates.emplace_back(w);
-    by = chosen_by;
+    for (std::string_view w : words_of(chosen->value, false)) candidates.emplace_back(w);
+    by = chosen->where;
   } else if (env.ceph_conf && !env.ceph_conf->empty()) {
     for (std::string_view w : words_of(*env.ceph_conf, false)) candidates.emplace_back(w);
     by = "CEPH_CONF";
@@ -231,9 +306,9 @@ void add_config_file(Named& out, const std::optional<std::string>& chosen, const
     candidates.push_back(cluster + ".conf");
     by = "Ceph's default search";
   }
-  std::string tried;
+  found.by = by;
   for (const auto& path : candidates) {
-    tried += (tried.empty() ? "" : ", ") + quote(path);
+    found.tried += (found.tried.empty() ? "" : ", ") + quote(path);
     if (!path_exists(path)) continue;
     std::string text;
     try {
@@ -243,19 +318,70 @@ void add_config_file(Named& out, const std::optional<std::string>& chosen, const
                     ") that would name the monitors cannot be trusted or read: " + e.describe();
       return;
     }
-    const std::vector<std::string> mons = config_file_monitors(text);
-    if (mons.empty()) {
-      out.unknown = "no monitors are named on the command line, and the Ceph config file " +
-                    quote(path) + " (" + by + ") has no mon_host";
-      return;
+    found.path = path;
+    std::string me = "client.admin";
+    if (const Setting* n = line.of(Means::name))
+      me = conf_key(n->value);
+    else if (const Setting* i = line.of(Means::id))
+      me = "client." + conf_key(i->value);
+    std::map<Means, int> rank;  // [client.ID] 3, [client] 2, [global] 1
+    for (const ConfLine& l : conf_lines(text)) {
+      const int r = l.section == me ? 3 : l.section == "client" ? 2 : l.section == "global" ? 1 : 0;
+      if (starts_with(l.section, "mon.") && l.key == "mon_addr")
+        mon_addrs.emplace_back(l.value, "mon_addr in " + path + " [" + l.section + "]");
+      if (r == 0) continue;
+      const Option* o = ceph_option_named("--" + l.key);
+      if (!o) {
+        out.not_understand(l.key, path + " [" + l.section + "]");
+        continue;
+      }
+      if (o->means != Means::mon_host && o->means != Means::mon_host_override &&
+          o->means != Means::monmap)
+        continue;
+      if (rank[o->means] > r) continue;
+      rank[o->means] = r;
+      file.set[o->means] = {l.value, l.key + " in " + path};
     }
-    for (const auto& m : mons) add_list(out, m, "mon_host in " + path, false);
     return;
   }
-  out.unknown =
-      "no monitors are named on the command line, and no Ceph config file exists to "
-      "name them (" +
-      by + ": " + tried + ")";
+}
+
+// The monitors Ceph takes from its settings, in MonMap::build_initial()'s
+// order, into `out`. `named_before`: monitors the call names itself (a mount
+// source), which a mon_host never overrides.
+void build_initial(const CephSettings& line, const CephSettings& file,
+                   const std::vector<std::pair<std::string, std::string>>& mon_addrs,
+                   bool named_before, Named& out) {
+  auto pick = [&](Means m) -> const Setting* { return line.of(m) ? line.of(m) : file.of(m); };
+  if (const Setting* monmap = pick(Means::monmap)) {
+    out.not_understand(monmap->value,
+                       monmap->where + ": a monmap file, which the shim cannot read");
+    return;
+  }
+  if (const Setting* o = pick(Means::mon_host_override)) {
+    add_list(out, o->value, o->where, false);
+    return;
+  }
+  if (named_before) return;
+  if (const Setting* h = pick(Means::mon_host)) {
+    add_list(out, h->value, h->where, false);
+    return;
+  }
+  for (const auto& [value, where] : mon_addrs) add_list(out, value, where, false);
+}
+
+// No monitor named anywhere: Ceph would ask DNS SRV, which is refused.
+void no_monitors(Named& out, const ConfRead& conf) {
+  if (out.named() || !out.unknown.empty()) return;
+  if (!conf.path.empty())
+    out.unknown = "no monitors are named on the command line, and the Ceph config file " +
+                  quote(conf.path) + " (" + conf.by +
+                  ") has no mon_host (Ceph would ask DNS SRV records)";
+  else
+    out.unknown =
+        "no monitors are named on the command line, and no Ceph config file exists to name "
+        "them (" +
+        conf.by + ": " + conf.tried + "; Ceph would ask DNS SRV records)";
 }
 
 }  // namespace
@@ -291,89 +417,114 @@ bool same_monitor(std::string_view reading, const std::set<uint16_t>& ports, con
 
 std::vector<std::string> config_file_monitors(std::string_view text) {
   std::vector<std::string> out;
-  std::string section;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    start = end + 1;
-    if (auto c = line.find_first_of("#;"); c != std::string::npos) line.resize(c);
-    line = std::string(trimmed(line));
-    if (line.empty()) continue;
-    if (line.front() == '[') {
-      section = conf_key(line.substr(
-          1, line.find(']') == std::string::npos ? std::string::npos : line.find(']') - 1));
-      continue;
-    }
-    auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = conf_key(line.substr(0, eq));
-    std::string value(trimmed(std::string_view(line).substr(eq + 1)));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-      value = value.substr(1, value.size() - 2);
+  for (const ConfLine& l : conf_lines(text)) {
     const bool client =
-        section == "global" || section == "client" || starts_with(section, "client.");
-    const bool mon = section == "mon" || starts_with(section, "mon.");
-    if ((client && key == "mon_host") || (mon && key == "mon_addr")) out.push_back(value);
+        l.section == "global" || l.section == "client" || starts_with(l.section, "client.");
+    if ((client && l.key == "mon_host") || (starts_with(l.section, "mon.") && l.key == "mon_addr"))
+      out.push_back(l.value);
   }
   return out;
 }
 
-Named rbd_monitors(const std::vector<std::string>& args, const CephEnvironment& env) {
+const std::vector<Option>& ceph_config_options() { return ceph_options(); }
+
+Named rbd_monitors(const Tool& tool, const std::vector<std::string>& args,
+                   const CephEnvironment& env) {
   Named out;
-  const CephOptions o = scan_ceph_options(args, env);
-  if (o.mon_host) add_list(out, *o.mon_host, o.mon_host_where, false);
-  for (const auto& [value, spelled] : o.doubtful) add_list(out, value, spelled, false);
-  // Neither -m nor --mon_host: Ceph reads the config file (and so do we,
-  // beside any -mVALUE, which must agree with it).
-  if (!o.mon_host) add_config_file(out, o.conf, "-c/--conf", env, o.cluster);
+  CephSettings line, file;
+  std::string device_type = "krbd";
+  std::vector<std::string> map_options;
+  // rbd's own options (boost::program_options in src/tools/rbd/Shell.cc,
+  // without guessing: `rbd --mon-h X` is "unrecognised option"): --NAME,
+  // --NAME=V, -X V, -XV.
+  auto own = [&](const std::vector<std::string>& v, size_t& i) {
+    const std::string& w = v[i];
+    const size_t eq = w.find('=');
+    const bool is_long = starts_with(w, "--");
+    const Option* o = find_option(tool.options, is_long ? w.substr(0, eq) : w.substr(0, 2));
+    if (!o || (!is_long && w.size() > 2 && !o->value)) return false;
+    std::string value;
+    if (is_long && eq != std::string::npos)
+      value = w.substr(eq + 1);
+    else if (!is_long && w.size() > 2)
+      value = w.substr(2);
+    else if (o->value && i + 1 < v.size())
+      value = v[++i];
+    if (o->means == Means::device_type) device_type = value;
+    if (o->means == Means::map_options) map_options.push_back(value);
+    return true;
+  };
+  read_ceph_words(args, "", line, out, own);
+  read_ceph_words(ceph_args_words(env), "CEPH_ARGS", line, out,
+                  [](const std::vector<std::string>&, size_t&) { return false; });
+  // -t: krbd hands -o to the kernel, whose rbd options name no monitor
+  // (the monitors are the first field of /sys/bus/rbd/add, from the
+  // monmap); nbd turns each -o KEY[=V] into rbd-nbd's --KEY (a Ceph option
+  // too): those keys must be the row's.
+  if (device_type != "krbd" && device_type != "nbd")
+    out.not_understand(device_type, "rbd --device-type: krbd and nbd are what the shim knows");
+  if (device_type == "nbd")
+    for (const auto& list : map_options)
+      for (std::string_view kv : split(list, ','))
+        if (!kv.empty() && !find_option(tool.keys, kv.substr(0, kv.find('='))))
+          out.not_understand(std::string(kv), "the --options of rbd --device-type nbd");
+  std::vector<std::pair<std::string, std::string>> mon_addrs;
+  ConfRead conf;
+  read_config_file(line, file, mon_addrs, conf, out, env);
+  if (out.unknown.empty()) build_initial(line, file, mon_addrs, false, out);
+  no_monitors(out, conf);
   return out;
 }
 
-Named mount_ceph_monitors(const std::vector<std::string>& args, const CephEnvironment& env) {
+Named mount_ceph_monitors(const Tool& tool, const std::vector<std::string>& args,
+                          const CephEnvironment& env) {
   Named out;
+  CephSettings line, file;
   bool have_source = false;
-  std::optional<std::string> conf;
+  std::optional<std::string> options;  // mount.ceph keeps the last -o only (verified, 16.2)
   for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view arg(args[i]);
-    std::string_view options;
-    if (arg == "-o" && i + 1 < args.size())
+    const std::string& arg = args[i];
+    if (arg == "-o" && i + 1 < args.size()) {
       options = args[++i];
-    else if (starts_with(arg, "-o") && arg.size() > 2)
+    } else if (starts_with(arg, "-o") && arg.size() > 2) {
       options = arg.substr(2);
-    else if (!arg.empty() && arg.front() != '-' && !have_source) {
+    } else if (arg.size() >= 2 && arg.front() == '-') {
+      if (!find_option(tool.options, arg)) out.not_understand(arg, "the command line");
+    } else if (!have_source) {
       // The first word is the source. Old syntax: MONS:/PATH (the monitors
       // may hold colons themselves, the path starts at the first ":/").
       have_source = true;
-      if (auto split = arg.find(":/"); split != std::string_view::npos && split > 0)
-        add_list(out, arg.substr(0, split), "the mount source", false);
-      continue;
-    } else {
-      continue;
+      if (auto split = arg.find(":/"); split != std::string::npos && split > 0)
+        add_list(out, std::string_view(arg).substr(0, split), "the mount source", false);
     }
-    // -o a=b,c,mon_host=M1,M2,d=e: mon_host's list runs on over the words
-    // that have no '=' (a flag such as `noshare` is then read as a host name,
-    // which matches no monitor: the call is refused, never guessed).
-    auto words = words_of(options, false);
-    for (size_t w = 0; w < words.size(); ++w) {
-      if (starts_with(words[w], "mon_addr="))
-        add_list(out, words[w].substr(9), "mon_addr= in -o", true);
-      if (starts_with(words[w], "conf=")) conf = std::string(words[w].substr(5));
-      if (starts_with(words[w], "mon_host=")) {
-        std::string list(words[w].substr(9));
-        while (w + 1 < words.size() && words[w + 1].find('=') == std::string_view::npos)
-          list += "," + std::string(words[++w]);
-        add_list(out, list, "mon_host= in -o", false);
+  }
+  if (options) {
+    for (std::string_view kv : split(*options, ',')) {
+      if (kv.empty()) continue;
+      const std::string_view key = kv.substr(0, kv.find('='));
+      const std::string_view value =
+          kv.find('=') == std::string_view::npos ? "" : kv.substr(kv.find('=') + 1);
+      const Option* o = find_option(tool.keys, key);
+      if (!o) {
+        out.not_understand(std::string(kv), "-o");
+        continue;
       }
+      if (o->means == Means::mon_addr) add_list(out, value, "mon_addr= in -o", true);
+      if (o->means == Means::conf) line.set[Means::conf] = {std::string(value), "conf= in -o"};
+      if (o->means == Means::id) line.set[Means::id] = {std::string(value), "name= in -o"};
     }
   }
-  // No monitors in the source or the options: mount.ceph asks the config file.
-  if (!out.named() && out.unknown.empty()) {
-    CephEnvironment no_args = env;
-    no_args.ceph_args.reset();
-    add_config_file(out, conf, "conf= in -o", no_args, "ceph");
-  }
+  // CEPH_ARGS, through global_init (src/mount/conf.cc): Ceph's options only.
+  read_ceph_words(ceph_args_words(env), "CEPH_ARGS", line, out,
+                  [](const std::vector<std::string>&, size_t&) { return false; });
+  std::vector<std::pair<std::string, std::string>> mon_addrs;
+  ConfRead conf;
+  read_config_file(line, file, mon_addrs, conf, out, env);
+  // The source's monitors (and mon_addr=) go to the kernel; a monmap or an
+  // override wins over them in Ceph's order, and is kept beside them:
+  // whichever is taken, the call's cluster must be one.
+  if (out.unknown.empty()) build_initial(line, file, mon_addrs, out.named(), out);
+  no_monitors(out, conf);
   return out;
 }
 

@@ -4,14 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 
 #include "netns/error.hpp"
 #include "netns/path.hpp"
 
 namespace netns::exec::shim {
-
-namespace {}  // namespace
 
 std::string_view basename_of(std::string_view path) {
   auto slash = path.rfind('/');
@@ -98,6 +97,41 @@ RealProgram find_real_program(std::string_view name, std::string_view invoked_as
   result.reasons.push_back("no " + quote(name) + " other than netns-exec on PATH " +
                            quote(path_list));
   return result;
+}
+
+std::optional<ExecMark> exec_mark_from_environment() {
+  const char* value = ::getenv(kExecMarkVariable);
+  if (!value) return std::nullopt;
+  const std::string_view text = value;
+  ExecMark mark;
+  const size_t a = text.find(' ');
+  const size_t b = a == std::string_view::npos ? a : text.find(' ', a + 1);
+  const size_t c = b == std::string_view::npos ? b : text.find(' ', b + 1);
+  if (c == std::string_view::npos) return std::nullopt;
+  mark.tool = text.substr(0, a);
+  uint64_t dev = 0, ino = 0;
+  auto number = [](std::string_view t, uint64_t& out) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  if (!number(text.substr(a + 1, b - a - 1), dev) || !number(text.substr(b + 1, c - b - 1), ino))
+    return std::nullopt;
+  mark.file = FileIdentity{static_cast<dev_t>(dev), static_cast<ino_t>(ino)};
+  mark.path = text.substr(c + 1);
+  return mark;
+}
+
+void set_exec_mark(std::string_view tool, const char* program) {
+  struct stat st {};
+  if (::stat(program, &st) != 0) return;  // the exec fails too, and says why
+  const std::string value = std::string(tool) + " " + std::to_string(st.st_dev) + " " +
+                            std::to_string(st.st_ino) + " " + program;
+  ::setenv(kExecMarkVariable, value.c_str(), 1);
+}
+
+bool is_exec_loop(std::string_view tool, const std::optional<ExecMark>& mark,
+                  const FileIdentity& self) {
+  return mark && mark->tool == tool && mark->file == self;
 }
 
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as) {

@@ -5,6 +5,7 @@
 
 #include "netns/cluster_id.hpp"
 #include "netns/error.hpp"
+#include "netns_exec/shim/tools.hpp"
 
 namespace netns::exec::shim {
 
@@ -68,38 +69,110 @@ std::vector<std::string> holders_covering(const std::vector<DeclaredHolder>& hol
   return out;
 }
 
-bool nvme_connects(const std::vector<std::string>& args) {
-  if (args.empty() || (args[0] != "connect" && args[0] != "connect-all" && args[0] != "discover" &&
-                       args[0] != "dim"))
-    return false;
-  return std::none_of(args.begin(), args.end(),
+namespace {
+
+// nvme-cli 2.3's subcommand matching (plugin.c:153-176): leading dashes
+// stripped ("--connect" is connect), an exact name, else a unique prefix of
+// one. The row's commands are the session-opening ones: an exact one is it;
+// a prefix of one is an abbreviation the shim does not expand (refused: it
+// may be the only match, and the table does not list every subcommand to
+// tell).
+struct Subcommand {
+  const Command* command = nullptr;
+  bool abbreviation = false;
+};
+
+Subcommand nvme_subcommand(const Tool& tool, const std::vector<std::string>& args) {
+  Subcommand out;
+  if (args.empty()) return out;
+  std::string_view word(args[0]);
+  while (!word.empty() && word.front() == '-') word.remove_prefix(1);
+  for (const Command& c : tool.commands)
+    if (c.name == word) {
+      out.command = &c;
+      return out;
+    }
+  if (word == "help" || word == "version") return out;
+  for (const Command& c : tool.commands)
+    if (starts_with(c.name, word)) out.abbreviation = true;
+  return out;
+}
+
+}  // namespace
+
+bool nvme_connects(const Tool& tool, const std::vector<std::string>& args) {
+  const Subcommand sub = nvme_subcommand(tool, args);
+  if (!sub.command && !sub.abbreviation) return false;
+  return std::none_of(args.begin() + 1, args.end(),
                       [](const std::string& a) { return a == "-h" || a == "--help"; });
 }
 
-Named nvme_target(const std::vector<std::string>& args) {
+// getopt_long_only() as argconfig calls it (util/argconfig.c:218): "--NAME"
+// and "-NAME" are long options, exact or a unique prefix ("--trad"); a
+// single "-X", or "-XVALUE" whose word is no long option, is short; "--"
+// ends the options. The last -a/--traddr wins.
+Named nvme_target(const Tool& tool, const std::vector<std::string>& args) {
   Named out;
-  if (!nvme_connects(args)) return out;
-  std::optional<std::pair<std::string, std::string>> last;  // {value, where}: getopt's last wins
+  if (!nvme_connects(tool, args)) return out;
+  const Subcommand sub = nvme_subcommand(tool, args);
+  if (sub.abbreviation) {
+    out.not_understand(args[0],
+                       "an abbreviation nvme-cli expands to a subcommand (plugin.c:153-176); "
+                       "write the subcommand in full");
+    return out;
+  }
+  if (!sub.command) return out;
+  const std::vector<Option>& table = sub.command->options;
+  auto short_of = [&](char c) { return find_option(table, std::string{'-', c}); };
+  std::optional<std::pair<std::string, std::string>> last;  // {value, where}
   for (size_t i = 1; i < args.size(); ++i) {
-    std::string_view arg(args[i]);
+    const std::string& arg = args[i];
     if (arg == "--") break;
-    if (arg == "-a" && i + 1 < args.size()) {
-      last.emplace(args[++i], "-a");
-      continue;
+    if (arg.size() < 2 || arg.front() != '-') continue;  // getopt permutes operands past
+    const bool dashes = starts_with(arg, "--");
+    const std::string body = arg.substr(dashes ? 2 : 1);
+    const Option* o = nullptr;
+    std::optional<std::string> value;
+    if (dashes || body.size() > 1 || !short_of(body[0])) {
+      const std::string name = body.substr(0, body.find('='));
+      std::vector<const Option*> prefixed;
+      for (const Option& opt : table)
+        for (std::string_view n : split(opt.names, ' ')) {
+          if (!starts_with(n, "--")) continue;
+          if (n.substr(2) == name) o = &opt;
+          if (starts_with(n.substr(2), name) &&
+              std::find(prefixed.begin(), prefixed.end(), &opt) == prefixed.end())
+            prefixed.push_back(&opt);
+        }
+      if (!o && prefixed.size() == 1) o = prefixed.front();
+      if (!o && prefixed.size() > 1) {
+        out.not_understand(arg, "an ambiguous abbreviation of `nvme " + args[0] + "`'s options");
+        continue;
+      }
+      if (o && body.find('=') != std::string::npos) value = body.substr(body.find('=') + 1);
+      if (!o && (dashes || !short_of(body[0]))) {
+        out.not_understand(arg, "not an option of `nvme " + args[0] + "` (fabrics.c)");
+        continue;
+      }
     }
-    if (starts_with(arg, "-a") && arg.size() > 2 && arg[2] != '-') {
-      last.emplace(std::string(arg.substr(2)), "-a");
-      continue;
+    if (!o) {  // short options, clustered: -gG, -a198.18.4.13
+      for (size_t j = 0; j < body.size(); ++j) {
+        o = short_of(body[j]);
+        if (!o) {
+          out.not_understand(arg, "not an option of `nvme " + args[0] + "` (fabrics.c)");
+          break;
+        }
+        if (o->value) {
+          if (j + 1 < body.size()) value = body.substr(j + 1);
+          break;
+        }
+        if (j + 1 < body.size()) o = nullptr;
+      }
+      if (!o) continue;
     }
-    // getopt_long takes an unambiguous prefix: --trad.. is traddr (--tra
-    // could be --transport too).
-    if (!starts_with(arg, "--trad")) continue;
-    std::string_view name = arg.substr(0, arg.find('='));
-    if (!starts_with("--traddr", name)) continue;
-    if (name.size() < arg.size())
-      last.emplace(std::string(arg.substr(name.size() + 1)), "--traddr");
-    else if (i + 1 < args.size())
-      last.emplace(args[++i], "--traddr");
+    if (o->value && !value && i + 1 < args.size()) value = args[++i];
+    if (o->means == Means::target && value)
+      last.emplace(*value, dashes || body.size() > 1 ? "--traddr" : "-a");
   }
   if (!last) {
     out.unknown = "`nvme " + args[0] +
@@ -113,24 +186,28 @@ Named nvme_target(const std::vector<std::string>& args) {
   return out;
 }
 
-Named nfs_server(const std::vector<std::string>& args) {
+Named nfs_server(const Tool& tool, const std::vector<std::string>& args) {
   Named out;
   bool have_source = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view arg(args[i]);
     std::string_view options;
     if (arg == "-o" && i + 1 < args.size()) {
-      options = args[++i];
+      options = args[++i];  // mount.nfs joins every -o (nfs-utils utils/mount/mount.c)
     } else if (starts_with(arg, "-o") && arg.size() > 2) {
       options = arg.substr(2);
-    } else if (arg == "-t" || arg == "-O") {  // an option with a value
-      ++i;
+    } else if (arg.size() >= 2 && arg.front() == '-') {
+      const Option* o = find_option(tool.options, arg);
+      if (!o)
+        out.not_understand(args[i], "the command line");
+      else if (o->value)
+        ++i;
       continue;
-    } else if (!arg.empty() && arg.front() != '-' && !have_source) {
+    } else if (!arg.empty() && !have_source) {
       // The first word is SERVER:/EXPORT; an IPv6 server is bracketed.
       have_source = true;
       size_t split = arg.find(':');
-      if (!arg.empty() && arg.front() == '[')
+      if (arg.front() == '[')
         split =
             arg.find("]:") == std::string_view::npos ? std::string_view::npos : arg.find("]:") + 1;
       if (split == std::string_view::npos || split == 0) {
@@ -147,13 +224,18 @@ Named nfs_server(const std::vector<std::string>& args) {
     }
     // The kernel connects to addr= (and mountd to mountaddr=) when given.
     for (std::string_view w : split(options, ',')) {
-      for (std::string_view key : {"addr=", "mountaddr="}) {
-        if (!starts_with(w, key)) continue;
-        std::string_view host = w.substr(key.size());
-        out.text += (out.text.empty() ? "" : " ") + std::string(host);
-        out.where += (out.where.empty() ? "" : ", ") + std::string(key) + " in -o";
-        out.servers.push_back(server_of(host));
+      if (w.empty()) continue;
+      const std::string_view key = w.substr(0, w.find('='));
+      const Option* o = find_option(tool.keys, key);
+      if (!o) {
+        out.not_understand(std::string(w), "-o");
+        continue;
       }
+      if (o->means != Means::target || w.find('=') == std::string_view::npos) continue;
+      std::string_view host = w.substr(key.size() + 1);
+      out.text += (out.text.empty() ? "" : " ") + std::string(host);
+      out.where += (out.where.empty() ? "" : ", ") + std::string(key) + "= in -o";
+      out.servers.push_back(server_of(host));
     }
   }
   if (!out.named() && out.unknown.empty()) out.unknown = "the call names no NFS server";

@@ -58,8 +58,45 @@ struct Named {
   std::string where;  // "-m", "CEPH_ARGS --mon_host", "mon_host in /etc/ceph/ceph.conf", ...
   std::vector<Server> servers;
   std::string unknown;  // non-empty: the servers could not be determined, and why
+  // Non-empty: a word of the call (an option, a key, an abbreviation) that
+  // no allow-list of the tool's row knows, and where it stands. A
+  // session-opening call carrying one is refused, whatever it names.
+  std::string not_understood;
   [[nodiscard]] bool named() const { return !servers.empty(); }
+  // Keeps the first word not understood: "\"--mon-h\" (argv)".
+  void not_understand(std::string_view word, std::string_view place);
 };
+
+// What a word of a tool's allow-list is to the decision. Every word a
+// session-opening call carries must be one of these; `harmless` ones cannot
+// change where the call connects (the tool row's comments say why).
+enum class Means {
+  harmless,
+  mon_host,           // Ceph mon_host (-m): the monitors
+  mon_host_override,  // Ceph mon_host_override: wins over mon_host
+  monmap,             // Ceph monmap (-M): a binary map the shim cannot read
+  mon_addr,           // mount.ceph mon_addr=, slash-separated monitors
+  conf,               // the Ceph config file (-c, conf=)
+  cluster,            // Ceph --cluster: the default config file's name
+  id,                 // Ceph --id / name=: the [client.ID] section
+  name,               // Ceph --name (TYPE.ID): the same section
+  device_type,        // rbd -t: krbd or nbd
+  map_options,        // rbd -o: krbd's kernel options, or rbd-nbd's options
+  options,            // mount helpers' -o: checked against the row's keys
+  target,             // nvme -a, mount.nfs addr=: the server
+};
+
+// One word of an allow-list: every spelling (space-separated: "-m --mon_host"),
+// whether it takes a value, and what it means.
+struct Option {
+  std::string_view names;
+  bool value;
+  Means means;
+};
+
+// The option of `table` one of whose spellings is `spelled` (a spelling
+// ending in "*" is a prefix: "x-*"), else nullptr.
+const Option* find_option(const std::vector<Option>& table, std::string_view spelled);
 
 // A declared address, network or name (NETNS_EXEC_TARGETS; config.json's
 // monitors), in the form matches() compares.

@@ -30,6 +30,10 @@
 //   3. a declaration that cannot be read (config.json, the held list, the
 //      targets), or a held ID that config.json lacks: a session-opening call
 //      is refused, any other call untouched;
+//   3b. a word of a session-opening call that no allow-list of the tool's
+//      row knows (an option, a CEPH_ARGS word, a config key, an
+//      abbreviation the tool would expand): refused, naming it and where,
+//      whatever NETNS_EXEC_UNMATCHED says;
 //   4. every server the call names is read the way its consumer reads it
 //      (addresses.hpp, monitors.hpp); readings that match differently, or
 //      servers of two clusters: ambiguous, a session-opening call refused;
@@ -66,6 +70,7 @@ struct Environment {
   CephEnvironment ceph;
   std::string path_list = kDefaultPath;  // NETNS_EXEC_REAL_PATH, else PATH
   std::optional<FileIdentity> self;      // /proc/self/exe
+  std::optional<ExecMark> exec_mark;     // NETNS_EXEC_EXEC_MARK: who exec'd us as the real program
   std::string identity;                  // NETNS_EXEC_IDENTITY
   std::string allow_unrecorded;          // NETNS_EXEC_ALLOW_UNRECORDED_NETNS
   std::string wait_holder;               // NETNS_EXEC_WAIT_HOLDER

@@ -52,6 +52,31 @@ struct RealProgram {
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as,
                               std::string_view path_list, const FileIdentity& self);
 
+// The mark a form of netns-exec leaves in the environment of the real
+// program it execs: which tool it stood in for and which file it took for
+// that tool's real program. A second netns-exec installed as a copy (not a
+// link: another identity) somewhere on PATH is taken for the real program
+// by the first; started as that tool with a mark naming its own file, it
+// knows it is not the real program, and refuses instead of exec-ing the
+// first again (two copies would otherwise exec each other for ever).
+// NETNS_EXEC_EXEC_MARK="TOOL DEV INO PATH".
+inline constexpr const char* kExecMarkVariable = "NETNS_EXEC_EXEC_MARK";
+struct ExecMark {
+  std::string tool;
+  FileIdentity file;
+  std::string path;
+};
+// NETNS_EXEC_EXEC_MARK parsed; nullopt when unset or not in that form.
+std::optional<ExecMark> exec_mark_from_environment();
+// Sets the mark for `program` (stat'ed; nothing is set when it cannot be),
+// just before the exec.
+void set_exec_mark(std::string_view tool, const char* program);
+// Whether this process, running as `tool` with identity `self`, is the file
+// a netns-exec form took for the real `tool`: then it is another netns-exec,
+// and nothing may run (the caller refuses, naming the mark's path).
+bool is_exec_loop(std::string_view tool, const std::optional<ExecMark>& mark,
+                  const FileIdentity& self);
+
 // The same with the list from the environment and self from /proc/self/exe:
 // NETNS_EXEC_REAL_PATH when set (PATH syntax: where the real programs are,
 // for callers that do not pass a PATH — mount(8) runs its helpers with PATH

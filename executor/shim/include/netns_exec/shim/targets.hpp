@@ -33,6 +33,8 @@
 
 namespace netns::exec::shim {
 
+struct Tool;
+
 inline constexpr const char* kTargetsVariable = "NETNS_EXEC_TARGETS";
 
 struct DeclaredHolder {
@@ -52,18 +54,22 @@ std::vector<std::string> holders_covering(const std::vector<DeclaredHolder>& hol
                                           std::string_view reading);
 
 // Whether nvme's arguments are a connect, connect-all, discover or dim (the
-// subcommands that open connections), not asking for help.
-bool nvme_connects(const std::vector<std::string>& args);
+// row's commands, spelled as nvme-cli matches them: leading dashes
+// stripped; an abbreviation of one counts, and is refused), not asking for
+// help.
+bool nvme_connects(const Tool& tool, const std::vector<std::string>& args);
 
 // nvme's arguments (argv without argv[0]): the traddr of a connecting
-// subcommand (-a ADDR, -aADDR, --traddr[=]ADDR or a prefix of it; the last
-// one wins, as with getopt). A connect that names none takes its targets
+// subcommand (-a ADDR, -aADDR, --traddr[=]ADDR, -traddr or a unique prefix
+// of it; the last one wins, as with getopt_long_only); any option the
+// subcommand's allow-list lacks, or an abbreviated subcommand, is
+// not_understood. A connect that names none takes its targets
 // from /etc/nvme/discovery.conf or a -J config: `unknown` says so.
-Named nvme_target(const std::vector<std::string>& args);
+Named nvme_target(const Tool& tool, const std::vector<std::string>& args);
 
 // mount.nfs's arguments: the server of the first non-option word
 // (SERVER:/EXPORT or [V6]:/EXPORT), and any addr= / mountaddr= in -o (the
 // kernel takes the address from there); `unknown` when there is none.
-Named nfs_server(const std::vector<std::string>& args);
+Named nfs_server(const Tool& tool, const std::vector<std::string>& args);
 
 }  // namespace netns::exec::shim

@@ -20,6 +20,12 @@ enum class Naming {
   nothing,   // never a session: always the real program untouched
 };
 
+// A subcommand's own allow-list (nvme's: each has its own getopt table).
+struct Command {
+  std::string_view name;
+  std::vector<Option> options;
+};
+
 struct Tool {
   // The basenames netns-exec answers to as this tool (argv[0]); the real
   // program is the one of the name invoked (mount.nfs4 is mount.nfs4).
@@ -39,11 +45,22 @@ struct Tool {
   const char* holder_dir;
   // The calls that open a kernel session, for people ("map, device map").
   const char* session_calls;
+  // The allow-lists (issue 44: a session-opening call is routed only when
+  // every word of it is known): the options of its command line (besides
+  // Ceph's own, monitors.hpp), the keys of its -o list, and per subcommand
+  // (nvme) their options. What a word means to the decision is its Means;
+  // tools.cpp says, per group, why a harmless one cannot change where the
+  // call connects.
+  std::vector<Option> options;
+  std::vector<Option> keys;
+  std::vector<Command> commands;
   // Whether this call opens a kernel session: a session-opening call whose
   // cluster cannot be told is refused; any other call is never refused.
-  bool (*opens_session)(const std::vector<std::string>& args);
-  // What the call names (servers, or why they cannot be told).
-  Named (*names)(const std::vector<std::string>& args, const CephEnvironment& env);
+  bool (*opens_session)(const Tool& tool, const std::vector<std::string>& args);
+  // What the call names (servers, or why they cannot be told), and the
+  // first word of it no allow-list knows (Named::not_understood).
+  Named (*names)(const Tool& tool, const std::vector<std::string>& args,
+                 const CephEnvironment& env);
 };
 
 // Every row, in the order the documentation lists them.
