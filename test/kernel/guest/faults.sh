@@ -68,7 +68,7 @@ ktest_kmsg_since() { dmesg | tail -n +$(($1 + 1)); }
 # `netns-exec inspect --json --sockets` lists them there.
 ktest_kernel_socks() {
   local args=(--cluster-id "$KTEST_CID" --config "$KTEST_CONFIG")
-  [ "$1" = holder ] || args=(--netns /proc/1/ns/net --allow-own-netns --identity off)
+  [ "$1" = holder ] || args=(--netns /proc/1/ns/net --allow-own-netns --allow-host-netns --identity off)
   "$KTEST_EXEC_BIN" inspect "${args[@]}" --json --sockets |
     jq -e --argjson p "$2" '[.kernel_sockets[] | select(.peer_port == $p and .state == "ESTAB")] | length'
 }
