@@ -46,6 +46,8 @@ hd_ask() {
   echo "----- inspect --json ($1): exit $hd_inspect_rc -----"
   cat "$KTEST_W/$1.inspect.err"
   if [ "$hd_inspect_rc" -ne 0 ]; then
+    # (--json puts the refusal on stdout.)
+    jq -r '.error.message // empty' "$KTEST_W/$1.inspect.json" 2>/dev/null || cat "$KTEST_W/$1.inspect.json"
     # Refused for the cluster (no live holder): the node's mappings as inspect judges them from
     # the node's own namespace.
     "$KTEST_EXEC_BIN" inspect --netns /proc/1/ns/net --allow-own-netns --allow-host-netns --identity off --json \
