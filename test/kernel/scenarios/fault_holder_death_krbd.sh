@@ -46,8 +46,6 @@ hd_ask() {
   echo "----- inspect --json ($1): exit $hd_inspect_rc -----"
   cat "$KTEST_W/$1.inspect.err"
   if [ "$hd_inspect_rc" -ne 0 ]; then
-    # (--json puts the refusal on stdout.)
-    jq -r '.error.message // empty' "$KTEST_W/$1.inspect.json" 2>/dev/null || cat "$KTEST_W/$1.inspect.json"
     # Refused for the cluster (no live holder): the node's mappings as inspect judges them from
     # the node's own namespace.
     "$KTEST_EXEC_BIN" inspect --netns /proc/1/ns/net --allow-own-netns --allow-host-netns --identity off --json \
@@ -64,7 +62,7 @@ hd_ask() {
     --holder-dir "$KTEST_HOLDER_DIR" >"$KTEST_W/$1.doctor.txt" 2>&1 || hd_doctor_rc=$?
   echo "----- doctor ($1): exit $hd_doctor_rc -----"
   cat "$KTEST_W/$1.doctor.txt"
-  hd_doctor_line=$(grep -F "$dev" "$KTEST_W/$1.doctor.txt" | head -n 1 || [ $? -eq 1 ])
+  hd_doctor_line=$(grep -m 1 -F "$dev" "$KTEST_W/$1.doctor.txt" || [ $? -eq 1 ])
   e2e_log "$1: inspect exit $hd_inspect_rc (device orphaned $hd_orphaned, served by $hd_served), doctor exit $hd_doctor_rc, its line for $dev: ${hd_doctor_line:-none}"
 }
 hd_ask dead
