@@ -167,18 +167,23 @@ done 3< <(echo "$out" | grep '^KTEST-VERIFY ' || [ $? -eq 1 ])
 for key in "${!figure[@]}"; do
   line=${figure[$key]}
   case $line in
-    *", verified_from_target "*)
+    *", verified_from_target "* | *", verified_from_server "*)
       # A client that is not Ceph's (NVMe/TCP, NFS): its server runs in the guest, which read the
       # data back from the target's side itself (guest/targets.sh).
       [ -z "${verdict[$key]:-}" ] || line="$line, verified_from_ceph ${verdict[$key]}"
       case $line in
-        *", verified_from_target yes"*) ;;
+        *", verified_from_target yes"* | *", verified_from_server yes"*) ;;
         *) failed+=("$key (read back from the target's side)") ;;
       esac
       ;;
     *" writes "*)
       [ -n "${verdict[$key]:-}" ] || e2e_die "figure $key counts writes but its scenario asked for no check from Ceph's side"
-      line="$line, verified_from_ceph ${verdict[$key]}"
+      # The fault figures name the check for every client alike: from the server's side, which
+      # for Ceph's clients is this one (guest/faults.sh).
+      case $key in
+        kernel.fault.*) line="$line, verified_from_server ${verdict[$key]}" ;;
+        *) line="$line, verified_from_ceph ${verdict[$key]}" ;;
+      esac
       ;;
   esac
   ktest_figure_put "$KTEST_FIGURES" "$line"

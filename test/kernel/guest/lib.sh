@@ -183,12 +183,10 @@ ktest_workload_stop() {
   KTEST_W_SHA256=$expected_sha256 KTEST_W_SIZE=$expected_size
 }
 
-# ktest_holder_restarts NAME RESTARTS — the holder runs' core: while the workload NAME (started)
-# writes, the plugin pod restarts RESTARTS times, each restart followed by 3 more writes (bounded);
-# then the workload is stopped and must show 0 I/O errors, no write over KTEST_HOLDER_STALL_MS, and
-# its data read back as written. Sets KTEST_W_* (ktest_workload_stop) and KTEST_RESTARTS.
-# RESTART (default `ktest_plugin_restart plugin`) is the command one restart is.
-ktest_holder_restarts() {
+# ktest_restarts NAME RESTARTS [RESTART...] — while the workload NAME (started) writes, the plugin
+# pod restarts RESTARTS times, each restart followed by 3 more writes (bounded); the workload keeps
+# writing. Sets KTEST_RESTARTS. RESTART (default `ktest_plugin_restart plugin`) is one restart.
+ktest_restarts() {
   local name=$1 restarts=$2 r
   local restart=("${@:3}")
   [ ${#restart[@]} -gt 0 ] || restart=(ktest_plugin_restart plugin)
@@ -198,7 +196,14 @@ ktest_holder_restarts() {
     e2e_log "restart $r: plugin namespace now $KTEST_PLUGIN_NS, $(ktest_writes "$name") writes"
   done
   KTEST_RESTARTS=$r
-  ktest_workload_stop "$name"
+}
+
+# ktest_holder_restarts NAME RESTARTS [RESTART...] — the holder runs' core: ktest_restarts, then
+# the workload is stopped and must show 0 I/O errors, no write over KTEST_HOLDER_STALL_MS, and its
+# data read back as written. Sets KTEST_W_* (ktest_workload_stop) and KTEST_RESTARTS.
+ktest_holder_restarts() {
+  ktest_restarts "$@"
+  ktest_workload_stop "$1"
   [ "$KTEST_W_ERRORS" -eq 0 ] || e2e_die "$KTEST_W_ERRORS I/O errors"
   [ "$KTEST_W_STALL" -le "$KTEST_HOLDER_STALL_MS" ] || e2e_die "a write stalled for $KTEST_W_STALL ms (limit $KTEST_HOLDER_STALL_MS)"
   [ "$KTEST_W_VERIFIED" = yes ] || e2e_die "the data read back does not match what was written"
