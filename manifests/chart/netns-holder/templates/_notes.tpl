@@ -19,8 +19,8 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
 
 {{- if eq .Values.mode "library" }}
 
-1. Library mode: the node plugin is ceph-csi's patched plugin (the library plugin image,
-   manifests/images/build-library-plugin-image.sh; the patch series integrations/ceph-csi),
+1. Library mode: the node plugin is ceph-csi's patched plugin (the library plugin image:
+   build-plugin-image.sh --library, the patch series integrations/ceph-csi),
    which calls the library in-process for rbd map / mount -t ceph / mount -t nfs: no shims,
    no nsenter, no hostPID. Give ceph-csi the holder sockets as netNamespaceFilePath:
      kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
@@ -31,7 +31,8 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
    The plugin DaemonSet: the Kustomize component manifests/kustomize/library, which needs
    the plugin pod's own storage network (ConfigMap netns-exec-plugin-network, key
    networks, in your kustomization): ceph-csi opens RADOS in-process from the plugin pod;
-   only the kernel sessions live in the holders. See manifests/README.md, "Library mode".
+   only the kernel sessions live in the holders.
+   See manifests/README.md, "Library mode: ceph-csi's patched plugin".
 {{- else }}
 
 1. The node plugin (ceph-csi's image with netns-exec as rbd / mount.ceph, and the Kustomize
