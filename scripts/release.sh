@@ -7,7 +7,10 @@
 #   netns-holder-V.tgz                  the Helm chart (helm package)
 #   netns-holder-image-V.oci.tar        the holder image, an OCI archive (umoci)
 #   netns-exec-plugin-layer-V.tar.gz    the plugin tree and build-plugin-image.sh,
-#                                       which adds it to your ceph-csi image
+#                                       which adds it to your ceph-csi image; and
+#                                       the ceph-csi patch series (integrations/
+#                                       ceph-csi, every tracked file) for the
+#                                       library plugin image (--library)
 #   netns-holder-kustomize-V.tar.gz     the Kustomize components
 #   ARTEFACT.contents.txt               what each one holds (file, sha256, the
 #                                       Debian package and version it came from)
@@ -146,7 +149,8 @@ contents() {
 chart_origin() { echo "netns-holder $version (manifests/chart/netns-holder)"; }
 tracked "$work/src" manifests/chart/netns-holder manifests/kustomize/plugin \
   manifests/kustomize/plugin-pod-network-reaches-ceph manifests/kustomize/socket-mode \
-  manifests/images/rootfs.sh manifests/images/build-plugin-image.sh
+  manifests/kustomize/library manifests/images/rootfs.sh manifests/images/build-plugin-image.sh \
+  integrations/ceph-csi
 export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
 "$helm" package "$work/src/manifests/chart/netns-holder" -d "$work/helm-out" >/dev/null
 chart=netns-holder-$version.tgz
@@ -233,14 +237,20 @@ kit_name=netns-exec-plugin-layer-$version
 kit=$work/kit/$kit_name
 "$src/manifests/images/rootfs.sh" plugin "$kit/rootfs" "$work/bin/netns-exec"
 cp "$work/src/manifests/images/rootfs.sh" "$work/src/manifests/images/build-plugin-image.sh" "$kit/"
+# The patch series and its build.sh, whatever files it has (tracked only).
+if [ -d "$work/src/integrations/ceph-csi" ]; then
+  mkdir -p "$kit/integrations"
+  cp -r "$work/src/integrations/ceph-csi" "$kit/integrations/"
+fi
 repro_tar "$out/$kit_name.tar.gz" "$work/kit" "$kit_name"
 kit_origin() {
   case $1 in
   /rootfs/*) image_origin "${1#/rootfs}" ;;
+  /integrations/*) echo "netns-holder $version (integrations/ceph-csi)" ;;
   *) echo "netns-holder $version (manifests/images)" ;;
   esac
 }
-contents "$kit_name.tar.gz" "the plugin layer: $kit_name/build-plugin-image.sh CEPHCSI.oci.tar OUT.oci.tar adds $kit_name/rootfs to your ceph-csi image" \
+contents "$kit_name.tar.gz" "the plugin layer: $kit_name/build-plugin-image.sh CEPHCSI.oci.tar OUT.oci.tar adds $kit_name/rootfs to your ceph-csi image; library mode: build cephcsi with $kit_name/integrations/ceph-csi/build.sh, then build-plugin-image.sh CEPHCSI.oci.tar OUT.oci.tar --library ITS_CEPHCSI" \
   "$kit" kit_origin
 linked_section "$kit_name.tar.gz" "$work/bin/netns-exec"
 
@@ -248,13 +258,14 @@ linked_section "$kit_name.tar.gz" "$work/bin/netns-exec"
 
 kz_name=netns-holder-kustomize-$version
 mkdir -p "$work/kz/$kz_name"
-# plugin includes plugin-pod-network-reaches-ceph by its relative path: keep them side by side.
-for component in plugin plugin-pod-network-reaches-ceph socket-mode; do
+# plugin includes plugin-pod-network-reaches-ceph, library includes plugin and socket-mode, by
+# their relative paths: keep them side by side.
+for component in plugin plugin-pod-network-reaches-ceph socket-mode library; do
   cp -r "$work/src/manifests/kustomize/$component" "$work/kz/$kz_name/"
 done
 repro_tar "$out/$kz_name.tar.gz" "$work/kz" "$kz_name"
 kz_origin() { echo "netns-holder $version (manifests/kustomize)"; }
-contents "$kz_name.tar.gz" "the Kustomize components: unpack next to your kustomization and name them by relative path ($kz_name/plugin or $kz_name/plugin-pod-network-reaches-ceph, $kz_name/socket-mode)" \
+contents "$kz_name.tar.gz" "the Kustomize components: unpack next to your kustomization and name them by relative path ($kz_name/plugin or $kz_name/plugin-pod-network-reaches-ceph, $kz_name/socket-mode; library mode: $kz_name/library)" \
   "$work/kz/$kz_name" kz_origin
 
 (cd "$out" && sha256sum -- netns-* >SHA256SUMS)

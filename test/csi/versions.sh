@@ -20,4 +20,6 @@ if [ -z "${NETNS_HELM_CACHE:-}" ]; then
   fi
 fi
 NETNS_CEPHCSI_BIN=$NETNS_HELM_CACHE/cephcsi-$NETNS_CEPHCSI_VERSION/cephcsi
+# Its source, unmodified, kept (read-only) for the library mode's build (integrations/ceph-csi).
+NETNS_CEPHCSI_SRC=$NETNS_HELM_CACHE/cephcsi-$NETNS_CEPHCSI_VERSION/src
 NETNS_CSI_SANITY_BIN=$NETNS_HELM_CACHE/csi-sanity-$NETNS_CSI_SANITY_VERSION/csi-sanity

@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { CHART, FIXTURES, IMAGE, PLUGIN, configMapOf, helm, holdersOf, lint, render, renderFails, sampleValues } from "./lib/helm.mjs";
+import { CHART, FIXTURES, IMAGE, PLUGIN, SAMPLE_CLUSTERS, configMapOf, helm, holdersOf, lint, render, renderFails, renderText, sampleValues } from "./lib/helm.mjs";
 import { parseYaml } from "./lib/load.mjs";
 import { holderFacts } from "./lib/rules.mjs";
 import { VALUE_MATRIX } from "./lib/matrix.mjs";
@@ -41,6 +41,10 @@ const refusals = [
   ["no clusters", one({ clusters: [] }), /clusters/],
   ["allowUids in symlink mode", one({ allowUids: [0] }), /allowUids/],
   ["an unknown mode", one({ mode: "sockets" }), /mode/],
+  ["an nvmeof driver in library mode", one({ mode: "library", clusters: [{ id: "a", drivers: ["rbd.csi.ceph.com", "nvmeof.csi.ceph.com"] }] }),
+    /cluster "a": driver nvmeof\.csi\.ceph\.com is nvmeof, and library mode has none/],
+  ["a driver of kind nvmeof in library mode", one({ mode: "library", defaultDrivers: [{ name: "gw.example.com", kind: "nvmeof" }] }),
+    /driver gw\.example\.com is nvmeof, and library mode has none/],
   ["a misspelled value", one({ tolerationz: [] }), /tolerationz/],
   ["no image repository", one({ image: { tag: "1" } }), /repository/],
   ["an image with a space", one({ image: { repository: "a b" } }), /repository/],
@@ -120,8 +124,57 @@ describe("names: the same as netns-manifest gave", () => {
   });
 });
 
+describe("library mode: socket-mode holders, netNamespaceFilePath names each socket, no shim environment", () => {
+  const values = sampleValues("library", { defaultDrivers: ["rbd.csi.ceph.com", "cephfs.csi.ceph.com", "nfs.csi.ceph.com"] });
+  const docs = render(values);
+  const socket = render({ ...values, mode: "socket" });
+  test("the holders are socket mode's, but for the mode annotation (no hostPID, --socket, uid 0)", () => {
+    const strip = (ds) => {
+      const d = structuredClone(ds);
+      for (const m of [d.metadata, d.spec.template.metadata]) delete m.annotations["netns-holder/mode"];
+      return d;
+    };
+    const lib = holdersOf(docs);
+    assert.equal(lib.length, 9);
+    assert.deepEqual(lib.map(strip), holdersOf(socket).map(strip));
+    for (const ds of lib) {
+      assert.equal(ds.spec.template.spec.hostPID, false, ds.metadata.name);
+      assert.equal(ds.metadata.annotations["netns-holder/mode"], "library");
+      const argv = ds.spec.template.spec.containers[0].command;
+      assert.deepEqual(argv.slice(argv.indexOf("--socket"), argv.indexOf("--socket") + 3), ["--socket", "--allow-uid", "0"]);
+    }
+  });
+  test("config.json: every cluster's rbd, cephFS and nfs entry names <ID>.net.sock; csi-values.yaml says the same", () => {
+    const cm = configMapOf(docs, "netns-ceph-csi");
+    const config = JSON.parse(cm.data["config.json"]);
+    assert.deepEqual(config.map((e) => e.clusterID), SAMPLE_CLUSTERS.map((c) => c.id));
+    for (const e of config) {
+      for (const [section, driver] of [["rbd", "rbd"], ["cephFS", "cephfs"], ["nfs", "nfs"]])
+        assert.equal(e[section].netNamespaceFilePath, `/var/lib/kubelet/plugins/${driver}.csi.ceph.com/${e.clusterID}.net.sock`);
+    }
+    assert.deepEqual(parseYaml(cm.data["csi-values.yaml"])[0].csiConfig, config);
+    assert.match(cm.data["csi-values.yaml"], /patched plugin \(library mode\)/);
+    assert.doesNotMatch(cm.data["csi-values.yaml"], /netns-exec-env|nsenter/);
+  });
+  test("no netns-exec-env (no shim reads it); socket mode renders it (control)", () => {
+    assert.equal(configMapOf(docs, "netns-exec-env"), undefined);
+    assert.ok(configMapOf(socket, "netns-exec-env"));
+    assert.deepEqual(docs.map((d) => d.kind).sort(), [...Array(9).fill("DaemonSet"), "ConfigMap"].sort());
+  });
+  test("ceph-csi's own ConfigMap (cephCsiConfig.create) says who reads the sockets", () => {
+    const text = renderText({ ...values, cephCsiConfig: { create: true } });
+    assert.match(text, /netNamespaceFilePath names each holder's socket: ceph-csi's patched plugin/);
+    const own = configMapOf(parseYaml(text), "ceph-csi-config");
+    assert.equal(own.data["config.json"], configMapOf(docs, "netns-ceph-csi").data["config.json"]);
+  });
+  test("allowUids applies as in socket mode", () => {
+    const [ds] = holdersOf(render({ ...values, clusters: [{ id: "ceph-a" }], allowUids: [0, 1000] }));
+    assert.deepEqual(ds.spec.template.spec.containers[0].command.slice(-5), ["--socket", "--allow-uid", "0", "--allow-uid", "1000"]);
+  });
+});
+
 describe("the csi-values.yaml snippet", () => {
-  for (const mode of ["symlink", "socket"]) {
+  for (const mode of ["symlink", "socket", "library"]) {
     test(`${mode}: csiConfig is config.json`, () => {
       const cm = configMapOf(render(sampleValues(mode)), "netns-ceph-csi");
       const values = parseYaml(cm.data["csi-values.yaml"])[0];
@@ -209,6 +262,29 @@ describe("NOTES.txt", () => {
       // A drain only for what needs a new sandbox, never for an image.
       for (const line of notes.split("\n").filter((l) => /drain/i.test(l)))
         assert.match(line, /needs no drain|drain is needed only|after draining it/, line);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("NOTES.txt in library mode", () => {
+  test("points at the patched plugin, the sockets for csiConfig and the library component; no shim, no nsenter form", () => {
+    const copy = mkdtempSync(join(tmpdir(), "netns-notes-"));
+    try {
+      cpSync(CHART, copy, { recursive: true });
+      writeFileSync(join(copy, "templates", "notes-test.yaml"),
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: notes}\ndata:\n  notes: {{ include "netns-holder.notes" . | quote }}\n');
+      const notes = render({ mode: "library", image: IMAGE, clusters: [{ id: "ceph-a", drivers: ["rbd.csi.ceph.com", "nfs.csi.ceph.com"] }] },
+        { chart: copy, showOnly: ["templates/notes-test.yaml"] })[0].data.notes;
+      assert.match(notes, /^netns-holder \(library mode\): 2 holder DaemonSet/);
+      assert.match(notes, /rbd\.csi\.ceph\.com -> \/var\/lib\/kubelet\/plugins\/rbd\.csi\.ceph\.com\/ceph-a\.net\.sock/);
+      assert.match(notes, /\n\n1\. Library mode: the node plugin is ceph-csi's patched plugin/);
+      assert.match(notes, /get configmap netns-ceph-csi -o jsonpath='\{\.data\.csi-values\\\.yaml\}'/);
+      assert.match(notes, /manifests\/kustomize\/library/);
+      assert.match(notes, /netns-exec-plugin-network/);
+      assert.doesNotMatch(notes, /netns-exec-env|post-renderer|mount\.nfs picks|WARNING/);
+      assert.match(notes, /\n\n3\. Upgrading the holders needs no drain/);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

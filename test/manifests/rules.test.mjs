@@ -46,12 +46,12 @@ describe("every holder of the value matrix passes every rule, and the config nam
   for (const [name, values] of Object.entries(VALUE_MATRIX)) {
     test(name, () => {
       const docs = render(values);
-      const socket = values.mode === "socket";
       const served = [];
       for (const ds of holdersOf(docs)) {
         assert.deepEqual(runRules(holderRules, ds), [], ds.metadata.name);
         const f = holderFacts(ds);
-        served.push(`${f.dir}/${f.clusterId}.${socket ? "net.sock" : "net.ns"}`);
+        // What the holder publishes, from its own argv (socket and library mode: --socket).
+        served.push(`${f.dir}/${f.clusterId}.${f.socket ? "net.sock" : "net.ns"}`);
       }
       const entries = JSON.parse(configMapOf(docs, "netns-ceph-csi").data["config.json"]);
       const named = entries.flatMap((e) => ["rbd", "cephFS", "nfs"].map((k) => e[k]?.netNamespaceFilePath).filter(Boolean));

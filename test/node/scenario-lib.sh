@@ -62,19 +62,67 @@ node_uninstall_holders() {
 }
 node_no_holder_pods() { [ -z "$(kc -n "$NODE_NS" get pods -l app.kubernetes.io/name=netns-holder -o name)" ]; }
 
-# node_apply_plugin [socket]: a ceph-csi-shaped node plugin DaemonSet (csi-rbdplugin: its volumes, its
+# node_library_image: the library plugin image of the library-mode scenario, localhost/
+# netns-library-plugin:1: the test's stand-in for ceph-csi's patched plugin, netns-library-caller
+# (library-caller/main.go, built here statically against this build's libnetns_exec through the
+# package netnsexec, as test/abi/go_static_test.sh does) at /usr/local/bin, and no netns-exec:
+# no shim and no nsenter of ours anywhere in the image. The rest of the userspace is the host's
+# /usr, mounted by the pod, as for netns-plugin:1.
+node_library_image() {
+  local work=$NODE_SCOPE/library-caller tree=$NODE_SCOPE/library-tree src=$NODE_LIB/../.. go prefix pc
+  : "${NODE_BUILD_DIR:?set by ctest}"
+  # shellcheck source=../abi/find_go.sh
+  . "$src/test/abi/find_go.sh"
+  prefix=$work/prefix
+  mkdir -p "$work/mod"
+  cmake --install "$NODE_BUILD_DIR" --prefix "$prefix" --component netns_exec >/dev/null || node_die "cmake --install --component netns_exec failed"
+  pc=$(find "$prefix" -name netns_exec.pc | head -n 1)
+  [ -n "$pc" ] || node_die "netns_exec.pc was not installed"
+  cp "$NODE_LIB/library-caller/main.go" "$work/mod/main.go"
+  cat >"$work/mod/go.mod" <<MOD
+module example.com/netns-library-caller
+
+go 1.22
+
+require github.com/netns-holder/netns-holder/executor/go v0.0.0
+replace github.com/netns-holder/netns-holder/executor/go => $src/executor/go
+MOD
+  (
+    cd "$work/mod"
+    export PKG_CONFIG_PATH=$(dirname "$pc") GOTOOLCHAIN=local GOPROXY=off GOFLAGS=-mod=mod CGO_ENABLED=1
+    # A build cache of its own (Go's keeps pkg-config's -L path of this prefix, removed below).
+    export GOCACHE=$NODE_BUILD_DIR/go-cache-node-library GOPATH=$work/gopath GOTMPDIR=$work
+    CGO_LDFLAGS="$(pkg-config --static --libs netns_exec)" "$go" build -o "$work/netns-library-caller" \
+      -ldflags '-linkmode=external -extldflags=-static' . >"$work/go.log" 2>&1
+  ) || node_die "the static build of netns-library-caller failed: $(tail -n 5 "$work/go.log")"
+  ! readelf -d "$work/netns-library-caller" | grep '(NEEDED)' >/dev/null || node_die "netns-library-caller is not static"
+  rm -rf "$prefix"
+  rm -rf "$tree"
+  mkdir -p "$tree"/{usr/local/bin,etc,proc,sys,dev,tmp,run,var}
+  install -m 0755 "$work/netns-library-caller" "$tree/usr/local/bin/netns-library-caller"
+  for d in bin sbin lib lib64; do ln -s "usr/$d" "$tree/$d"; done
+  node_image netns-library-plugin:1 "$tree"
+}
+
+# node_apply_plugin [socket|library]: a ceph-csi-shaped node plugin DaemonSet (csi-rbdplugin: its volumes, its
 # labels) rendered with the real kustomize and the project's component (manifests/kustomize/plugin),
 # the plugin image's tree made by the fixture and the host's /usr for the rest of the plugin's
 # userspace. The component's liveness-probe sidecar is removed: its image (registry.k8s.io) is not
 # on this offline node, and nothing here serves CSI for it to probe. With socket, the socket-mode
-# component too (no hostPID).
+# component too (no hostPID). With library, the library component alone (no hostPID, no shim
+# environment) and the library plugin image (node_library_image), set as an operator sets the
+# patched plugin's: an images entry of the kustomization.
 node_apply_plugin() {
-  local dir=$NODE_SCOPE/plugin-kustomize components=component/plugin
+  local dir=$NODE_SCOPE/plugin-kustomize components=component/plugin images=
   rm -rf "$dir"
   mkdir -p "$dir/component"
   cp -r "$NODE_LIB/../../manifests/kustomize/plugin" "$NODE_LIB/../../manifests/kustomize/plugin-pod-network-reaches-ceph" \
-    "$NODE_LIB/../../manifests/kustomize/socket-mode" "$dir/component/"
+    "$NODE_LIB/../../manifests/kustomize/socket-mode" "$NODE_LIB/../../manifests/kustomize/library" "$dir/component/"
   [ "${1:-}" = socket ] && components+=", component/socket-mode"
+  if [ "${1:-}" = library ]; then
+    components=component/library
+    images="images: [{name: localhost/netns-plugin, newName: localhost/netns-library-plugin}]"
+  fi
   cat >"$dir/base.yaml" <<YAML
 apiVersion: apps/v1
 kind: DaemonSet
@@ -128,6 +176,7 @@ apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources: [base.yaml]
 components: [$components]
+$images
 configMapGenerator:
   - name: netns-exec-plugin-network
     literals: [networks=$NODE_NS/nhk-storage]
@@ -154,10 +203,17 @@ YAML
   local ds
   ds=$(yq_ds "$dir/rendered.yaml")
   [ "$(jq -r '.spec.template.spec.hostNetwork' <<<"$ds")" = false ] || node_die "the component left hostNetwork on"
-  [ "$(jq -r '.spec.template.spec.hostPID' <<<"$ds")" = "$([ "${1:-}" = socket ] && echo false || echo true)" ] ||
+  [ "$(jq -r '.spec.template.spec.hostPID' <<<"$ds")" = "$([ "${1:-}" = symlink ] || [ -z "${1:-}" ] && echo true || echo false)" ] ||
     node_die "hostPID is $(jq -r '.spec.template.spec.hostPID' <<<"$ds") in the rendered plugin (${1:-symlink} mode)"
-  jq -e '.spec.template.spec.containers[0].env[] | select(.name == "NETNS_EXEC_HELD_CLUSTERS")' <<<"$ds" >/dev/null ||
-    node_die "the component added no NETNS_EXEC_HELD_CLUSTERS"
+  if [ "${1:-}" = library ]; then
+    ! jq -e '[.spec.template.spec.containers[0].env[]? | select(.name | startswith("NETNS_EXEC_"))] | length > 0' <<<"$ds" >/dev/null ||
+      node_die "the library component left the shims' environment: $(jq -c '.spec.template.spec.containers[0].env' <<<"$ds")"
+    [ "$(jq -r '.spec.template.spec.containers[0].image' <<<"$ds")" = localhost/netns-library-plugin:1 ] ||
+      node_die "the plugin's image is not the library plugin image"
+  else
+    jq -e '.spec.template.spec.containers[0].env[] | select(.name == "NETNS_EXEC_HELD_CLUSTERS")' <<<"$ds" >/dev/null ||
+      node_die "the component added no NETNS_EXEC_HELD_CLUSTERS"
+  fi
   kc apply -f "$dir/rendered.yaml" >/dev/null
   node_wait 90 "the plugin pod Ready" node_plugin_ready || node_die "no Ready plugin pod: $(kc -n "$NODE_NS" describe pods -l app=ceph-csi-rbd | tail -n 20)"
 }

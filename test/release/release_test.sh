@@ -13,7 +13,8 @@
 #       holder command with the chart's probe passing inside it; no shell in it
 #   release_test.sh SOURCE_DIR BUILD_DIR plugin-layer  (root) the plugin layer on a
 #       small ceph-csi-like base made here: build-plugin-image.sh from the release
-#       archive, the base's layer and config kept, the shims and the ldd check
+#       archive, the base's layer and config kept, the shims and the ldd check; and
+#       --library (the library plugin image: a patched cephcsi in place, no shim)
 # The chart, holder-image and plugin-layer modes read BUILD_DIR/release-dist,
 # which the artefacts mode writes (a ctest fixture).
 set -euo pipefail
@@ -73,11 +74,24 @@ artefacts)
   if grep -P '^file\t.*\t-$' "$dist/$image.contents.txt" "$dist/$kit.tar.gz.contents.txt"; then
     fail "files of unknown origin (above)"
   fi
-  for component in plugin plugin-pod-network-reaches-ceph socket-mode; do
+  for component in plugin plugin-pod-network-reaches-ceph socket-mode library; do
     tar -tzf "$dist/$kustomize" | grep -x "netns-holder-kustomize-$version/$component/kustomization.yaml" >/dev/null ||
       fail "$kustomize has no $component component"
   done
   tar -tzf "$dist/$kit.tar.gz" | grep -x "$kit/build-plugin-image.sh" >/dev/null || fail "$kit.tar.gz has no build script"
+  # The ceph-csi patch series: every tracked file of integrations/ceph-csi, byte for byte (none
+  # on a branch without it; then the kit has no integrations/ either).
+  mkdir "$work/kit"
+  tar -xzf "$dist/$kit.tar.gz" -C "$work/kit"
+  series=$(git -C "$src" ls-files -- integrations/ceph-csi)
+  while read -r f; do
+    [ -n "$f" ] || continue
+    cmp -s "$src/$f" "$work/kit/$kit/$f" || fail "$kit.tar.gz does not carry $f as committed"
+    grep -P "^file\t/$f\t[0-9a-f]{64}\tnetns-holder $version \(integrations/ceph-csi\)\$" "$dist/$kit.tar.gz.contents.txt" >/dev/null ||
+      fail "$kit.tar.gz.contents.txt does not list $f"
+  done <<<"$series"
+  [ "$(cd "$work/kit/$kit" && find integrations -type f 2>/dev/null | sort)" = "$(sort <<<"$series" | sed '/^$/d')" ] ||
+    fail "$kit.tar.gz carries other integrations files than the tracked ones"
 
   # Control: an uncommitted change is refused.
   git clone -q --depth 1 "file://$src" "$work/clone"
@@ -199,7 +213,8 @@ plugin-layer)
   mkdir -p "$base/usr/sbin" "$base/usr/local/bin" "$base/usr/bin"
   printf '#!/bin/sh\necho "rbd stand-in $*"\n' >"$base/usr/bin/rbd"
   printf '#!/bin/sh\necho "mount.ceph stand-in $*"\n' >"$base/usr/sbin/mount.ceph"
-  chmod 0755 "$base/usr/bin/rbd" "$base/usr/sbin/mount.ceph"
+  printf '#!/bin/sh\necho "cephcsi stand-in $*"\n' >"$base/usr/local/bin/cephcsi"
+  chmod 0755 "$base/usr/bin/rbd" "$base/usr/sbin/mount.ceph" "$base/usr/local/bin/cephcsi"
   umoci init --layout "$work/base"
   umoci new --image "$work/base:v3.14.0"
   umoci unpack --image "$work/base:v3.14.0" "$work/base-bundle" >/dev/null
@@ -238,7 +253,47 @@ plugin-layer)
   out=$("$work/$kit/build-plugin-image.sh" "$work/base" "$work/bare.oci.tar" --ref bare 2>&1) || rc=$?
   [ "$rc" -ne 0 ] && grep -F 'mount.ceph is missing' <<<"$out" >/dev/null ||
     fail "control: a base without mount.ceph was not refused (exit $rc: $out)"
-  echo "release_test: plugin layer ok"
+
+  # Library mode (--library): the patched cephcsi in place of the base's, one layer, no shim, no
+  # netns-exec. The patched binary here is a stand-in (a script that runs with the base's
+  # shell): integrations/ceph-csi/build.sh makes the real one; what is tested is the recipe.
+  printf '#!/bin/sh\necho "Cephcsi Version: v3.12.2-netns-library"\n' >"$work/cephcsi-patched"
+  chmod 0755 "$work/cephcsi-patched"
+  "$work/$kit/build-plugin-image.sh" "$work/cephcsi.oci.tar" "$work/library.oci.tar" --tag v3.12.2-library \
+    --library "$work/cephcsi-patched" || fail "build-plugin-image.sh --library failed on the local base"
+  mkdir "$work/library"
+  tar -xf "$work/library.oci.tar" -C "$work/library"
+  manifest=$work/library/blobs/sha256/$(jq -r '.manifests[0].digest' "$work/library/index.json" | cut -d: -f2)
+  [ "$(jq '.layers | length' "$manifest")" -eq 2 ] || fail "--library: want the base's layer and one more: $(jq -c .layers "$manifest")"
+  [ "$(jq -c '.layers[:1]' "$manifest")" = "$base_layers" ] || fail "--library: the base's layer changed"
+  cfg=$work/library/blobs/sha256/$(jq -r '.config.digest' "$manifest" | cut -d: -f2)
+  jq -r '.history[-1].created_by' "$cfg" | grep -F 'build-plugin-image.sh --library: Cephcsi Version: v3.12.2-netns-library' >/dev/null ||
+    fail "--library: the new layer's history does not name the patched cephcsi: $(jq -c '.history[-1]' "$cfg")"
+  umoci unpack --image "$work/library:v3.12.2-library" "$work/library-bundle" >/dev/null
+  root=$work/library-bundle/rootfs
+  cmp -s "$root/usr/local/bin/cephcsi" "$work/cephcsi-patched" || fail "--library: cephcsi is not the patched one"
+  [ -z "$(find "$root" -name netns-exec -o -path "$root/opt/netns-exec" | head -n 1)" ] || fail "--library: netns-exec is in the image"
+  [ ! -L "$root/usr/local/bin/nsenter" ] && [ ! -L "$root/usr/sbin/mount.ceph" ] || fail "--library: a shim is in the image"
+  grep -F 'mount.ceph stand-in' "$root/usr/sbin/mount.ceph" >/dev/null || fail "--library: the base's mount.ceph moved"
+  # Controls: a base without cephcsi, a binary that cannot run in the base, the shim image as base.
+  umoci unpack --image "$work/base:v3.14.0" "$work/nocsi-bundle" >/dev/null
+  rm "$work/nocsi-bundle/rootfs/usr/local/bin/cephcsi"
+  umoci repack --image "$work/base:nocsi" "$work/nocsi-bundle"
+  rc=0
+  out=$("$work/$kit/build-plugin-image.sh" "$work/base" "$work/x.oci.tar" --ref nocsi --library "$work/cephcsi-patched" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] && grep -F 'no /usr/local/bin/cephcsi: not a ceph-csi image' <<<"$out" >/dev/null ||
+    fail "control: a base without cephcsi was not refused (exit $rc: $out)"
+  printf '#!/nonexistent/interpreter\n' >"$work/cephcsi-broken"
+  chmod 0755 "$work/cephcsi-broken"
+  rc=0
+  out=$("$work/$kit/build-plugin-image.sh" "$work/cephcsi.oci.tar" "$work/x.oci.tar" --library "$work/cephcsi-broken" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] && grep -F 'the patched cephcsi does not run' <<<"$out" >/dev/null ||
+    fail "control: a cephcsi that cannot run in the base was not refused (exit $rc: $out)"
+  rc=0
+  out=$("$work/$kit/build-plugin-image.sh" "$work/plugin.oci.tar" "$work/x.oci.tar" --library "$work/cephcsi-patched" 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] && grep -F 'has netns-exec in it' <<<"$out" >/dev/null ||
+    fail "control: the shim plugin image as the base was not refused (exit $rc: $out)"
+  echo "release_test: plugin layer ok (and --library)"
   ;;
 *) echo "release_test: unknown mode $mode"; exit 2 ;;
 esac

@@ -222,6 +222,29 @@ ktest_nsenter_install() {
   ln -s "$KTEST_EXEC_BIN" "$KTEST_SHIM_DIR/nsenter"
 }
 
+# ktest_cephcsi_library — the library mode's plugin: cephcsi built with integrations/ceph-csi
+# (KTEST_CEPHCSI_LIBRARY_BIN) in place of the unmodified one, and an `nsenter` first on the
+# plugin's PATH that fails every call and leaves a mark, so a stage that still went through
+# nsenter fails instead of passing unnoticed (ktest_cephcsi_library_check).
+ktest_cephcsi_library() {
+  [ -x "${KTEST_CEPHCSI_LIBRARY_BIN:-}" ] ||
+    e2e_die "no library cephcsi at '${KTEST_CEPHCSI_LIBRARY_BIN:-}': the build makes it (integrations/ceph-csi/build.sh)"
+  KTEST_CEPHCSI_BIN=$KTEST_CEPHCSI_LIBRARY_BIN
+  KTEST_SHIM_DIR=$KTEST_W/no-nsenter
+  install -d -m 0755 "$KTEST_SHIM_DIR"
+  printf '#!/bin/sh\necho "$*" >>%q\necho "nsenter must not run in library mode" >&2\nexit 126\n' \
+    "$KTEST_W/nsenter-called" >"$KTEST_SHIM_DIR/nsenter"
+  chmod 0755 "$KTEST_SHIM_DIR/nsenter"
+}
+
+# ktest_cephcsi_library_check — nsenter never ran, and every cephcsi start logged its kernel
+# client's command as run in the holder's socket by the library.
+ktest_cephcsi_library_check() {
+  [ ! -e "$KTEST_W/nsenter-called" ] || e2e_die "cephcsi ran nsenter: $(cat "$KTEST_W/nsenter-called")"
+  grep -h "command succeeded: [a-z]* in $KTEST_HOLDER_DIR/$KTEST_CID.net.sock" "$KTEST_W"/cephcsi.*.log | head -n 1 | grep . >/dev/null ||
+    e2e_die "no cephcsi log says a command ran in $KTEST_HOLDER_DIR/$KTEST_CID.net.sock: $(grep -h 'command succeeded' "$KTEST_W"/cephcsi.*.log | head -n 3)"
+}
+
 # ktest_cephcsi_cephfs_holder_run FIGURE — the CephFS holder run with the real plugin, once the
 # holder, the plugin's pod, the shims and cephcsi are up: CreateVolume (a subvolume in the group
 # csi), NodeStageVolume (ceph-csi's `mount -t ceph MON:/volumes/csi/... STAGING -o

@@ -36,7 +36,8 @@ done
 hostname ktest
 ip link set lo up
 export KTEST_SRC KTEST_CEPH_DIR KTEST_CEPH_MON KTEST_CEPH_IP KTEST_CEPH_FS KTEST_HOLDER_BIN KTEST_EXEC_BIN KTEST_MAP_THREADS_BIN \
-  KTEST_CANCEL_C_BIN KTEST_CANCEL_GO_BIN KTEST_CSI_KUBELET_BIN KTEST_CEPHCSI_BIN KTEST_CSI_SANITY_BIN
+  KTEST_CANCEL_C_BIN KTEST_CANCEL_GO_BIN KTEST_CSI_KUBELET_BIN KTEST_CEPHCSI_BIN KTEST_CEPHCSI_LIBRARY_BIN \
+  KTEST_CSI_SANITY_BIN
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 # The command port is opened and set up before KTEST-UP: a serial port nobody has open drops
 # what arrives, and the host sends its first command as soon as it reads KTEST-UP.

@@ -37,27 +37,32 @@ ktest_node_up() {
 # network, the holder in it (hostPID-like, symlink mode), published files waited for; then the
 # plugin's ceph-csi config.json (ktest_csi_config). Sets KTEST_HOLDER_NS.
 ktest_holder_start() {
-  local config=${1:-with-netns-path} ns addr
+  local config=${1:-with-netns-path} ns addr mode=() file=net.ns
+  # Socket mode: the holder serves its namespace's descriptor on <ID>.net.sock.
+  [ "$config" != with-socket-path ] || mode=(--socket) file=net.sock
   ns=$(e2e_podnet_create "$KTEST_SCOPE" holder)
   addr=$(e2e_podnet_attach_storage "$ns" "$KTEST_STORAGE_ENV")
   e2e_spawn "$KTEST_SCOPE" holder "$ns" "$KTEST_W/holder.log" \
-    "$KTEST_HOLDER_BIN" --cluster-id "$KTEST_CID" --dir "$KTEST_HOLDER_DIR"
-  e2e_wait_until 20 "the holder to publish its record and link" \
-    test -e "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" -a -e "$KTEST_HOLDER_DIR/$KTEST_CID.holder.json" ||
+    "$KTEST_HOLDER_BIN" --cluster-id "$KTEST_CID" --dir "$KTEST_HOLDER_DIR" "${mode[@]}"
+  e2e_wait_until 20 "the holder to publish its record and $file" \
+    test -e "$KTEST_HOLDER_DIR/$KTEST_CID.$file" -a -e "$KTEST_HOLDER_DIR/$KTEST_CID.holder.json" ||
     e2e_die "the holder did not publish: $(cat "$KTEST_W/holder.log")"
   KTEST_HOLDER_NS=$ns
   ktest_csi_config "$config"
   e2e_log "holder up in $ns (net1 $addr), published in $KTEST_HOLDER_DIR"
 }
 
-# ktest_csi_config with-netns-path|monitors-only — the plugin's ceph-csi config.json for the
-# scenario's cluster: with netNamespaceFilePath naming the holder's link (what `netns-exec
-# --cluster-id` reads), or, as Rook and ceph-csi-operator now write it, the monitors only
+# ktest_csi_config with-netns-path|with-socket-path|monitors-only — the plugin's ceph-csi
+# config.json for the scenario's cluster: with netNamespaceFilePath naming the holder's link (what
+# `netns-exec --cluster-id` reads) or its socket (the library mode's: the patched cephcsi asks it
+# for the descriptor), or, as Rook and ceph-csi-operator now write it, the monitors only
 # (transparent mode finds the holder from the monitors a command names).
 ktest_csi_config() {
+  local file=net.ns
   case $1 in
-    with-netns-path)
-      jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" --arg p "$KTEST_HOLDER_DIR/$KTEST_CID.net.ns" \
+    with-netns-path | with-socket-path)
+      [ "$1" = with-netns-path ] || file=net.sock
+      jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" --arg p "$KTEST_HOLDER_DIR/$KTEST_CID.$file" \
         '[{clusterID: $id, monitors: [$mon], rbd: {netNamespaceFilePath: $p}, cephFS: {netNamespaceFilePath: $p}}]' ;;
     monitors-only)
       jq -n --arg id "$KTEST_CID" --arg mon "$KTEST_CEPH_MON" '[{clusterID: $id, monitors: [$mon]}]' ;;

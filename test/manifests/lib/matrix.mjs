@@ -1,5 +1,5 @@
 // The values the chart is rendered, linted and validated with: every knob at
-// least once, in both modes.
+// least once, in every mode.
 import { IMAGE, SAMPLE_CLUSTERS, sampleValues } from "./helm.mjs";
 
 export const VALUE_MATRIX = {
@@ -14,6 +14,7 @@ export const VALUE_MATRIX = {
       { id: "other", drivers: [{ name: "block.example.com", kind: "rbd" }, "cephfs.csi.ceph.com"] },
     ],
   },
+  "library, three clusters, rbd cephfs nfs": sampleValues("library", { defaultDrivers: ["rbd.csi.ceph.com", "cephfs.csi.ceph.com", "nfs.csi.ceph.com"] }),
   "nfs driver": { mode: "socket", image: IMAGE, clusters: [{ id: "c1", drivers: ["nfs.csi.ceph.com"] }] },
   "placement, resources and metadata": sampleValues("symlink", {
     image: { ...IMAGE, pullPolicy: "Always" },

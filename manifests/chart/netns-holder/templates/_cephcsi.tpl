@@ -32,10 +32,16 @@ the keys keep ceph-csi's documented order. Input: the root context.
 {{- define "netns-holder.csiValues" -}}
 {{- $holders := (include "netns-holder.holders" . | fromJson).holders -}}
 {{- $sections := dict "rbd" "rbd" "cephfs" "cephFS" "nfs" "nfs" -}}
-# The nsenter form's paths for the ceph-csi-rbd / ceph-csi-cephfs charts' csiConfig.
+{{- if eq .Values.mode "library" }}
+# The holder sockets for the ceph-csi-rbd / ceph-csi-cephfs charts' csiConfig:
+# ceph-csi's patched plugin (library mode) calls the library with each.
+{{- else }}
+# The nsenter form's paths for the ceph-csi-rbd / ceph-csi-cephfs charts' csiConfig
+# (transparent mode needs none: see netns-exec-env).
+{{- end }}
 # Not as a second -f: Helm replaces the whole list, and your entries lose their
 # subvolumeGroup, radosNamespace, ... Copy each netNamespaceFilePath into your
-# own entry (transparent mode needs none: see netns-exec-env).
+# own entry.
 csiConfig:
 {{- range $c := .Values.clusters }}
   - clusterID: {{ $c.id | quote }}

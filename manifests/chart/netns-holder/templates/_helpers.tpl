@@ -58,6 +58,15 @@ appended, so two IDs never share a name. Input: dict "kind" "id".
 {{- end -}}
 
 {{/*
+"true" when the holders hand the namespace fd out over <ID>.net.sock: socket
+mode, and library mode (socket-mode holders for ceph-csi's patched plugin,
+which calls the library in-process with netNamespaceFilePath naming the socket).
+*/}}
+{{- define "netns-holder.socket" -}}
+{{- has .Values.mode (list "socket" "library") -}}
+{{- end -}}
+
+{{/*
 Every holder the values ask for, checked, as JSON {"holders": [...]}: cluster,
 driver, kind, name, dir, path (ceph-csi's netNamespaceFilePath), record (the
 holder's <ID>.holder.json, for the preStop guard), multus, requireInterfaces
@@ -65,9 +74,9 @@ holder's <ID>.holder.json, for the preStop guard), multus, requireInterfaces
 */}}
 {{- define "netns-holder.holders" -}}
 {{- $v := .Values -}}
-{{- $socket := eq $v.mode "socket" -}}
+{{- $socket := include "netns-holder.socket" . | eq "true" -}}
 {{- if and (not $socket) $v.allowUids -}}
-{{- fail (printf "allowUids %v is set but mode is %q: allowUids applies to socket mode only (set mode: socket, or remove allowUids)" $v.allowUids $v.mode) -}}
+{{- fail (printf "allowUids %v is set but mode is %q: allowUids applies to socket and library mode only (set mode: socket, or remove allowUids)" $v.allowUids $v.mode) -}}
 {{- end -}}
 {{- $kubelet := ternary "" $v.kubeletDir (eq $v.kubeletDir "/") -}}
 {{- $holders := list -}}
@@ -93,6 +102,9 @@ holder's <ID>.holder.json, for the preStop guard), multus, requireInterfaces
 {{- $kind := include "netns-holder.kind" (dict "driver" $d) -}}
 {{- if hasKey $kinds $kind -}}
 {{- fail (printf "cluster %q: two drivers of kind %s (%s and %s): ceph-csi's config has one netNamespaceFilePath per kind and cluster" $c.id $kind (get $kinds $kind) $driver) -}}
+{{- end -}}
+{{- if and (eq $v.mode "library") (eq $kind "nvmeof") -}}
+{{- fail (printf "cluster %q: driver %s is nvmeof, and library mode has none: the ceph-csi patch series (integrations/ceph-csi) covers rbd, cephfs and nfs (ceph-csi v3.12.2 has no nvmeof driver); hold nvmeof in a socket-mode release" $c.id $driver) -}}
 {{- end -}}
 {{- $_ := set $kinds $kind $driver -}}
 {{- $name := include "netns-holder.dsName" (dict "kind" $kind "id" $c.id) -}}

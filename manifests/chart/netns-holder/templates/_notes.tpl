@@ -17,6 +17,24 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
   {{ .name }}  cluster {{ .cluster }}, {{ .driver }} -> {{ .path }}
 {{- end }}
 
+{{- if eq .Values.mode "library" }}
+
+1. Library mode: the node plugin is ceph-csi's patched plugin (the library plugin image:
+   build-plugin-image.sh --library, the patch series integrations/ceph-csi),
+   which calls the library in-process for rbd map / mount -t ceph / mount -t nfs: no shims,
+   no nsenter, no hostPID. Give ceph-csi the holder sockets as netNamespaceFilePath:
+     kubectl -n {{ .Release.Namespace }} get configmap {{ .Release.Name }}-ceph-csi -o jsonpath='{.data.csi-values\.yaml}' > netns-csi-values.yaml
+   and copy each netNamespaceFilePath into your own csiConfig entry (a second -f replaces
+   the whole list, and with it your subvolumeGroup / radosNamespace). Plain YAML: merge the
+   config.json key of the same ConfigMap
+   {{- if .Values.cephCsiConfig.create }} (this release also manages ConfigMap {{ .Values.cephCsiConfig.name }}){{ end }}.
+   The plugin DaemonSet: the Kustomize component manifests/kustomize/library, which needs
+   the plugin pod's own storage network (ConfigMap netns-exec-plugin-network, key
+   networks, in your kustomization): ceph-csi opens RADOS in-process from the plugin pod;
+   only the kernel sessions live in the holders.
+   See manifests/README.md, "Library mode: ceph-csi's patched plugin".
+{{- else }}
+
 1. The node plugin (ceph-csi's image with netns-exec as rbd / mount.ceph, and the Kustomize
    component manifests/kustomize/plugin, plus manifests/kustomize/socket-mode in socket mode):
    it reads the held clusters and the holder directory of its driver from ConfigMap
@@ -60,6 +78,7 @@ netns-holder ({{ .Values.mode }} mode): {{ len $holders }} holder DaemonSet(s) i
      --post-renderer manifests/plugin/post-renderer --post-renderer-args --mode={{ .Values.mode }} \
      --post-renderer-args --multus=NAMESPACE/NETWORK
    (or --pod-network-reaches-ceph where the pod network routes to Ceph; one is required).
+{{- end }}
 
 3. Upgrading the holders needs no drain. updateStrategy is OnDelete, so `helm upgrade`
    changes only the DaemonSet templates and the controller never replaces a running
