@@ -14,6 +14,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "mapping_scan.hpp"
@@ -22,6 +25,8 @@
 #include "netns/fd.hpp"
 #include "netns_exec/inspect/doctor.hpp"
 #include "netns_exec/shim/decision.hpp"
+#include "netns_exec/shim/real_program.hpp"
+#include "netns_exec/shim/tools.hpp"
 #include "source_options.hpp"
 
 namespace netns::cli {
@@ -30,6 +35,42 @@ namespace {
 
 using inspect::Check;
 using inspect::CheckStatus;
+
+// Transparent mode set up (NETNS_EXEC_HELD_CLUSTERS or NETNS_EXEC_HOLDER_DIR)
+// and a cluster checked: for each program of the tool table that serves the
+// cluster's driver (`kind`: rbd, mount.ceph, mount.nfs...), which file a call
+// really runs (explain's `runs:`). One that is not netns-exec is a FAIL: its
+// calls never reach the shim and open their sessions in the plugin's own
+// namespace.
+std::vector<Check> shim_installation_checks(const SourceOptions& source) {
+  std::vector<Check> out;
+  if (source.cluster_id.empty() || !exec::shim::Environment::from_process().transparent())
+    return out;
+  const exec::ConfigKind kind = exec::parse_config_kind(source.kind);
+  const char* path = ::getenv("PATH");
+  const std::string path_list = path ? path : exec::shim::kDefaultPath;
+  const auto self = exec::shim::netns_exec_identities(path_list);
+  for (const auto& tool : exec::shim::tools()) {
+    if (tool.naming == exec::shim::Naming::nothing || tool.kind != kind) continue;
+    for (const auto program : tool.programs) {
+      const exec::shim::WhatRuns w = exec::shim::what_runs(program, path_list, self);
+      if (w.path.empty()) continue;  // not installed: nothing calls it
+      if (w.is_netns_exec)
+        out.push_back({"shim " + std::string(program), CheckStatus::pass,
+                       quote(w.path) + " (" + w.how + ") is netns-exec", ""});
+      else
+        out.push_back({"shim " + std::string(program), CheckStatus::fail,
+                       quote(w.path) + " (" + w.how +
+                           ") is not netns-exec: its calls never reach the shim and open their "
+                           "sessions in the plugin's own namespace",
+                       "install netns-exec as " + quote(w.path) +
+                           " and the real program after it (manifests/images/rootfs.sh does); "
+                           "`netns-exec shim explain -- " +
+                           std::string(program) + " ...` shows the search"});
+    }
+  }
+  return out;
+}
 
 class DoctorCommand final : public Command {
  public:
@@ -56,7 +97,7 @@ class DoctorCommand final : public Command {
     auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
         parse_duration(connect_timeout_, "--connect-timeout"));
     exec::ResolveOptions options = source_.resolve_options();
-    std::vector<Check> checks;
+    std::vector<Check> checks = shim_installation_checks(source_);
     const exec::shim::Decision decision = cluster_decision(source_);
     if (decision.verdict == exec::shim::Verdict::refused) {
       // Transparent mode's declarations do not hold (a held list naming an

@@ -57,16 +57,6 @@ std::string mount_type(const std::vector<std::string>& mount) {
   return "";
 }
 
-// What execvp would run for `name` ("name" itself when nothing is found).
-std::string first_on_path(const std::string& name) {
-  const char* env = ::getenv("PATH");
-  for (const auto& dir : exec::shim::absolute_path_entries(env ? env : exec::shim::kDefaultPath)) {
-    std::string candidate = dir + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return name;
-}
-
 // `nvme disconnect -d /dev/nvmeN` (or --device[=]): the device named.
 std::string disconnected_device(const std::vector<std::string>& cmd) {
   if (cmd.size() < 2 || cmd[1] != "disconnect") return "";
@@ -101,8 +91,9 @@ void to_json(nlohmann::json& j, const Controller& c) {
 struct Explanation {
   // The real program is the one of the name invoked (mount.nfs4 is mount.nfs4).
   std::string program;
-  std::string command;     // redacted
-  std::string invoked_as;  // the path the shim would be run as
+  std::string command;        // redacted
+  std::string invoked_as;     // the path the shim would be run as
+  exec::shim::WhatRuns runs;  // the file a call really runs, and whether it is netns-exec
   exec::shim::Decision decision;
   std::optional<std::string> config;   // monitors tools: the config.json read
   std::optional<std::string> held;     // NETNS_EXEC_HELD_CLUSTERS, as set
@@ -123,6 +114,7 @@ void to_json(nlohmann::json& j, const Explanation& e) {
   j["program"] = e.program;
   j["command"] = e.command;
   j["invoked_as"] = e.invoked_as;
+  j["runs"] = {{"path", e.runs.path}, {"how", e.runs.how}, {"is_netns_exec", e.runs.is_netns_exec}};
   j["real"] = {{"path", d.real.path}, {"why", d.real.reasons}};
   j["holder_dir"] = d.holder_dir;
   if (e.config) {
@@ -163,6 +155,14 @@ std::string render_text(const Explanation& e) {
   };
   line("command:", e.command);
   line("shim:", e.invoked_as);
+  line(
+      "runs:",
+      (e.runs.path.empty() ? std::string("(nothing)") : e.runs.path) + " (" + e.runs.how + ")" +
+          (e.runs.is_netns_exec ? ": netns-exec, the shim"
+                                : ": not netns-exec, so the shim is not what runs: the call runs " +
+                                      (e.runs.path.empty() ? std::string("nothing") : e.runs.path) +
+                                      " directly, in the caller's own namespace, whatever the "
+                                      "decision below"));
   line("real:", d.real.found() ? d.real.path : "(none)");
   for (const auto& r : d.real.reasons) line("", "- " + r);
   line(std::string(tool.named_as) + ":",
@@ -260,14 +260,17 @@ class ShimCommand final : public Command {
     // /sbin/mount.ceph; execvp, Go's LookPath: the first on PATH). A shim
     // started through the plugin image's launcher always has that path as
     // its argv[0].
-    e.invoked_as = cmd.front();
-    if (e.invoked_as.find('/') == std::string::npos)
-      e.invoked_as = program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0
-                         ? "/sbin/" + program
-                         : first_on_path(e.invoked_as);
+    const exec::shim::Environment env = exec::shim::Environment::from_process();
+    const char* path = ::getenv("PATH");
+    e.runs = exec::shim::what_runs(cmd.front(), path ? path : exec::shim::kDefaultPath,
+                                   exec::shim::netns_exec_identities(env.path_list));
+    // Where the shim would be, were it what runs: for the decision below.
+    e.invoked_as = !e.runs.path.empty() ? e.runs.path
+                   : program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0
+                       ? "/sbin/" + program
+                       : program;
 
     // The shim's own decision, from the same function and environment.
-    const exec::shim::Environment env = exec::shim::Environment::from_process();
     e.decision =
         exec::shim::decide(e.invoked_as, std::vector<std::string>(cmd.begin() + 1, cmd.end()), env);
     const exec::shim::Decision& d = e.decision;

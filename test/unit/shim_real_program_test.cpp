@@ -153,3 +153,41 @@ TEST(ShimExitStatus, TheRealProgramsOwn125IsToldApartByTheErrorLine) {
   EXPECT_EQ(refused.exit_code, 125) << refused.err;
   EXPECT_EQ(refused.err.rfind("netns-exec: error:", 0), 0u) << refused.err;
 }
+
+// explain and doctor see the installation: which file a call of rbd really
+// runs (the first on PATH), and a FAIL when it is not netns-exec.
+TEST(ShimInstallation, ExplainAndDoctorSayWhetherTheShimIsWhatRuns) {
+  netns::test::TempDir tmp;
+  for (const char* d : {"shim", "real"}) ASSERT_EQ(::mkdir((tmp / d).c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (tmp / "shim/rbd").c_str()), 0);
+  ASSERT_EQ(::symlink(NETNS_EXEC_BIN, (tmp / "shim/netns-exec").c_str()), 0);
+  std::ofstream(tmp / "real/rbd") << "#!/bin/sh\nexit 0\n";
+  ASSERT_EQ(::chmod((tmp / "real/rbd").c_str(), 0755), 0);
+  std::ofstream(tmp / "config.json") << R"([{"clusterID": "c1", "monitors": ["198.18.0.1:6789"]}])";
+  auto run = [&](const std::string& path, std::vector<std::string> argv) {
+    netns::test::RunOptions options;
+    options.env = std::map<std::string, std::string>{{"PATH", path},
+                                                     {"NETNS_EXEC_HOLDER_DIR", tmp / "holders"}};
+    argv.insert(argv.begin(), NETNS_EXEC_BIN);
+    return netns::test::run_command(argv, options);
+  };
+  const std::string shim_first = tmp / "shim" + ":" + tmp / "real";
+  const std::string real_first = tmp / "real" + ":" + tmp / "shim";
+  auto explain = run(shim_first, {"shim", "explain", "--json", "--", "rbd", "map", "x"});
+  EXPECT_NE(explain.out.find("\"is_netns_exec\": true"), std::string::npos) << explain.out;
+  explain = run(real_first, {"shim", "explain", "--", "rbd", "map", "x"});
+  EXPECT_NE(explain.out.find("runs:      " + tmp / "real/rbd" + " (the first \"rbd\" on PATH): " +
+                             "not netns-exec, so the shim is not what runs"),
+            std::string::npos)
+      << explain.out;
+  const std::vector<std::string> doctor = {"doctor", "--cluster-id", "c1", "--config",
+                                           tmp / "config.json"};
+  auto ok = run(shim_first, doctor);
+  EXPECT_NE(ok.out.find("PASS  shim rbd"), std::string::npos) << ok.out;
+  auto bad = run(real_first, doctor);
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("FAIL  shim rbd"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find(tmp / "real/rbd" + "\" (the first \"rbd\" on PATH) is not netns-exec"),
+            std::string::npos)
+      << bad.out;
+}

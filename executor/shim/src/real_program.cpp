@@ -134,6 +134,49 @@ bool is_exec_loop(std::string_view tool, const std::optional<ExecMark>& mark,
   return mark && mark->tool == tool && mark->file == self;
 }
 
+namespace {
+
+// The first executable regular file `name` in `dirs`, or "".
+std::string first_executable(std::string_view name, const std::vector<std::string>& dirs) {
+  for (const auto& dir : dirs) {
+    const std::string candidate = join_path(dir, name);
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return "";
+}
+
+}  // namespace
+
+WhatRuns what_runs(std::string_view name, std::string_view path_list,
+                   const std::vector<FileIdentity>& netns_exec) {
+  WhatRuns w;
+  if (name.find('/') != std::string_view::npos) {
+    w.path = name;
+    w.how = "the path given";
+  } else if (name.starts_with("mount.") || name.starts_with("umount.")) {
+    w.path = first_executable(name, {"/sbin", "/sbin/fs.d", "/sbin/fs"});
+    w.how = std::string(name.starts_with("mount.") ? "mount(8)" : "umount(8)") +
+            "'s helper search (/sbin, /sbin/fs.d, /sbin/fs; not PATH)";
+  } else {
+    w.path = first_executable(name, absolute_path_entries(path_list));
+    w.how = "the first " + quote(name) + " on PATH";
+  }
+  if (auto id = w.path.empty() ? std::nullopt : identity_of(w.path))
+    for (const auto& n : netns_exec) w.is_netns_exec = w.is_netns_exec || n == *id;
+  return w;
+}
+
+std::vector<FileIdentity> netns_exec_identities(std::string_view path_list) {
+  std::vector<FileIdentity> out;
+  if (auto self = identity_of("/proc/self/exe")) out.push_back(*self);
+  const std::string launcher = first_executable("netns-exec", absolute_path_entries(path_list));
+  if (auto id = launcher.empty() ? std::nullopt : identity_of(launcher)) out.push_back(*id);
+  return out;
+}
+
 RealProgram find_real_program(std::string_view name, std::string_view invoked_as) {
   auto self = identity_of("/proc/self/exe");
   if (!self) throw Error::sys("stat", "/proc/self/exe", errno);

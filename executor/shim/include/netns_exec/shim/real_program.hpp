@@ -77,6 +77,25 @@ void set_exec_mark(std::string_view tool, const char* program);
 bool is_exec_loop(std::string_view tool, const std::optional<ExecMark>& mark,
                   const FileIdentity& self);
 
+// Which file a call of the tool `name` really runs: a path is that file;
+// a name is found as its caller finds it: mount(8) and umount(8) run mount.TYPE / umount.TYPE
+// helpers from util-linux's FS_SEARCH_PATH, "/sbin:/sbin/fs.d:/sbin/fs"
+// (configure.ac's default; libmount's helper lookup), never from PATH;
+// every other caller (execvp, Go's exec.LookPath) takes the first
+// executable of that name on PATH. `is_netns_exec`: that file is one of
+// `netns_exec` (netns_exec_identities), so the shim is what runs.
+struct WhatRuns {
+  std::string path;  // "" when nothing of that name is found
+  std::string how;   // "the first \"rbd\" on PATH", "mount(8)'s helper search (...)"
+  bool is_netns_exec = false;
+};
+WhatRuns what_runs(std::string_view name, std::string_view path_list,
+                   const std::vector<FileIdentity>& netns_exec);
+// The files that are this netns-exec: /proc/self/exe, and the netns-exec
+// first on `path_list` (the plugin image's launcher, whose /proc/self/exe is
+// its dynamic loader; its tool links resolve to the launcher).
+std::vector<FileIdentity> netns_exec_identities(std::string_view path_list);
+
 // The same with the list from the environment and self from /proc/self/exe:
 // NETNS_EXEC_REAL_PATH when set (PATH syntax: where the real programs are,
 // for callers that do not pass a PATH — mount(8) runs its helpers with PATH
