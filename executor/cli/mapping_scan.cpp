@@ -75,10 +75,12 @@ std::vector<inspect::Check> mapping_checks(const MappingScan& scan) {
     c.detail = v.image + (v.address.empty() ? "" : ", client " + v.address) + ": " + v.meaning;
     if (v.orphaned) {
       c.status = CheckStatus::fail;
-      c.hint = v.kind == "rbd"
-                   ? "the pod using " + v.object + " must be moved; then rbd unmap -o force " +
-                         v.object + " (its I/O cannot complete)"
-                   : "the pod using " + v.object + " must be moved; then umount -f " + v.object;
+      c.hint =
+          "is the cluster's holder pod restarting? run doctor again once it is ready; "
+          "if no holder comes back, the pod using " +
+          v.object + " must be moved; then " +
+          (v.kind == "rbd" ? "rbd unmap -o force " + v.object + " (its I/O cannot complete)"
+                           : "umount -f " + v.object);
     } else {
       c.status = v.served_by ? CheckStatus::pass : CheckStatus::skip;
     }

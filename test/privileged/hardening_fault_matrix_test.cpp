@@ -1842,12 +1842,12 @@ std::vector<NodeCase> node_cases() {
        }},
       {"doctor_stranded_rbd",
        "doctor: rbd device whose client address no live holder has (its sandbox replaced)", 1,
-       "this mapping will hang; its namespace is gone",
+       "no live holder (and not the node) has its client address",
        [](FaultMatrixNode& t) {
          t.doctor(t.tree("stranded", "stranded", "198.18.31.77:0/999", false), "rbd /dev/rbd0");
        }},
       {"doctor_stranded_cephfs", "doctor: ceph mount whose client address no live holder has", 1,
-       "its namespace is gone",
+       "its namespace is gone (then this mapping hangs) or its holder is down",
        [](FaultMatrixNode& t) {
          t.doctor(t.tree("cephfs", "", "198.18.31.77:0/555", true), "cephfs /mnt/pv1");
        }},
@@ -1886,7 +1886,7 @@ std::vector<NodeCase> node_cases() {
       // The controls: without the holder the device it served is stranded too,
       // and the fence is the node's own address alone.
       {"doctor_served_rbd_holder_gone", "doctor: the served rbd device, once its holder is gone", 1,
-       "its namespace is gone",
+       "its namespace is gone (then this mapping hangs) or its holder is down",
        [](FaultMatrixNode& t) {
          ASSERT_TRUE(t.served->stop(SIGTERM).has_value());
          t.doctor(t.tree("unserved", "served", "198.18.31.50:0/1234", false), "rbd /dev/rbd0");

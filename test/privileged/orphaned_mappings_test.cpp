@@ -122,9 +122,11 @@ TEST(OrphanedMappings, DoctorFailsNamingEachStrandedMappingAndPassesTheServedOne
   const auto* stranded = check_named(doc, "rbd /dev/rbd1");
   ASSERT_NE(stranded, nullptr) << r.out;
   EXPECT_EQ((*stranded)["status"], "FAIL");
-  EXPECT_NE((*stranded)["detail"].get<std::string>().find(
-                "rbd/stranded, client 198.18.31.77: this mapping will hang; its namespace is gone"),
-            std::string::npos)
+  EXPECT_NE(
+      (*stranded)["detail"].get<std::string>().find(
+          "rbd/stranded, client 198.18.31.77: no live holder (and not the node) has its client "
+          "address: its namespace is gone"),
+      std::string::npos)
       << stranded->dump();
   const auto* mount = check_named(doc, "cephfs /mnt/pv1");
   ASSERT_NE(mount, nullptr) << r.out;

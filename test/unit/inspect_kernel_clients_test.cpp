@@ -100,7 +100,8 @@ TEST(KernelClients, FlagsExactlyTheMappingsNoServingNamespaceHas) {
   EXPECT_TRUE(stranded->orphaned);
   EXPECT_EQ(stranded->address, "198.18.31.77");
   EXPECT_EQ(stranded->image, "rbd/ns1/stranded@snap1");
-  EXPECT_NE(stranded->meaning.find("this mapping will hang; its namespace is gone"),
+  EXPECT_NE(stranded->meaning.find(
+                "no live holder (and not the node) has its client address: its namespace is gone"),
             std::string::npos);
   const auto* mount = find(v, "/var/lib/kubelet/pods/p 1/mount");
   ASSERT_NE(mount, nullptr);

@@ -230,9 +230,14 @@ const ServingNamespace* serving_ip(const std::string& ip,
   return nullptr;
 }
 
+// What doctor can see is that no live holder has the address; not whether
+// the namespace is gone (its I/O hangs) or lives on with the pod's sandbox
+// while the holder container restarts (its I/O goes on: measured,
+// kernel.fault.holder_death.krbd.holder). Both are said.
 constexpr const char* kOrphaned =
-    "this mapping will hang; its namespace is gone: no live holder (and not the node) has its "
-    "client address";
+    "no live holder (and not the node) has its client address: its namespace is gone (then "
+    "this mapping hangs) or its holder is down (a holder container restarting: the namespace "
+    "lives on with the pod's sandbox, and so does the mapping, until that sandbox goes)";
 
 }  // namespace
 
