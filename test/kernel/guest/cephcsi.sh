@@ -107,11 +107,10 @@ ktest_cephcsi_restart() {
   ktest_cephcsi_start
 }
 
-# ktest_cephcsi_volume_up — the kubelet's sequence up to a running pod: CreateVolume (the
-# provisioner's, with the StorageClass parameters of KTEST_CSI_TYPE), NodeStageVolume,
-# NodePublishVolume. Sets KTEST_CSI_IMAGE (rbd: the image ceph-csi made) and KTEST_CSI_STAGE_MS.
-ktest_cephcsi_volume_up() {
-  local out
+# ktest_cephcsi_create — the provisioner's CreateVolume with the StorageClass parameters of
+# KTEST_CSI_TYPE (ceph-csi answers a repeated request name with the same volume). Sets
+# KTEST_CSI_IMAGE for rbd.
+ktest_cephcsi_create() {
   case $KTEST_CSI_TYPE in
     rbd)
       ktest_csi create -name "pvc-$KTEST_TAG" -size-mib 64 -fstype ext4 -access single-node-writer \
@@ -128,6 +127,14 @@ ktest_cephcsi_volume_up() {
         -secrets "$KTEST_CSI_SECRETS" -volume "$KTEST_CSI_VOL"
       ;;
   esac
+}
+
+# ktest_cephcsi_volume_up — the kubelet's sequence up to a running pod: CreateVolume (the
+# provisioner's, with the StorageClass parameters of KTEST_CSI_TYPE), NodeStageVolume,
+# NodePublishVolume. Sets KTEST_CSI_IMAGE (rbd: the image ceph-csi made) and KTEST_CSI_STAGE_MS.
+ktest_cephcsi_volume_up() {
+  local out
+  ktest_cephcsi_create
   out=$(ktest_csi stage -volume "$KTEST_CSI_VOL" -staging "$KTEST_CSI_STAGING" -secrets "$KTEST_CSI_SECRETS") ||
     e2e_die "NodeStageVolume failed: $out; cephcsi: $(tail -n 20 "$KTEST_CSI_LOG")"
   echo "$out"
@@ -235,6 +242,29 @@ ktest_cephcsi_library() {
   printf '#!/bin/sh\necho "$*" >>%q\necho "nsenter must not run in library mode" >&2\nexit 126\n' \
     "$KTEST_W/nsenter-called" >"$KTEST_SHIM_DIR/nsenter"
   chmod 0755 "$KTEST_SHIM_DIR/nsenter"
+}
+
+# ktest_cephcsi_library_refused — the plugin up before the holder (config.json names its socket
+# already): CreateVolume, then NodeStageVolume must fail with FailedPrecondition carrying the
+# library's refusal naming the socket, and leave nothing behind (no mapping of the image, no
+# mount): what the kubelet sees, and retries, when the plugin starts before the holder.
+ktest_cephcsi_library_refused() {
+  local sock out d
+  sock=$(jq -r '.[0].rbd.netNamespaceFilePath' "$KTEST_CONFIG")
+  [ ! -e "$sock" ] || e2e_die "ktest_cephcsi_library_refused: $sock exists already"
+  ktest_cephcsi_create
+  if out=$(ktest_csi stage -volume "$KTEST_CSI_VOL" -staging "$KTEST_CSI_STAGING" -secrets "$KTEST_CSI_SECRETS"); then
+    e2e_die "NodeStageVolume succeeded with no holder behind $sock: $out"
+  fi
+  echo "$out"
+  grep -F 'code=FailedPrecondition' <<<"$out" | grep -F "$sock" | grep -F 'refused, nothing ran' >/dev/null ||
+    e2e_die "NodeStageVolume without the holder did not fail with FailedPrecondition naming $sock: $out"
+  ! grep -F " $KTEST_CSI_STAGING " /proc/mounts || e2e_die "the refused NodeStageVolume left a mount"
+  for d in /sys/bus/rbd/devices/*; do
+    [ -e "$d/name" ] || continue
+    [ "$(cat "$d/name")" != "$KTEST_CSI_IMAGE" ] || e2e_die "the refused NodeStageVolume mapped rbd/$KTEST_CSI_IMAGE"
+  done
+  e2e_log "before the holder: NodeStageVolume refused (FailedPrecondition, nothing mapped)"
 }
 
 # ktest_cephcsi_library_check — nsenter never ran, and every cephcsi start logged its kernel
