@@ -213,6 +213,18 @@ TEST(ShimInstallation, ExplainAndDoctorSayWhetherTheShimIsWhatRuns) {
                              "not netns-exec, so the shim is not what runs"),
             std::string::npos)
       << explain.out;
+  // mount(8)'s helper search finds this machine's real /sbin/mount.ceph: the
+  // shim is not what runs, and that file is never taken for netns-exec itself.
+  if (auto real = netns::test::run_command({"cmp", "-s", "/sbin/mount.ceph", NETNS_EXEC_BIN});
+      ::access("/sbin/mount.ceph", X_OK) == 0 && real.exit_code == 1) {
+    explain =
+        run(shim_first, {"shim", "explain", "--", "mount.ceph", "198.18.0.1:6789:/", "/mnt/x"});
+    EXPECT_NE(explain.out.find("runs:      /sbin/mount.ceph (mount(8)'s helper search"),
+              std::string::npos)
+        << explain.out;
+    EXPECT_NE(explain.out.find("not netns-exec, so the shim is not what runs"), std::string::npos)
+        << explain.out;
+  }
   const std::vector<std::string> doctor = {"doctor", "--cluster-id", "c1", "--config",
                                            tmp / "config.json"};
   auto ok = run(shim_first, doctor);
