@@ -265,8 +265,11 @@ class ShimCommand final : public Command {
     e.runs = exec::shim::what_runs(cmd.front(), path ? path : exec::shim::kDefaultPath,
                                    exec::shim::netns_exec_identities(env.path_list));
     // Where the shim would be, were it what runs: for the decision below.
-    e.invoked_as = !e.runs.path.empty() ? e.runs.path
-                   : program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0
+    // A file that is not netns-exec is no shim: then the decision is the one
+    // a shim found by name would make (never skipping that file as itself).
+    e.invoked_as = e.runs.is_netns_exec ? e.runs.path
+                   : e.runs.path.empty() &&
+                           (program.rfind("mount.", 0) == 0 || program.rfind("umount.", 0) == 0)
                        ? "/sbin/" + program
                        : program;
 

@@ -36,6 +36,12 @@ int cli_main(int argc, char** argv) {
       "Run commands inside a netns-holder's network namespace.\n"
       "Also: netns-exec --net=PATH [--] CMD ARGS... (nsenter-compatible form)",
       "netns-exec"};
+  app.footer(
+      "Exit status: the command's own; 124 timed out; 125 refused or failed, nothing ran, with\n"
+      "one \"netns-exec: error:\" line on stderr. A command that ran and exited 125 itself\n"
+      "keeps its 125 (the in-place forms exec it): that line, run --json's outcome, the C\n"
+      "ABI's NETNS_EXEC_OUTCOME_REFUSED and the Go package's ErrRefused tell a refusal apart.\n"
+      "126 not executable; 127 not found; 128+N killed by signal N. See netns-exec(1).");
   app.require_subcommand(1);
   app.fallthrough();
   app.set_version_flag("--version", std::string("netns-exec ") + NETNS_EXEC_VERSION);

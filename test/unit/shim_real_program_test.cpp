@@ -132,6 +132,39 @@ TEST(ShimExecLoop, ACopyOfNetnsExecTakenForTheRealProgramRefuses) {
   EXPECT_EQ(::access((tmp / "ran").c_str(), F_OK), 0) << "the real rbd did not run";
 }
 
+// Legitimate nesting: a real program that runs another shimmed tool (mount(8)
+// running /sbin/mount.ceph, itself the shim) is not a loop, even when both
+// shims are plain copies: the mark names one tool and one file.
+TEST(ShimExecLoop, ARealProgramRunningAnotherShimmedToolIsNoLoop) {
+  netns::test::TempDir tmp;
+  for (const char* d : {"shim", "real"}) ASSERT_EQ(::mkdir((tmp / d).c_str(), 0755), 0);
+  for (const char* copy : {"shim/nvme", "shim/rbd"}) {
+    auto r = netns::test::run_command({"cp", NETNS_EXEC_BIN, tmp / copy});
+    ASSERT_TRUE(r.ok()) << r.err;
+  }
+  std::ofstream(tmp / "real/nvme") << "#!/bin/sh\nexec " << (tmp / "shim/rbd") << " --version\n";
+  std::ofstream(tmp / "real/rbd") << "#!/bin/sh\necho real rbd ran >" << (tmp / "ran") << "\n";
+  for (const char* real : {"real/nvme", "real/rbd"})
+    ASSERT_EQ(::chmod((tmp / real).c_str(), 0755), 0);
+  netns::test::RunOptions options;
+  options.timeout = std::chrono::seconds(20);
+  options.env = std::map<std::string, std::string>{{"PATH", tmp / "shim" + ":" + tmp / "real"}};
+  auto r = netns::test::run_command({tmp / "shim/nvme", "version"}, options);
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.ok()) << r.err;
+  EXPECT_EQ(::access((tmp / "ran").c_str(), F_OK), 0) << "the real rbd did not run: " << r.err;
+  // Control: the real nvme running a copy of the shim as nvme itself is a
+  // loop (that copy takes shim/nvme for the real nvme, which refuses).
+  ASSERT_EQ(::unlink((tmp / "ran").c_str()), 0);
+  ASSERT_EQ(::mkdir((tmp / "other").c_str(), 0755), 0);
+  ASSERT_TRUE(netns::test::run_command({"cp", NETNS_EXEC_BIN, tmp / "other/nvme"}).ok());
+  std::ofstream(tmp / "real/nvme") << "#!/bin/sh\nexec " << (tmp / "other/nvme") << " version\n";
+  r = netns::test::run_command({tmp / "shim/nvme", "version"}, options);
+  ASSERT_FALSE(r.timed_out) << "the copies exec'd each other until the timeout";
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(r.err.find("copy of netns-exec"), std::string::npos) << r.err;
+}
+
 // The promise as README and netns-exec(1) make it: a refusal is 125 with a
 // "netns-exec: error:" line; the real program's own 125 reaches the caller
 // as 125 (exec in place keeps its status) with no such line.
@@ -180,6 +213,18 @@ TEST(ShimInstallation, ExplainAndDoctorSayWhetherTheShimIsWhatRuns) {
                              "not netns-exec, so the shim is not what runs"),
             std::string::npos)
       << explain.out;
+  // mount(8)'s helper search finds this machine's real /sbin/mount.ceph: the
+  // shim is not what runs, and that file is never taken for netns-exec itself.
+  if (auto real = netns::test::run_command({"cmp", "-s", "/sbin/mount.ceph", NETNS_EXEC_BIN});
+      ::access("/sbin/mount.ceph", X_OK) == 0 && real.exit_code == 1) {
+    explain =
+        run(shim_first, {"shim", "explain", "--", "mount.ceph", "198.18.0.1:6789:/", "/mnt/x"});
+    EXPECT_NE(explain.out.find("runs:      /sbin/mount.ceph (mount(8)'s helper search"),
+              std::string::npos)
+        << explain.out;
+    EXPECT_NE(explain.out.find("not netns-exec, so the shim is not what runs"), std::string::npos)
+        << explain.out;
+  }
   const std::vector<std::string> doctor = {"doctor", "--cluster-id", "c1", "--config",
                                            tmp / "config.json"};
   auto ok = run(shim_first, doctor);
