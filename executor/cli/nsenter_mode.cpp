@@ -75,11 +75,11 @@ NsenterCall parse_call(int argc, char** argv) {
 // Installed as nsenter: util-linux's, with our argv.
 int hand_to_util_linux(char** argv) {
   std::string real;
+  const auto mark = exec::shim::exec_mark_from_environment();
   if (auto self = exec::shim::identity_of("/proc/self/exe");
-      self && exec::shim::is_exec_loop("nsenter", exec::shim::exec_mark_from_environment(), *self))
+      self && exec::shim::is_exec_loop("nsenter", mark, *self))
     throw Error(Errc::invalid_argument,
-                "netns-exec runs as nsenter from " +
-                    quote(exec::shim::exec_mark_from_environment()->path) +
+                "netns-exec runs as nsenter from " + quote(mark->path) +
                     ", which another netns-exec took for util-linux nsenter: that file is a copy "
                     "of netns-exec (each would exec the other for ever); nothing was run",
                 "remove the copy, or make it a link to the one netns-exec; put util-linux "
