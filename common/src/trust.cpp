@@ -658,9 +658,9 @@ namespace {
 constexpr const char* kIdentityStep = "check holder identity";
 constexpr const char* kProvenanceStep = "check provenance";
 
-// The record check's list: a finding with its step, false once a fatal
-// failure ends the sequence.
-struct RecordFindings {
+// The judge's list: a finding with its step, false once a fatal failure
+// ends the sequence.
+struct Judged {
   std::vector<Finding> list;
   bool add(Finding f, const char* step) {
     if (!f.step) f.step = step;
@@ -670,75 +670,153 @@ struct RecordFindings {
   }
 };
 
-// 1 and 2: the record, and where it comes from (cheapest and most
-// explanatory first: after a reboot every inode differs too, and from
-// another pid namespace the record's pid names another process for us).
-bool add_origin(const RecordCheck& c, RecordFindings& out) {
-  const HolderRecord* r = c.record;
-  if (!r) return true;
-  if (!out.add(pass_with(kRecordPresent, [&] { return quote(c.shown); }), kIdentityStep) ||
-      !out.add(file_owner(kRecordOwner, *c.record_st, "holder record", c.shown, c.owners),
-               kProvenanceStep) ||
-      !out.add(record_for_cluster(*r, c.cluster_id, c.shown), kIdentityStep) ||
-      !out.add(record_this_boot(*r, c.shown), kIdentityStep))
-    return false;
-  return c.pid != RecordCheck::Pid::link ||
-         out.add(record_this_pid_namespace(*r, c.shown), kIdentityStep);
+// A namespace file no record vouches for and not named as a holder's link: a
+// failure in a holder directory, whatever `allowed_by` says; anywhere else a
+// failure naming the opt-in unless `allowed_by` names what allowed it.
+Finding record_required(const Gathered& g, bool holder_directory, std::string_view example,
+                        std::string_view allowed_by) {
+  if (holder_directory) {
+    if (!g.record_shown.empty())
+      return fail(kHolderDirectory, Errc::not_found,
+                  "open " + quote(g.record_shown) + ": " + errno_text(ENOENT) + ": " +
+                      quote(g.dir_shown) + " is a holder directory (it holds " + quote(example) +
+                      "), and every namespace file in it, " + quote(g.path) +
+                      " too, must come with its cluster's record",
+                  "is the cluster's netns-holder pod running? name the holder's own <ID>.net.ns");
+    return fail(
+        kHolderDirectory, Errc::not_found,
+        quote(g.dir_shown) + " is a holder directory (it holds " + quote(example) + "), and " +
+            quote(g.path) +
+            " is not a holder's <ID>.net.ns: without a cluster ID no record can vouch for it",
+        "name the holder's own <ID>.net.ns, or the cluster (--cluster-id and ceph-csi's config)");
+  }
+  // Not a holder's file: a name under /run/netns, a /proc/PID/ns/net link,
+  // anything else. Nothing vouches for it, so it is used only when asked for.
+  if (!allowed_by.empty())
+    return pass_with(kUnrecordedNetns, [&] {
+      return quote(g.path) + ": no holder record vouches for it (" + quote(g.dir_shown) +
+             " is not a holder directory); accepted with " + std::string(allowed_by);
+    });
+  std::string looked = g.record_shown.empty() ? std::string("it is not a holder's <ID>.net.ns")
+                                              : "there is no " + quote(g.record_shown);
+  return fail(
+      kUnrecordedNetns, Errc::untrusted,
+      "no holder record vouches for " + quote(g.path) + ": " + looked + ", and " +
+          quote(g.dir_shown) +
+          " is not a holder directory (no <ID>.holder.json or <ID>.lock in it), so nothing proves "
+          "whose namespace it is or that its process is still the one meant",
+      std::string(
+          "name the holder's <ID>.net.ns (or its cluster), or, to use a namespace file no holder "
+          "vouches for deliberately, opt in: ") +
+          kUnrecordedOptIn);
 }
-}  // namespace
 
-std::vector<Finding> record_origin(const RecordCheck& c) {
-  RecordFindings out;
-  add_origin(c, out);
-  return std::move(out.list);
+// 3: the exemptions, each a named outcome.
+Finding exemption(const Gathered& g, const Policy& p) {
+  const bool required = p.identity == "require";
+  if (g.holders_link) {
+    // A holder's own link, next to which its record belongs.
+    if (required)
+      return fail(kRecordPresent, Errc::not_found,
+                  "open " + quote(g.record_shown) + ": " + errno_text(ENOENT) +
+                      ": a holder's link must come with its record",
+                  "is the netns-holder pod running? a record-less (Rook-era) holder needs "
+                  "netns-exec --identity if-present");
+    Finding f = pass(kRecordPresent,
+                     g.record_shown.empty()
+                         ? "--identity " + std::string(p.identity)
+                         : "no " + quote(g.record_shown) + " (" + std::string(p.identity) + ")");
+    f.known = false;
+    return f;
+  }
+  // Any other file: in a holder directory (never the kernel's /proc/PID/ns)
+  // it needs its cluster's record; elsewhere an opt-in, or the kernel's word
+  // that it is the caller's own namespace (--allow-own-netns: the holder's
+  // own guard, `--netns /proc/self/ns/net`).
+  std::string example;
+  const bool holder_directory =
+      required && !g.procfs && g.dirfd >= 0 && holds_holder_files(g.dirfd, &example);
+  const char* allowed_by = p.allow_unrecorded ? "allow_unrecorded_netns"
+                           : p.allow_own_netns && g.own_namespace
+                               ? "allow_own_netns (it is this process's own namespace)"
+                               : "";
+  return record_required(g, holder_directory, example, allowed_by);
 }
 
-namespace {
-// 4: the holder. Its pid means it only to readers in its pid namespace.
-void add_holder(const RecordCheck& c, HolderRef* holder, RecordFindings& out) {
-  const HolderRecord& r = *c.record;
-  HolderRef local;
-  const bool pid_is_holder = c.pid == RecordCheck::Pid::link ||
-                             (c.pid == RecordCheck::Pid::probe && r.pidns_ino == our_pidns_ino());
-  // One pidfd for all three: opened (or, from the cache, polled) once, then
-  // asked for the holder's namespace and its pidfs inode.
-  const HolderFacts h = read_holder(r, pid_is_holder, c.lock_st, holder ? *holder : local);
-  if (pid_is_holder && (!out.add(holder_alive(r, h, c.shown), kIdentityStep) ||
-                        !out.add(identity_matches(r, c.opened, h, c.shown), kIdentityStep) ||
-                        !out.add(holder_is_recorded_process(r, h, c.shown), kIdentityStep)))
+// 4: the holder, from its facts.
+void add_holder(const Gathered& g, const Policy& p, Judged& out) {
+  const HolderRecord& r = *g.record;
+  const HolderFacts& h = *g.holder;
+  if (pid_names_holder(g, p) &&
+      (!out.add(holder_alive(r, h, g.record_shown), kIdentityStep) ||
+       !out.add(identity_matches(r, g.opened, h, g.record_shown), kIdentityStep) ||
+       !out.add(holder_is_recorded_process(r, h, g.record_shown), kIdentityStep)))
     return;
   // What pid, tick and inode cannot tell apart: a reused inode.
-  if (c.opened_ns && !out.add(namespace_cookie_matches(r, *c.opened_ns, c.shown), kIdentityStep))
+  if (g.opened_ns &&
+      !out.add(namespace_cookie_matches(r, *g.opened_ns, g.record_shown), kIdentityStep))
     return;
   // The lock, held for the holder's whole life: where the pid cannot be
   // compared, the proof that the holder lives.
-  if (c.lock_st && !S_ISREG(c.lock_st->st_mode) &&
+  if (g.lock_st && !S_ISREG(g.lock_st->st_mode) &&
       !out.add(fail(kLockOwner, Errc::untrusted,
-                    quote(c.lock_shown) + " is " + file_type_name(c.lock_st->st_mode) +
+                    quote(g.lock_shown) + " is " + file_type_name(g.lock_st->st_mode) +
                         ", not the holder's lock file",
                     "remove it and restart the holder pod"),
                kProvenanceStep))
     return;
-  if (c.lock_st &&
-      !out.add(file_owner(kLockOwner, *c.lock_st, "lock", c.lock_shown, c.owners), kProvenanceStep))
+  if (g.lock_st &&
+      !out.add(file_owner(kLockOwner, *g.lock_st, "lock", g.lock_shown, p.owners), kProvenanceStep))
     return;
-  out.add(lock_held_by_holder(r, h, c.lock_st, c.lock_shown), kIdentityStep);
+  out.add(lock_held_by_holder(r, h, g.lock_st, g.lock_shown), kIdentityStep);
 }
 }  // namespace
 
-std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder) {
-  RecordFindings out;
-  if (!add_origin(c, out)) return std::move(out.list);
-  // 3: the file itself, as the caller found it.
-  for (const Finding& f : c.file)
+bool pid_names_holder(const Gathered& g, const Policy& p) {
+  return g.record && (p.pid == Policy::Pid::link ||
+                      (p.pid == Policy::Pid::probe && g.record->pidns_ino == our_pidns_ino()));
+}
+
+std::vector<Finding> judge(const Gathered& g, const Policy& p) {
+  Judged out;
+  // 1: the record, and where it comes from (cheapest and most explanatory
+  // first: after a reboot every inode differs too, and from another pid
+  // namespace the record's pid names another process for us).
+  if (const HolderRecord* r = g.record) {
+    const std::string_view shown = g.record_shown;
+    if (!out.add(pass_with(kRecordPresent, [&] { return quote(shown); }), kIdentityStep) ||
+        !out.add(file_owner(kRecordOwner, *g.record_st, "holder record", shown, p.owners),
+                 kProvenanceStep) ||
+        !out.add(record_for_cluster(*r, g.cluster_id, shown), kIdentityStep) ||
+        !out.add(record_this_boot(*r, shown), kIdentityStep) ||
+        (p.pid == Policy::Pid::link &&
+         !out.add(record_this_pid_namespace(*r, shown), kIdentityStep)))
+      return std::move(out.list);
+  }
+  // 2: the file, its descriptor and its directory, as the caller found them.
+  for (const Finding& f : g.file)
     if (!out.add(f, nullptr)) return std::move(out.list);
-  if (c.record)
-    add_holder(c, holder, out);
-  else if (c.unreadable)
-    out.add(fail(kRecordPresent, *c.unreadable), kIdentityStep);
-  else
-    out.add(record_exemption(c.unrecorded), kIdentityStep);
+  if (g.record) {
+    if (g.holder) add_holder(g, p, out);
+  } else if (g.unreadable) {
+    out.add(fail(kRecordPresent, *g.unreadable), kIdentityStep);
+  } else {
+    out.add(exemption(g, p), kIdentityStep);
+  }
   return std::move(out.list);
+}
+
+std::vector<Finding> judge_holder(Gathered& g, const Policy& p, HolderRef& holder) {
+  std::vector<Finding> first = judge(g, p);
+  // A fatal failure is the list's last finding: nothing after it is looked at.
+  if (!g.record || (!first.empty() && !first.back().ok && first.back().fatal)) return first;
+  // One pidfd for all three: opened (or, from the cache, polled) once, then
+  // asked for the holder's namespace and its pidfs inode.
+  const HolderFacts h = read_holder(*g.record, pid_names_holder(g, p), g.lock_st, holder);
+  g.holder = &h;
+  std::vector<Finding> out = judge(g, p);
+  g.holder = nullptr;
+  return out;
 }
 
 }  // namespace netns::trust

@@ -55,22 +55,24 @@ HolderAddresses read_one(int dirfd, const std::string& dir, const std::string& n
     struct stat lock_st {};
     const bool lock_present =
         ::fstatat(dirfd, names.lock.c_str(), &lock_st, AT_SYMLINK_NOFOLLOW) == 0;
-    // The one record check (netns/trust.hpp). fence-info opened no namespace:
+    // The one judge (netns/trust.hpp). fence-info opened no namespace:
     // the one the record names is the one its live holder must still be in.
     // From another pid namespace the record's pid means nothing to us (probe):
     // whether that holder lives cannot be told here.
-    trust::RecordCheck check;
-    check.shown = h.record_path;
-    check.record = &*record;
-    check.record_st = &st;
-    check.cluster_id = h.cluster_id;
-    check.pid = trust::RecordCheck::Pid::probe;
-    check.opened = record->netns;
-    check.lock_st = lock_present ? &lock_st : nullptr;
-    check.lock_shown = lock_shown;
+    trust::Gathered g;
+    g.record_shown = h.record_path;
+    g.record = &*record;
+    g.record_st = &st;
+    g.cluster_id = h.cluster_id;
+    g.opened = record->netns;
+    g.lock_st = lock_present ? &lock_st : nullptr;
+    g.lock_shown = lock_shown;
+    trust::Policy policy;
+    policy.pid = trust::Policy::Pid::probe;
+    HolderRef holder;
     // Collected, not refused: the first failure ends the check, as it would
     // end resolve(), and is kept.
-    const std::vector<trust::Finding> findings = trust::check_record(check, nullptr);
+    const std::vector<trust::Finding> findings = trust::judge_holder(g, policy, holder);
     const trust::Finding* failed = trust::first_failure(findings);
     // A record nobody trusted wrote must not steer the fence.
     if (failed && std::string_view(failed->check) == trust::kRecordOwner) {

@@ -26,7 +26,7 @@ CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded
     throw Error::sys("open", record_path, ENOENT,
                      "is --holder-record the <ID>.holder.json this pod's holder publishes?",
                      Errc::not_found);
-  // The directory, then the one record check (netns/trust.hpp): the guard
+  // The directory, then the one judge (netns/trust.hpp): the guard
   // writes into the process this record names, so it must be a root-written
   // record of a live holder whose namespace is the guarded one.
   if (trust::Finding f = trust::directory_chain(dirfd.get(), dir, trust::Owners{}); !f.ok)
@@ -37,15 +37,15 @@ CheckedRecord checked_holder_record(const std::string& record_path, NsId guarded
       ::fstatat(dirfd.get(), holder_file_names(record->cluster_id).lock.c_str(), &lock_st,
                 AT_SYMLINK_NOFOLLOW) == 0;
   dirfd.reset();
-  trust::RecordCheck check;
-  check.shown = record_path;
-  check.record = &*record;
-  check.record_st = &st;
-  check.opened = guarded;
-  check.lock_st = lock_present ? &lock_st : nullptr;
-  check.lock_shown = lock_shown;
+  trust::Gathered g;
+  g.record_shown = record_path;
+  g.record = &*record;
+  g.record_st = &st;
+  g.opened = guarded;
+  g.lock_st = lock_present ? &lock_st : nullptr;
+  g.lock_shown = lock_shown;
   CheckedRecord out;
-  for (const trust::Finding& f : trust::check_record(check, &out.holder))
+  for (const trust::Finding& f : trust::judge_holder(g, trust::Policy{}, out.holder))
     if (!f.ok) throw f.error();
   out.record = std::move(*record);
   return out;

@@ -140,40 +140,41 @@ std::string run_check(const Options& o) {
     if (!record)
       throw Error(Errc::not_found, quote(shown(names.record)) + " does not exist",
                   "no holder has published here (yet); is --dir the holder's directory?");
-    // The one record check (netns/trust.hpp).
+    // The one judge (netns/trust.hpp).
     const std::string record_shown = shown(names.record);
     const std::string lock_shown = shown(names.lock);
     struct stat lock_st {};
     const bool lock_present =
         ::fstatat(dir.get(), names.lock.c_str(), &lock_st, AT_SYMLINK_NOFOLLOW) == 0;
-    trust::RecordCheck check;
-    check.shown = record_shown;
-    check.record = &*record;
-    check.record_st = &st;
-    check.owners = owners;
-    check.cluster_id = o.cluster_id;
+    trust::Gathered g;
+    g.record_shown = record_shown;
+    g.record = &*record;
+    g.record_st = &st;
+    g.cluster_id = o.cluster_id;
+    g.opened = probe;
+    g.opened_ns = &own;
+    g.lock_st = lock_present ? &lock_st : nullptr;
+    g.lock_shown = lock_shown;
     // In the record's own pid namespace the pid (a pidfd) and its start time
     // name the process exactly; from another one the pid means nothing to
     // us, and the lock, held for the holder's whole life, is the proof.
-    check.pid = trust::RecordCheck::Pid::probe;
-    check.opened = probe;
-    check.opened_ns = &own;
-    check.lock_st = lock_present ? &lock_st : nullptr;
-    check.lock_shown = lock_shown;
-    // The probe's own rules, gathered as the file step of the record check:
+    trust::Policy policy;
+    policy.owners = owners;
+    policy.pid = trust::Policy::Pid::probe;
+    // The probe's own rules, gathered as the judge's file step:
     // the files must describe the namespace it runs in. The socket a record
     // names is connected to only once the record's origin is judged trusted.
     try {
       require_probe_ns(record->netns, probe, quote(record_shown) + " describes");
       check_link(dir.get(), names, shown(names.ns_link), *record, probe, owners);
-      if (record->socket && !trust::first_failure(trust::record_origin(check)))
+      if (record->socket && !trust::first_failure(trust::judge(g, policy)))
         check_socket(dir.get(), o.cluster_id, *record->socket, shown(*record->socket), probe,
                      *record, owners);
     } catch (const Error& e) {
-      check.file.push_back(trust::fail(trust::kIdentity, e));
+      g.file.push_back(trust::fail(trust::kIdentity, e));
     }
     HolderRef holder;
-    for (const trust::Finding& f : trust::check_record(check, &holder))
+    for (const trust::Finding& f : trust::judge_holder(g, policy, holder))
       if (!f.ok) throw f.error();
 
     std::string alive;

@@ -275,38 +275,51 @@ TEST(DirectoryChain, IsReadUpToOurRoot) {
 
 TEST(RecordExemption, EachOutcomeIsANamedFinding) {
   namespace trust = netns::trust;
-  trust::Unrecorded link;
+  // The judge's exemptions: what it finds for a file no record vouches for.
+  const auto exemption = [](const trust::Gathered& g, const trust::Policy& p) {
+    std::vector<trust::Finding> found = trust::judge(g, p);
+    EXPECT_EQ(found.size(), 1u);
+    return found.back();
+  };
+  trust::Gathered link;
   link.path = "/d/ceph-a.net.ns";
   link.dir_shown = "/d";
   link.record_shown = "/d/ceph-a.holder.json";
   link.holders_link = true;
-  trust::Finding f = trust::record_exemption(link);
+  trust::Policy policy;
+  trust::Finding f = exemption(link, policy);
   EXPECT_FALSE(f.ok);
   EXPECT_STREQ(f.check, trust::kRecordPresent);
   EXPECT_EQ(f.code, netns::Errc::not_found);
   EXPECT_NE(f.detail.find("a holder's link must come with its record"), std::string::npos)
       << f.detail;
-  link.identity = "if-present";
-  f = trust::record_exemption(link);
+  policy.identity = "if-present";
+  f = exemption(link, policy);
   EXPECT_TRUE(f.ok);
   EXPECT_FALSE(f.known);
   EXPECT_EQ(f.detail, "no \"/d/ceph-a.holder.json\" (if-present)");
 
-  trust::Unrecorded other;
+  trust::Gathered other;
   other.path = "/run/netns/x";
   other.dir_shown = "/run/netns";
-  f = trust::record_exemption(other);
+  policy = trust::Policy{};
+  f = exemption(other, policy);
   EXPECT_FALSE(f.ok);
   EXPECT_STREQ(f.check, trust::kUnrecordedNetns);
   EXPECT_EQ(f.code, netns::Errc::untrusted);
   EXPECT_NE(f.hint.find("--allow-unrecorded-netns"), std::string::npos) << f.hint;
   other.own_namespace = true;
-  f = trust::record_exemption(other);
+  f = exemption(other, policy);
+  EXPECT_FALSE(f.ok) << "our own namespace, without allow_own_netns";
+  policy.allow_own_netns = true;
+  f = exemption(other, policy);
   EXPECT_TRUE(f.ok);
   EXPECT_NE(f.detail.find("allow_own_netns"), std::string::npos) << f.detail;
   other.own_namespace = false;
-  other.opted_in = true;
-  f = trust::record_exemption(other);
+  f = exemption(other, policy);
+  EXPECT_FALSE(f.ok) << "allow_own_netns, not our own namespace";
+  policy.allow_unrecorded = true;
+  f = exemption(other, policy);
   EXPECT_TRUE(f.ok);
   EXPECT_NE(f.detail.find("accepted with allow_unrecorded_netns"), std::string::npos) << f.detail;
 }

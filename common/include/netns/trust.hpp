@@ -5,8 +5,8 @@
 // path looked up again). What a descriptor and a holder are is read once into
 // plain facts (NamespaceFacts, HolderFacts), which the checks judge without
 // asking the kernel again. A check returns a Finding instead of throwing. The
-// callers gather what they opened, then judge it with these checks in one
-// order (the record check orders its own, check_record below): the first
+// callers gather what they opened into one Gathered, and judge() applies
+// these checks to it in one order (below): the first
 // failure is the refusal of netns-exec's resolve(); `netns-exec doctor` prints
 // every finding up to the first fatal one; `netns-holder check` and the
 // holder's own start-up use the same ones (this is in common/ because the
@@ -284,83 +284,78 @@ NETNS_EXEC_API Finding lock_held_by_holder(const HolderRecord& r, const HolderFa
 // no pid reuse can fool it; without one, the start time is compared.
 NETNS_EXEC_API Finding holder_still_alive(const HolderRecord& r, const HolderRef& holder);
 
-// --- the one record check -------------------------------------------------
+// --- the one judge ----------------------------------------------------------
 
-// A namespace file that no record vouches for: what it is, and what the
-// caller allowed. record_exemption() decides whether that is acceptable.
-struct Unrecorded {
-  std::string_view path;          // the namespace file
-  std::string_view dir_shown;     // its directory
-  std::string_view record_shown;  // the record looked for ("" when no cluster names one)
-  // How the record was asked for: "require" (netns-exec's default), or the
-  // name of the policy that makes it optional ("if-present", "off").
-  std::string_view identity = "require";
-  bool holders_link = false;   // the file is named as a holder's <ID>.net.ns
-  bool procfs = false;         // the kernel's /proc/PID/ns: never a holder directory
-  int dirfd = -1;              // the directory, to tell whether it is a holder directory
-  bool opted_in = false;       // allow_unrecorded_netns
-  bool own_namespace = false;  // allow_own_netns, and the file is this process's namespace
-};
-// The exemptions, each a named outcome: a holder's link needs its record
-// (record present, unless the identity policy makes it optional); a file in
-// a holder directory needs its cluster's (holder directory); anywhere else
-// (procfs, /run/netns, any file) it is used only when the caller opted in,
-// or when it is the caller's own namespace and --allow-own-netns was given
-// (unrecorded file opted in).
-NETNS_EXEC_API Finding record_exemption(const Unrecorded& u);
-
-// What the record check is applied to: facts the caller gathered.
-struct RecordCheck {
-  std::string_view shown;                  // the record's path
-  const HolderRecord* record = nullptr;    // nullptr: there is none (see `unrecorded`)
-  const struct stat* record_st = nullptr;  // its fstatat (owner)
-  Owners owners;
+// Everything the caller gathered about one namespace source, as facts:
+// nothing here is looked up again. The names a refusal shows, the site, what
+// the target descriptor is, the record and its lock, the caller's own
+// findings about the file, and (optional) what the record's holder is now.
+struct Gathered {
+  // Names. `record_shown` is "" when no cluster names a record.
+  std::string_view path, dir_shown, record_shown, lock_shown;
   std::string_view cluster_id;  // the cluster asked about ("": any)
+  bool holders_link = false;    // the file is named as a holder's <ID>.net.ns
+  // The site: the directory (-1: none at hand), and whether it is the
+  // kernel's /proc/PID/ns (never a holder directory).
+  int dirfd = -1;
+  bool procfs = false;
+  // The target: the namespace the record must name, its descriptor's facts
+  // (nullptr: none at hand), whether it is this process's own.
+  NsId opened;
+  const NamespaceFacts* opened_ns = nullptr;
+  bool own_namespace = false;
+  // The record (nullptr: none; `unreadable`: there but not readable), its
+  // fstatat, and the lstat of its <ID>.lock (nullptr: no lock file).
+  const HolderRecord* record = nullptr;
+  const struct stat* record_st = nullptr;
+  const Error* unreadable = nullptr;
+  const struct stat* lock_st = nullptr;
+  // The caller's findings about the file itself (type, descriptor, directory).
+  std::vector<Finding> file;
+  // What the holder is now (read_holder); nullptr: not read yet.
+  const HolderFacts* holder = nullptr;
+};
+
+// What the caller allows.
+struct Policy {
+  Owners owners;
   // How the record's pid is used. `link`: the namespace came through the
   // holder's /proc/<pid> link, which names the holder only for readers in its
   // pid namespace (refused otherwise); `socket`: the holder sent it (the
   // sender's checks stand for the pid); `probe`: the pid is checked where it
   // means the holder, and the lock is the proof elsewhere (`netns-holder
-  // check`; fence-info, which reads records with no namespace opened).
+  // check`, fence-info).
   enum class Pid { link, socket, probe } pid = Pid::link;
-  NsId opened;  // the namespace the record must name
-  // What its descriptor is (namespace_cookie_matches); nullptr: none at hand.
-  const NamespaceFacts* opened_ns = nullptr;
-  const struct stat* lock_st = nullptr;  // lstat of <ID>.lock; nullptr: there is none
-  std::string_view lock_shown;
-  // The record is there but could not be read or parsed (reported after the
-  // file's own checks: a missing link is the news before it).
-  const Error* unreadable = nullptr;
-  Unrecorded unrecorded;  // for a missing record
-  // The caller's findings about the file itself (its type, owner,
-  // directory), judged after the record's origin and before the holder:
-  // only a record from our boot and pid namespace makes a /proc/<pid> link
-  // mean the holder, so "dangling" or "own namespace" would mislead before.
-  std::vector<Finding> file;
+  // "require" (netns-exec's default), or the identity policy that makes a
+  // holder's record optional ("if-present", "off").
+  std::string_view identity = "require";
+  bool allow_unrecorded = false;  // allow_unrecorded_netns
+  bool allow_own_netns = false;   // an unrecorded file may be our own namespace
 };
 
-// THE record check: every rule about a holder record, in this order.
-//   1. record present (else, after 3: it parses, or a named exemption:
-//      record_exemption)
-//   2. record owner (provenance), for this cluster, from this boot, from our
-//      pid namespace (a link only)
-//   3. the caller's findings about the file itself (RecordCheck::file)
-//   4. the holder, its facts read (read_holder) only now: alive and the
-//      recorded process through one pidfd (`holder` receives it), still in
-//      the namespace the record names, the namespace ID, and the lock held
-//      by the holder
-// The findings in that order, up to the first fatal failure (the holder is
-// looked at only when nothing before it failed fatally). resolve() (through
-// the cache or not, and so doctor and inspect), `netns-holder check`, the
-// guard's holder log and `netns-exec fence-info` (and doctor's and
-// inspect's scan of the node's mappings) run it; inspect asks its liveness
-// (read_holder, holder_alive) again, on the holder resolve() verified, when
-// it reports.
-NETNS_EXEC_API std::vector<Finding> check_record(const RecordCheck& c, HolderRef* holder);
-// Steps 1 and 2 alone (pure: it reads nothing): for a caller that touches
-// what a record names (the probe connects to the record's socket) only once
-// the record's origin is trusted.
-NETNS_EXEC_API std::vector<Finding> record_origin(const RecordCheck& c);
+// THE judge: every rule over what was gathered, once, in this order, up to
+// the first fatal failure:
+//   1. origin: record present, record owner, for this cluster, from this
+//      boot, from our pid namespace (a link only)
+//   2. the file, its descriptor and its directory (Gathered::file): only a
+//      record from our boot and pid namespace makes a /proc/<pid> link mean
+//      the holder, so "dangling" or "own namespace" would mislead before
+//   3. exemptions, for a file no record vouches for: a holder's link needs
+//      its record (unless the identity policy makes it optional); a file in
+//      a holder directory needs its cluster's (holder directory); anywhere
+//      else it is used only when opted in, or when it is our own namespace
+//      and allow_own_netns is given (unrecorded file opted in)
+//   4. the holder (only with Gathered::holder): alive and the recorded
+//      process, still in the namespace the record names, the namespace ID,
+//      the lock's type and owner, the lock held by the holder.
+NETNS_EXEC_API std::vector<Finding> judge(const Gathered& g, const Policy& p);
+// The record's pid names its holder for us (read_holder's `pid`).
+NETNS_EXEC_API bool pid_names_holder(const Gathered& g, const Policy& p);
+// judge, then, where a record is and nothing failed fatally, the holder read
+// (read_holder, through `holder`: a cached pidfd is polled, a new one kept)
+// and judged again. resolve(), `netns-holder check`, fence-info and the
+// guard's holder log run this.
+NETNS_EXEC_API std::vector<Finding> judge_holder(Gathered& g, const Policy& p, HolderRef& holder);
 
 // --- the holder socket ----------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Source -> one validated namespace descriptor. Gather, then judge: the steps
 // below open what the source names and collect what they find as findings,
-// in the order the rules apply (netns/trust.hpp's named checks; the record
-// check orders its own); then one judgement over the list, the same for every
+// in the order the rules apply (netns/trust.hpp's named checks, ordered by
+// trust::judge); then one judgement over the list, the same for every
 // interface: the first failure is the refusal (resolve() throws it, doctor
 // and inspect show it with every finding before it). A fatal failure ends the
 // gathering: what it leaves cannot be checked, or must not be touched. Every
@@ -58,7 +58,7 @@ class Findings {
     f.fatal = fatal;
     push(std::move(f));
   }
-  // A finding as it comes, with its own step and fatality (the record check's).
+  // A finding as it comes, with its own step and fatality (the judge's).
   void push(trust::Finding f) {
     if (stopped_) return;
     if (!f.ok) {
@@ -312,7 +312,7 @@ struct LoadedRecord {
 
 // Reads the record (an unchanged record file, same identity by a fresh
 // fstatat, from the cache: record_cache.hpp). A record that cannot be read
-// is kept as its error, which the record check reports after the file's own
+// is kept as its error, which the judge reports after the file's own
 // checks (a missing link is the news before it).
 LoadedRecord load_record(int dirfd, const std::string& name, const std::string& shown,
                          CacheUse* cache, const struct stat* fresh = nullptr) {
@@ -340,7 +340,7 @@ LoadedRecord load_record(int dirfd, const std::string& name, const std::string& 
 
 // The record's holder still holds its <ID>.lock (lstat: the file's owner
 // and inode are all that is looked at; nothing is opened or locked). The
-// lstat is taken while the directory is open and judged by the record check,
+// lstat is taken while the directory is open and judged by trust::judge,
 // so that the directory can be closed before the holder's pidfd and what it
 // gives are open: the nsenter form must need no more free descriptors than
 // nsenter (three, under `ulimit -Hn 6`).
@@ -356,18 +356,20 @@ LockFile stat_lock(int dirfd, const std::string& dir, const HolderRecord& record
   lock.present = ::fstatat(dirfd, name.c_str(), &lock.st, AT_SYMLINK_NOFOLLOW) == 0;
   return lock;
 }
-void set_lock(trust::RecordCheck& c, const LockFile& lock) {
-  c.lock_st = lock.present ? &lock.st : nullptr;
-  c.lock_shown = lock.shown;
+void set_lock(trust::Gathered& g, const LockFile& lock) {
+  g.lock_st = lock.present ? &lock.st : nullptr;
+  g.lock_shown = lock.shown;
 }
 
-// The record check over what was gathered; a step of its own that fails (a
-// system call on the holder) counts towards the check it was making.
-void judge_record(const trust::RecordCheck& check, HolderRef* holder, Findings& findings) {
+// The judge over what was gathered (the holder read only once the rest
+// passed); a step of its own that fails (a system call on the holder)
+// counts towards the check it was making.
+void judge_gathered(trust::Gathered& g, const trust::Policy& p, HolderRef& holder,
+                    Findings& findings) {
   try {
-    for (trust::Finding& f : trust::check_record(check, holder)) findings.push(std::move(f));
+    for (trust::Finding& f : trust::judge_holder(g, p, holder)) findings.push(std::move(f));
   } catch (const Error& e) {
-    findings.push(trust::fail(check.record ? trust::kHolderAlive : trust::kHolderDirectory, e));
+    findings.push(trust::fail(g.record ? trust::kHolderAlive : trust::kHolderDirectory, e));
   }
 }
 
@@ -458,12 +460,23 @@ Names names_of(const std::string& path, const std::string& cluster_id, const Ope
   return n;
 }
 
-trust::RecordCheck record_check(const Names& n, const ResolveOptions& options) {
-  trust::RecordCheck check;
-  check.shown = n.record_shown;
-  check.owners = owners_of(options);
-  check.cluster_id = n.expected_id;
-  return check;
+trust::Gathered gathered(const Names& n) {
+  trust::Gathered g;
+  g.path = n.path;
+  g.dir_shown = n.dir;
+  g.record_shown = n.record_shown;
+  g.cluster_id = n.expected_id;
+  g.holders_link = !n.link_id.empty();
+  return g;
+}
+trust::Policy policy_of(const ResolveOptions& options, trust::Policy::Pid pid) {
+  trust::Policy p;
+  p.owners = owners_of(options);
+  p.pid = pid;
+  p.identity = identity_policy_name(options.identity);
+  p.allow_unrecorded = options.allow_unrecorded_netns;
+  p.allow_own_netns = options.allow_own_netns;
+  return p;
 }
 
 // A holder's socket: its directory and owner, then the record (if any), then
@@ -493,25 +506,25 @@ ResolvedNamespace from_socket(Opened& o, const Names& n, const ResolveOptions& o
   if (!loaded.record)
     return receive_namespace(o.sock, n.path, {n.cluster_id, n.link_id}, nullptr, options, findings,
                              target);
-  // With one, what the holder sent is the file the record check judges
+  // With one, what the holder sent is the file the judge judges
   // after the record's origin.
   Findings received;
   ResolvedNamespace got = receive_namespace(o.sock, n.path, {n.cluster_id, n.link_id},
                                             &*loaded.record, options, received, target);
-  trust::RecordCheck check = record_check(n, options);
-  check.record = &*loaded.record;
-  check.record_st = &loaded.st;
-  check.pid = trust::RecordCheck::Pid::socket;
-  set_lock(check, lock);
-  check.opened = got.id;
-  if (got.fd) check.opened_ns = &target;
-  check.file = received.take();
-  judge_record(check, nullptr, findings);
+  trust::Gathered g = gathered(n);
+  g.record = &*loaded.record;
+  g.record_st = &loaded.st;
+  set_lock(g, lock);
+  g.opened = got.id;
+  if (got.fd) g.opened_ns = &target;
+  g.file = received.take();
+  HolderRef holder;
+  judge_gathered(g, policy_of(options, trust::Policy::Pid::socket), holder, findings);
   return got;
 }
 
 // A namespace file (a holder's link, /proc/PID/ns/net, a bind mount): the
-// file's own checks, then the record check, which judges them after the
+// file's own checks, then the judge, which judges them after the
 // record's origin; on success, what the cache may keep.
 ResolvedNamespace from_file(Opened& o, std::optional<Verified>& verified, const Names& n,
                             const ResolveOptions& options, Findings& findings) {
@@ -526,24 +539,18 @@ ResolvedNamespace from_file(Opened& o, std::optional<Verified>& verified, const 
   ResolvedNamespace out;
   out.path = n.path;
   out.cluster_id = n.expected_id;
-  trust::RecordCheck check = record_check(n, options);
+  trust::Gathered g = gathered(n);
   if (loaded.record) {
-    check.record = &*loaded.record;
-    check.record_st = &loaded.st;
+    g.record = &*loaded.record;
+    g.record_st = &loaded.st;
     // The holder's pidfd verified against this very record file before
-    // (record_cache.hpp): the record check polls it instead of opening one.
+    // (record_cache.hpp): the judge polls it instead of opening one.
     if (findings.cache()) out.holder = detail::cached_holder(loaded.st);
   }
-  check.unreadable = loaded.unreadable ? &*loaded.unreadable : nullptr;
-  check.unrecorded.path = n.path;
-  check.unrecorded.dir_shown = n.dir;
-  check.unrecorded.record_shown = n.record_shown;
-  check.unrecorded.identity = identity_policy_name(options.identity);
-  check.unrecorded.holders_link = !n.link_id.empty();
-  check.unrecorded.opted_in = options.allow_unrecorded_netns;
+  g.unreadable = loaded.unreadable ? &*loaded.unreadable : nullptr;
 
   // The file itself: what it is and where it lives, judged after the
-  // record's origin (RecordCheck::file).
+  // record's origin (Gathered::file).
   Findings file;
   bool procfs = false;
   trust::NamespaceFacts target;  // what the descriptor is
@@ -567,23 +574,24 @@ ResolvedNamespace from_file(Opened& o, std::optional<Verified>& verified, const 
                  "check provenance", false);
     }
   }
-  check.opened = out.id;
-  if (o.fd) check.opened_ns = &target;
-  check.unrecorded.procfs = procfs;
-  check.unrecorded.dirfd = o.dirfd.get();
-  check.unrecorded.own_namespace = options.allow_own_netns && out.id == current_netns_id();
+  g.opened = out.id;
+  if (o.fd) g.opened_ns = &target;
+  g.procfs = procfs;
+  g.dirfd = o.dirfd.get();
+  g.own_namespace = out.id == current_netns_id();
   LockFile lock;
-  if (check.record) {
+  if (g.record) {
     // Everything read from the directory is read by now (the lock's lstat
     // last): it is closed before the holder's pidfd is opened. Without a
     // record the exemption looks at the directory (a holder directory?).
-    lock = stat_lock(o.dirfd.get(), n.dir, *check.record);
-    set_lock(check, lock);
+    lock = stat_lock(o.dirfd.get(), n.dir, *g.record);
+    set_lock(g, lock);
     o.dirfd.reset();
+    g.dirfd = -1;
   }
-  check.file = file.take();
+  g.file = file.take();
   const bool had_pidfd = static_cast<bool>(out.holder.pidfd);
-  judge_record(check, &out.holder, findings);
+  judge_gathered(g, policy_of(options, trust::Policy::Pid::link), out.holder, findings);
   if (findings.stopped()) return out;
   if (loaded.record) {
     // Every check passed: remember the holder's pidfd, and where this link
